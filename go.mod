@@ -1,0 +1,3 @@
+module github.com/goverbs/goverbs
+
+go 1.26
