@@ -1,3 +1,8 @@
 module github.com/goverbs/goverbs
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/cavaliergopher/cpio v1.0.1
+	golang.org/x/sys v0.50.0
+)

@@ -1,0 +1,50 @@
+package rxebed
+
+import "time"
+
+// Guest roots.
+const (
+	RootHost = "host" // the host's own / (Debian 12, rdma-core 44)
+	RootSid  = "sid"  // the sid root built by make inputs (rdma-core 65)
+)
+
+// Topologies.
+const (
+	TopoOne = "one" // one node: rxe0 on a dummy netdev
+	TopoTwo = "two" // two nodes joined by a veth pair, each with its own rxe device
+)
+
+// Share is a host directory exported to the guest over 9p.
+type Share struct {
+	Tag  string // 9p mount tag
+	Path string // absolute path on the host, and the same path inside the guest
+	RW   bool
+}
+
+// GuestConfig is everything the guest's init needs; the host writes it into the initramfs
+// as /rxe.json.
+type GuestConfig struct {
+	Argv  []string
+	Env   []string
+	Dir   string // working directory of the command
+	Root  string // RootHost or RootSid
+	Lower string // host path of the guest root's read-only lower layer ("/" or the sid root)
+	// HostTag is the 9p tag of the host's / (read-only); Shares are mounted on top of the root.
+	HostTag string
+	Shares  []Share
+	// BootModules are initramfs paths loaded before any 9p mount; Modules are host paths
+	// (read through the host share) loaded afterwards.
+	BootModules []string
+	Modules     []string
+	Topology    string
+	RxeTimeout  time.Duration
+	Verbose     bool
+}
+
+// Network plan of the topologies; tests read the same facts from the environment
+// variables set in the guest (see Env).
+const (
+	NetA   = "192.0.2.1" // TEST-NET-1: never routed anywhere, and the guest has no uplink
+	NetB   = "192.0.2.2"
+	Prefix = 24
+)

@@ -1,0 +1,259 @@
+package rxebed
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Guest-side names. The rxe tool is its own init: the host copies its static binary into
+// the initramfs, and when it runs as PID 1 it calls GuestMain.
+const (
+	guestConfigPath = "/rxe.json"
+	guestModulesDir = "/modules"
+	hostMount       = "/host"
+	newRoot         = "/newroot"
+	overlayScratch  = "/ovl"
+	// virtconsole ports, in the order the host declares them.
+	portStdout  = "/dev/hvc0"
+	portStderr  = "/dev/hvc1"
+	portControl = "/dev/hvc2"
+)
+
+// guest is the state of the init process.
+type guest struct {
+	cfg GuestConfig
+	ctl *os.File
+}
+
+// GuestMain runs the guest's init and never returns: it reports the command's status on
+// the control port and reboots, which ends qemu (-no-reboot).
+func GuestMain() {
+	g := &guest{}
+	code, err := g.run()
+	if err != nil {
+		g.report("fail %d %s", code, strings.ReplaceAll(err.Error(), "\n", " | "))
+		fmt.Fprintf(os.Stderr, "rxe guest: %v\n", err)
+	}
+	unix.Sync()
+	if g.ctl != nil {
+		g.ctl.Sync()
+	}
+	_ = unix.Reboot(unix.LINUX_REBOOT_CMD_RESTART)
+	select {}
+}
+
+func (g *guest) report(format string, args ...any) {
+	if g.ctl == nil {
+		return
+	}
+	fmt.Fprintf(g.ctl, format+"\n", args...)
+}
+
+func (g *guest) run() (int, error) {
+	for _, m := range []struct{ src, dst, fs string }{
+		{"devtmpfs", "/dev", "devtmpfs"},
+		{"proc", "/proc", "proc"},
+		{"sysfs", "/sys", "sysfs"},
+	} {
+		if err := mountAt(m.src, m.dst, m.fs, 0, ""); err != nil {
+			return ExitGuestSetup, err
+		}
+	}
+	raw, err := os.ReadFile(guestConfigPath)
+	if err != nil {
+		return ExitGuestSetup, err
+	}
+	if err := json.Unmarshal(raw, &g.cfg); err != nil {
+		return ExitGuestSetup, fmt.Errorf("decoding %s: %w", guestConfigPath, err)
+	}
+	for _, m := range g.cfg.BootModules {
+		if err := loadModule(filepath.Join(guestModulesDir, m)); err != nil {
+			return ExitGuestSetup, err
+		}
+	}
+	ctl, err := openPort(portControl)
+	if err != nil {
+		return ExitGuestSetup, err
+	}
+	g.ctl = ctl
+	g.report("hello")
+	if err := g.buildRoot(); err != nil {
+		return ExitGuestSetup, err
+	}
+	for _, m := range g.cfg.Modules {
+		if err := loadModule(m); err != nil {
+			return ExitGuestSetup, err
+		}
+	}
+	if err := unix.Chroot(newRoot); err != nil {
+		return ExitGuestSetup, fmt.Errorf("chroot %s: %w", newRoot, err)
+	}
+	if err := os.Chdir("/"); err != nil {
+		return ExitGuestSetup, err
+	}
+	setPath(g.cfg.Env)
+	net, err := setupNetwork(g.cfg.Topology)
+	if err != nil {
+		return ExitGuestSetup, err
+	}
+	if err := waitActive(net.devices(), g.cfg.RxeTimeout); err != nil {
+		return ExitRxeNotUp, err
+	}
+	g.report("ready %s", uptime())
+	rc, err := g.command(net)
+	if err != nil {
+		return ExitCommandFailed, err
+	}
+	g.report("exit %d", rc)
+	return rc, nil
+}
+
+// buildRoot mounts the host's / over 9p, lays a tmpfs overlay over the chosen lower root,
+// and mounts the read-write shares and the kernel's file systems inside it.
+func (g *guest) buildRoot() error {
+	opts9p := "trans=virtio,version=9p2000.L,msize=512000"
+	if err := mountAt(g.cfg.HostTag, hostMount, "9p", unix.MS_RDONLY, opts9p+",cache=loose"); err != nil {
+		return err
+	}
+	if err := mountAt("tmpfs", overlayScratch, "tmpfs", 0, "mode=0755"); err != nil {
+		return err
+	}
+	for _, d := range []string{"upper", "work"} {
+		if err := os.MkdirAll(filepath.Join(overlayScratch, d), 0o755); err != nil {
+			return err
+		}
+	}
+	lower := filepath.Join(hostMount, g.cfg.Lower)
+	ovl := fmt.Sprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower, overlayScratch, overlayScratch)
+	if err := mountAt("overlay", newRoot, "overlay", 0, ovl); err != nil {
+		return err
+	}
+	for _, s := range g.cfg.Shares {
+		flags := uintptr(0)
+		if !s.RW {
+			flags = unix.MS_RDONLY
+		}
+		if err := mountAt(s.Tag, filepath.Join(newRoot, s.Path), "9p", flags, opts9p); err != nil {
+			return err
+		}
+	}
+	for _, m := range []struct{ src, dst, fs, opts string }{
+		{"proc", "/proc", "proc", ""},
+		{"sysfs", "/sys", "sysfs", ""},
+		{"devtmpfs", "/dev", "devtmpfs", ""},
+		{"devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666"},
+		{"tmpfs", "/dev/shm", "tmpfs", "mode=1777"},
+		{"tmpfs", "/run", "tmpfs", "mode=0755"},
+	} {
+		if err := mountAt(m.src, filepath.Join(newRoot, m.dst), m.fs, 0, m.opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// command runs the user's command with its output on the stdout and stderr ports.
+func (g *guest) command(net *network) (int, error) {
+	stdout, err := openPort(portStdout)
+	if err != nil {
+		return 0, err
+	}
+	stderr, err := openPort(portStderr)
+	if err != nil {
+		return 0, err
+	}
+	argv := net.wrap(g.cfg.Argv)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 0, fmt.Errorf("command %q: %w", argv[0], err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Dir = g.cfg.Dir
+	cmd.Env = append(append([]string{}, g.cfg.Env...), net.env(g.cfg.Root)...)
+	cmd.Stdin = nil
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	err = cmd.Run()
+	stdout.Sync()
+	stderr.Sync()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return exit.ExitCode(), nil
+	default:
+		return 0, fmt.Errorf("running %q in %s: %w", g.cfg.Argv[0], g.cfg.Dir, err)
+	}
+}
+
+func mountAt(src, dst, fstype string, flags uintptr, data string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("mkdir %s: %w", dst, err)
+	}
+	if err := unix.Mount(src, dst, fstype, flags, data); err != nil {
+		return fmt.Errorf("mount %s (%s) on %s [%s]: %w", src, fstype, dst, data, err)
+	}
+	return nil
+}
+
+func loadModule(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("kernel module: %w", err)
+	}
+	defer f.Close()
+	if err := unix.FinitModule(int(f.Fd()), "", 0); err != nil && !errors.Is(err, unix.EEXIST) {
+		return fmt.Errorf("loading kernel module %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// openPort opens a virtconsole port, waiting briefly for the driver to create its node.
+func openPort(path string) (*os.File, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err == nil {
+			return f, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func setPath(env []string) {
+	path := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v + ":" + path
+		}
+	}
+	os.Setenv("PATH", path)
+}
+
+func uptime() string {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}

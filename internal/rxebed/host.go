@@ -1,0 +1,410 @@
+package rxebed
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure one run of a command in the guest.
+type Options struct {
+	Repo        string        // repository root (holds inputs.lock and .cache)
+	Root        string        // RootHost or RootSid
+	Topology    string        // TopoOne or TopoTwo
+	Timeout     time.Duration // whole run, boot included
+	BootTimeout time.Duration // launch until the guest's init says hello
+	RxeTimeout  time.Duration // init's wait for the rxe devices to become ACTIVE
+	MemMiB      int
+	CPUs        int
+	KVM         bool     // use KVM instead of TCG (only where it really works)
+	RW          []string // extra host directories the guest may write
+	Dir         string   // working directory of the command (host path)
+	Argv        []string
+	Env         []string
+	Verbose     bool      // stream the guest console and report timings on Log
+	Log         io.Writer // the tool's own messages (stderr)
+}
+
+// Result describes a finished run.
+type Result struct {
+	ExitCode int
+	Ready    time.Duration // launch until the rxe devices were ACTIVE
+	Total    time.Duration
+}
+
+// Kernel, modules and roots of the bed, relative to the repository root.
+const (
+	kernelDir   = ".cache/inputs/kernel"
+	sidRootDir  = ".cache/sidroot"
+	sidStamp    = ".goverbs-stamp"
+	qemuBinary  = "qemu-system-x86_64"
+	qbootROM    = "/usr/share/qemu/qboot.rom"
+	hostRootTag = "hostroot"
+)
+
+var (
+	bootModules  = []string{"virtio_pci", "virtio_console", "9pnet_virtio", "9p", "overlay"}
+	guestModules = []string{"crc32_generic", "rdma_rxe", "ib_uverbs", "rdma_ucm", "ib_umad", "dummy", "veth"}
+)
+
+// FindRepo walks up from dir to the directory holding inputs.lock.
+func FindRepo(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "inputs.lock")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no inputs.lock above %s: run inside the goverbs repository or pass -repo", dir)
+		}
+		d = parent
+	}
+}
+
+// plan turns Options into a guest configuration and the qemu command line.
+type plan struct {
+	cfg      GuestConfig
+	vmlinux  string
+	modDir   string
+	shares   []Share
+	qemu     string
+	initBin  string
+	useQboot bool
+}
+
+func makePlan(o *Options) (*plan, error) {
+	p := &plan{}
+	var err error
+	if p.qemu, err = exec.LookPath(qemuBinary); err != nil {
+		return nil, bedErr(ExitNoQEMU, err, "%s is not installed (apt-get install qemu-system-x86, or run make host-deps)", qemuBinary)
+	}
+	kdir := filepath.Join(o.Repo, kernelDir)
+	rel, err := os.ReadFile(filepath.Join(kdir, "kernel-release"))
+	if err != nil {
+		return nil, bedErr(ExitNoKernel, err, "the pinned kernel is not unpacked in %s (run make inputs)", kernelDir)
+	}
+	p.vmlinux = filepath.Join(kdir, "boot/vmlinux")
+	if _, err := os.Stat(p.vmlinux); err != nil {
+		return nil, bedErr(ExitNoKernel, err, "no vmlinux in %s (run make inputs)", kernelDir)
+	}
+	p.modDir = filepath.Join(kdir, "lib/modules", strings.TrimSpace(string(rel)))
+	mods, err := LoadModules(p.modDir)
+	if err != nil {
+		return nil, bedErr(ExitNoKernel, err, "kernel modules")
+	}
+	boot, err := mods.Resolve(bootModules...)
+	if err != nil {
+		return nil, bedErr(ExitNoKernel, err, "boot modules")
+	}
+	rest, err := mods.Resolve(append(append([]string{}, bootModules...), guestModules...)...)
+	if err != nil {
+		return nil, bedErr(ExitNoKernel, err, "guest modules")
+	}
+	var late []string
+	for _, m := range rest[len(boot):] {
+		late = append(late, filepath.Join(hostMount, p.modDir, m))
+	}
+	lower := "/"
+	switch o.Root {
+	case RootHost:
+	case RootSid:
+		lower = filepath.Join(o.Repo, sidRootDir)
+		if _, err := os.Stat(filepath.Join(lower, sidStamp)); err != nil {
+			return nil, bedErr(ExitNoRoot, err, "the sid root (rdma-core 65) is not built in %s (run make inputs)", sidRootDir)
+		}
+	default:
+		return nil, bedErr(ExitUsage, nil, "unknown root %q (want %s or %s)", o.Root, RootHost, RootSid)
+	}
+	if o.Topology != TopoOne && o.Topology != TopoTwo {
+		return nil, bedErr(ExitUsage, nil, "unknown topology %q (want %s or %s)", o.Topology, TopoOne, TopoTwo)
+	}
+	if len(o.Argv) == 0 {
+		return nil, bedErr(ExitUsage, nil, "no command to run")
+	}
+	if p.initBin, err = os.Executable(); err != nil {
+		return nil, bedErr(ExitUsage, err, "locating the rxe binary")
+	}
+	if err := checkStatic(p.initBin); err != nil {
+		return nil, bedErr(ExitUsage, err, "the guest init")
+	}
+	shares, err := rwShares(o)
+	if err != nil {
+		return nil, err
+	}
+	_, err = os.Stat(qbootROM)
+	p.useQboot = err == nil
+	p.shares = shares
+	p.cfg = GuestConfig{
+		Argv: o.Argv, Env: guestEnv(o.Env), Dir: o.Dir, Root: o.Root, Lower: lower,
+		HostTag: hostRootTag, Shares: shares, BootModules: boot, Modules: late,
+		Topology: o.Topology, RxeTimeout: o.RxeTimeout, Verbose: o.Verbose,
+	}
+	return p, nil
+}
+
+// rwShares lists the host directories the guest may write: the repository (tests update
+// golden files, write profiles), the command's directory and its working directory when
+// outside the repository (go test puts test binaries and coverage files in its work
+// directory), and every -rw directory. A directory inside another share is not shared twice.
+func rwShares(o *Options) ([]Share, error) {
+	want := []string{o.Repo, o.Dir}
+	if len(o.Argv) > 0 && filepath.IsAbs(o.Argv[0]) {
+		want = append(want, filepath.Dir(o.Argv[0]))
+	}
+	for _, kv := range o.Env {
+		if v, ok := strings.CutPrefix(kv, "GOCOVERDIR="); ok && v != "" {
+			want = append(want, v)
+		}
+	}
+	want = append(want, o.RW...)
+	var shares []Share
+	for _, w := range want {
+		if w == "" {
+			continue
+		}
+		abs, err := filepath.Abs(w)
+		if err != nil {
+			return nil, bedErr(ExitUsage, err, "share %s", w)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, bedErr(ExitUsage, err, "share %s is not a directory", abs)
+		}
+		covered := false
+		for _, s := range shares {
+			if abs == s.Path || strings.HasPrefix(abs, s.Path+"/") {
+				covered = true
+			}
+		}
+		if !covered {
+			shares = append(shares, Share{Tag: "rw" + strconv.Itoa(len(shares)), Path: abs, RW: true})
+		}
+	}
+	return shares, nil
+}
+
+// guestEnv forwards the caller's environment, less what describes the host session.
+func guestEnv(env []string) []string {
+	drop := map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "TERM": true, "DISPLAY": true, "SSH_AUTH_SOCK": true, "HOSTNAME": true}
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func (p *plan) qemuArgs(o *Options, runDir string) []string {
+	accel := "tcg,thread=multi"
+	if o.KVM {
+		accel = "kvm"
+	}
+	args := []string{
+		"-machine", "pc",
+		"-accel", accel,
+		"-cpu", "max",
+		"-smp", strconv.Itoa(o.CPUs),
+		"-m", strconv.Itoa(o.MemMiB),
+		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
+		"-kernel", p.vmlinux,
+		"-initrd", filepath.Join(runDir, "initramfs.cpio"),
+		"-append", "console=ttyS0 panic=-1 quiet mitigations=off nokaslr tsc=reliable no_timer_check i8042.noaux i8042.nokbd",
+		"-serial", "file:" + filepath.Join(runDir, "console.log"),
+		"-virtfs", "local,path=/,mount_tag=" + hostRootTag + ",security_model=none,readonly=on,multidevs=remap",
+		"-device", "virtio-serial-pci",
+	}
+	if p.useQboot {
+		args = append(args, "-bios", qbootROM)
+	}
+	for _, s := range p.shares {
+		args = append(args, "-virtfs", "local,path="+s.Path+",mount_tag="+s.Tag+",security_model=none,multidevs=remap")
+	}
+	for _, port := range []string{"out", "err", "ctl"} {
+		args = append(args,
+			"-chardev", "socket,id="+port+",path="+filepath.Join(runDir, port+".sock"),
+			"-device", "virtconsole,chardev="+port)
+	}
+	return args
+}
+
+// Run boots the guest, runs the command and returns its exit status.
+func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, error) {
+	start := time.Now()
+	p, err := makePlan(o)
+	if err != nil {
+		return nil, err
+	}
+	runDir, err := os.MkdirTemp("", "rxe-")
+	if err != nil {
+		return nil, bedErr(ExitBootFailed, err, "creating the run directory")
+	}
+	defer os.RemoveAll(runDir)
+	if err := writeInitramfs(filepath.Join(runDir, "initramfs.cpio"), p.initBin, &p.cfg, p.modDir); err != nil {
+		return nil, bedErr(ExitBootFailed, err, "writing the initramfs")
+	}
+	listeners := map[string]net.Listener{}
+	for _, port := range []string{"out", "err", "ctl"} {
+		l, err := net.Listen("unix", filepath.Join(runDir, port+".sock"))
+		if err != nil {
+			return nil, bedErr(ExitBootFailed, err, "listening for the guest's %s port", port)
+		}
+		defer l.Close()
+		listeners[port] = l
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cmd := exec.Command(p.qemu, p.qemuArgs(o, runDir)...)
+	qemuLog, err := os.Create(filepath.Join(runDir, "qemu.log"))
+	if err != nil {
+		return nil, bedErr(ExitBootFailed, err, "creating qemu.log")
+	}
+	cmd.Stdout, cmd.Stderr = qemuLog, qemuLog
+	if err := cmd.Start(); err != nil {
+		return nil, bedErr(ExitBootFailed, err, "starting %s", p.qemu)
+	}
+	qemuDone := make(chan error, 1)
+	go func() { qemuDone <- cmd.Wait() }()
+
+	var copies sync.WaitGroup
+	accept := func(port string, w io.Writer) {
+		copies.Add(1)
+		go func() {
+			defer copies.Done()
+			c, err := listeners[port].Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			io.Copy(w, c)
+		}()
+	}
+	accept("out", stdout)
+	accept("err", stderr)
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		c, err := listeners["ctl"].Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		sc := bufio.NewScanner(c)
+		for sc.Scan() {
+			events <- sc.Text()
+		}
+	}()
+
+	res := &Result{ExitCode: -1}
+	evc := events
+	var guestErr *Error
+	hello := false
+	bootTimer := time.NewTimer(o.BootTimeout)
+	defer bootTimer.Stop()
+	kill := func() { _ = cmd.Process.Kill() }
+	var qemuErr error
+
+wait:
+	for {
+		select {
+		case ev, ok := <-evc:
+			if !ok {
+				evc = nil
+				continue
+			}
+			word, rest, _ := strings.Cut(ev, " ")
+			switch word {
+			case "hello":
+				hello = true
+				bootTimer.Stop()
+			case "ready":
+				res.Ready = time.Since(start)
+				if o.Verbose {
+					fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), rest)
+				}
+			case "exit":
+				res.ExitCode, _ = strconv.Atoi(rest)
+			case "fail":
+				codeStr, msg, _ := strings.Cut(rest, " ")
+				code, _ := strconv.Atoi(codeStr)
+				guestErr = bedErr(code, nil, "guest: %s", msg)
+			}
+		case qemuErr = <-qemuDone:
+
+			break wait
+		case <-bootTimer.C:
+			if !hello {
+				kill()
+				<-qemuDone
+				return nil, bedErr(ExitBootFailed, nil, "the guest did not reach its init within %s%s", o.BootTimeout, consoleTail(runDir))
+			}
+		case <-ctx.Done():
+			kill()
+			<-qemuDone
+			return nil, bedErr(ExitTimeout, ctx.Err(), "the run exceeded %s%s", o.Timeout, consoleTail(runDir))
+		}
+	}
+	for _, l := range listeners {
+		l.Close()
+	}
+	copies.Wait()
+	if evc != nil {
+		for ev := range evc {
+			if rest, ok := strings.CutPrefix(ev, "exit "); ok {
+				res.ExitCode, _ = strconv.Atoi(rest)
+			}
+		}
+	}
+	res.Total = time.Since(start)
+	if o.Verbose {
+		fmt.Fprintf(o.Log, "rxe: run took %.2f s\n", res.Total.Seconds())
+		if b, err := os.ReadFile(filepath.Join(runDir, "console.log")); err == nil {
+			fmt.Fprintf(o.Log, "rxe: guest console:\n%s", b)
+		}
+	}
+	if guestErr != nil {
+		guestErr.Msg += consoleTail(runDir)
+		return nil, guestErr
+	}
+	if !hello {
+		return nil, bedErr(ExitBootFailed, qemuErr, "qemu exited before the guest reached its init%s%s", qemuTail(runDir), consoleTail(runDir))
+	}
+	if res.ExitCode < 0 {
+		return nil, bedErr(ExitNoStatus, qemuErr, "the guest ended without reporting the command's status%s", consoleTail(runDir))
+	}
+	return res, nil
+}
+
+func tailOf(path, what string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return fmt.Sprintf("\n--- last %d lines of the %s ---\n%s", len(lines), what, strings.Join(lines, "\n"))
+}
+
+func consoleTail(runDir string) string {
+	return tailOf(filepath.Join(runDir, "console.log"), "guest console", 40)
+}
+
+func qemuTail(runDir string) string {
+	return tailOf(filepath.Join(runDir, "qemu.log"), "qemu output", 20)
+}
+
