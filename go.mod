@@ -6,3 +6,8 @@ require (
 	github.com/cavaliergopher/cpio v1.0.1
 	golang.org/x/sys v0.50.0
 )
+
+require (
+	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

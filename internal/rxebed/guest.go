@@ -22,10 +22,10 @@ const (
 	hostMount       = "/host"
 	newRoot         = "/newroot"
 	overlayScratch  = "/ovl"
-	// virtconsole ports, in the order the host declares them.
-	portStdout  = "/dev/hvc0"
-	portStderr  = "/dev/hvc1"
-	portControl = "/dev/hvc2"
+	// virtio serial ports, by the names the host gives them (guestPorts).
+	portStdout  = "rxe.out"
+	portStderr  = "rxe.err"
+	portControl = "rxe.ctl"
 )
 
 // guest is the state of the init process.
@@ -221,19 +221,35 @@ func loadModule(path string) error {
 	return nil
 }
 
-// openPort opens a virtconsole port, waiting briefly for the driver to create its node.
-func openPort(path string) (*os.File, error) {
+// openPort opens the virtio serial port with the given name, waiting briefly for the
+// driver to create it. Nodes are named /dev/vport<dev>p<nr>; sysfs maps names to them.
+func openPort(name string) (*os.File, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		f, err := tryOpenPort(name)
 		if err == nil {
 			return f, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("opening %s: %w", path, err)
+			return nil, fmt.Errorf("opening the virtio port %s: %w", name, err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+func tryOpenPort(name string) (*os.File, error) {
+	ports, err := filepath.Glob("/sys/class/virtio-ports/*/name")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ports {
+		b, err := os.ReadFile(p)
+		if err != nil || strings.TrimSpace(string(b)) != name {
+			continue
+		}
+		return os.OpenFile(filepath.Join("/dev", filepath.Base(filepath.Dir(p))), os.O_WRONLY, 0)
+	}
+	return nil, os.ErrNotExist
 }
 
 func setPath(env []string) {

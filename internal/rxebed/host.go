@@ -51,6 +51,9 @@ const (
 	hostRootTag = "hostroot"
 )
 
+// guestPorts are the host ends of the guest's stdout, stderr and control ports.
+var guestPorts = []string{"out", "err", "ctl"}
+
 var (
 	bootModules  = []string{"virtio_pci", "virtio_console", "9pnet_virtio", "9p", "overlay"}
 	guestModules = []string{"crc32_generic", "rdma_rxe", "ib_uverbs", "rdma_ucm", "ib_umad", "dummy", "veth"}
@@ -162,7 +165,10 @@ func makePlan(o *Options) (*plan, error) {
 func rwShares(o *Options) ([]Share, error) {
 	want := []string{o.Repo, o.Dir}
 	if len(o.Argv) > 0 && filepath.IsAbs(o.Argv[0]) {
-		want = append(want, filepath.Dir(o.Argv[0]))
+		// A host program (a test binary); a path that exists only in the guest is left alone.
+		if st, err := os.Stat(filepath.Dir(o.Argv[0])); err == nil && st.IsDir() {
+			want = append(want, filepath.Dir(o.Argv[0]))
+		}
 	}
 	for _, kv := range o.Env {
 		if v, ok := strings.CutPrefix(kv, "GOCOVERDIR="); ok && v != "" {
@@ -233,10 +239,12 @@ func (p *plan) qemuArgs(o *Options, runDir string) []string {
 	for _, s := range p.shares {
 		args = append(args, "-virtfs", "local,path="+s.Path+",mount_tag="+s.Tag+",security_model=none,multidevs=remap")
 	}
-	for _, port := range []string{"out", "err", "ctl"} {
+	// Plain serial ports (not consoles: no tty, so bytes pass untouched), numbered from 1
+	// (port 0 is reserved for a console): the guest sees /dev/vport0p1..3.
+	for i, port := range guestPorts {
 		args = append(args,
 			"-chardev", "socket,id="+port+",path="+filepath.Join(runDir, port+".sock"),
-			"-device", "virtconsole,chardev="+port)
+			"-device", "virtserialport,chardev="+port+",name=rxe."+port+",nr="+strconv.Itoa(i+1))
 	}
 	return args
 }
@@ -257,7 +265,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 		return nil, bedErr(ExitBootFailed, err, "writing the initramfs")
 	}
 	listeners := map[string]net.Listener{}
-	for _, port := range []string{"out", "err", "ctl"} {
+	for _, port := range guestPorts {
 		l, err := net.Listen("unix", filepath.Join(runDir, port+".sock"))
 		if err != nil {
 			return nil, bedErr(ExitBootFailed, err, "listening for the guest's %s port", port)
@@ -407,4 +415,3 @@ func consoleTail(runDir string) string {
 func qemuTail(runDir string) string {
 	return tailOf(filepath.Join(runDir, "qemu.log"), "qemu output", 20)
 }
-

@@ -1,0 +1,67 @@
+# goverbs — see README.md. Two entry points on a fresh Debian 12 machine (as root):
+#   make        the main job: install, fetch pinned inputs, regenerate, check on rxe
+#   make test   every test: vet, host unit tests, rxe tests in the guest on both roots
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
+export PATH := $(dir $(GO)):$(PATH)
+
+RXE := $(CURDIR)/bin/rxe
+GOTESTCHECK := $(CURDIR)/bin/gotestcheck
+# Packages holding tests that need rxe (build tag "rxe").
+RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build .*\brxe\b' --include='*_test.go' . | grep -v '^./.cache/')))
+RXE_ROOTS := host sid
+
+.PHONY: main all test host-deps inputs vet test-host test-rxe generate check-generate bed-time clean
+.DEFAULT_GOAL := main
+
+main: host-deps inputs generate bin/rxe
+	$(RXE) run -root=host -topology=two ibv_devinfo
+	$(RXE) run -root=sid -topology=two ibv_devinfo
+
+all: main test
+
+test: host-deps inputs vet check-generate test-host test-rxe
+
+host-deps:
+	tools/inputs/host-deps.sh
+
+inputs: host-deps
+	tools/inputs/fetch.sh
+	tools/inputs/sidroot.sh
+
+bin/rxe: $(shell find internal/rxebed tools/rxe -name '*.go' -not -name '*_test.go') go.mod go.sum
+	CGO_ENABLED=0 $(GO) build -o $@ ./tools/rxe
+
+bin/gotestcheck: $(wildcard tools/gotestcheck/*.go) go.mod
+	$(GO) build -o $@ ./tools/gotestcheck
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags rxe ./...
+
+test-host: bin/gotestcheck
+	$(GO) test -json -race -count=1 ./... | $(GOTESTCHECK)
+
+# Each package's rxe tests run in a fresh guest, once per root; any skip fails.
+test-rxe: bin/rxe bin/gotestcheck
+	for root in $(RXE_ROOTS); do \
+		echo "== rxe tests, $$root root: $(RXE_PKGS)"; \
+		$(GO) test -json -race -count=1 -p 1 -tags rxe -exec "$(RXE) run -root=$$root" $(RXE_PKGS) | $(GOTESTCHECK) -require-tests; \
+	done
+
+generate:
+	$(GO) generate ./...
+
+# Generated code is committed: regenerating must not change the tree.
+check-generate:
+	tools/check-generate.sh
+
+# Launch-to-ready time of the guest, 5 runs per root and topology.
+bed-time: bin/rxe
+	for root in $(RXE_ROOTS); do for topo in one two; do for i in 1 2 3 4 5; do \
+		$(RXE) run -v -root=$$root -topology=$$topo true 2>&1 | grep 'rxe ready'; \
+	done; done; done
+
+clean:
+	rm -rf bin

@@ -1,0 +1,69 @@
+// Package rxetest is the test side of the rxe bed: it tells a test which soft-RoCE devices
+// and addresses the guest set up (see tools/rxe), and fails — never skips — a test that needs
+// rxe but runs outside the guest.
+//
+// Tests that need rxe carry the build tag "rxe" and run inside the guest through
+// `make test-rxe` (go test -tags rxe -exec 'bin/rxe run ...'); host test runs never compile
+// them.
+package rxetest
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// Node is one RDMA endpoint of the guest's network.
+type Node struct {
+	Dev    string // rxe device name, e.g. "rxe_a"
+	IP     string // IPv4 address of its netdev
+	Netdev string // the netdev under the rxe device
+	NS     string // network namespace ("" for the initial one)
+}
+
+// Env describes the guest the test runs in.
+type Env struct {
+	Root     string // "host" (rdma-core 44) or "sid" (rdma-core 65)
+	Topology string // "one" or "two"
+	GIDIndex int    // the IPv4-mapped RoCEv2 GID
+	Nodes    []Node
+}
+
+// Guest returns the rxe environment, failing the test when it does not run in the guest.
+func Guest(t testing.TB) *Env {
+	t.Helper()
+	e, ok := FromEnv()
+	if !ok {
+		t.Fatal("this test needs the rxe guest and runs only inside it: make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg")
+	}
+	return e
+}
+
+// FromEnv reads the RXE_* variables the guest sets.
+func FromEnv() (*Env, bool) {
+	if os.Getenv("RXE_GUEST") != "1" {
+		return nil, false
+	}
+	gid, err := strconv.Atoi(os.Getenv("RXE_GID_INDEX"))
+	if err != nil {
+		return nil, false
+	}
+	e := &Env{Root: os.Getenv("RXE_ROOT"), Topology: os.Getenv("RXE_TOPOLOGY"), GIDIndex: gid}
+	for _, p := range []string{"RXE_A_", "RXE_B_"} {
+		dev := os.Getenv(p + "DEV")
+		if dev == "" {
+			break
+		}
+		e.Nodes = append(e.Nodes, Node{Dev: dev, IP: os.Getenv(p + "IP"), Netdev: os.Getenv(p + "NETDEV"), NS: os.Getenv(p + "NS")})
+	}
+	return e, len(e.Nodes) > 0
+}
+
+// Pair returns the two nodes of the two-node topology, failing the test on one node.
+func (e *Env) Pair(t testing.TB) (a, b Node) {
+	t.Helper()
+	if len(e.Nodes) < 2 {
+		t.Fatalf("this test needs the two-node topology (rxe run -topology=two), the guest has %q", e.Topology)
+	}
+	return e.Nodes[0], e.Nodes[1]
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests boot the real guest (they need `make inputs`): they pin the tool's contract
+// with its callers — the command's status and output come back, and each failure of the
+// bed has its own exit code.
+
+var rxeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rxe-bin-")
+	if err != nil {
+		panic(err)
+	}
+	rxeBin = filepath.Join(dir, "rxe")
+	build := exec.Command("go", "build", "-o", rxeBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func rxe(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd := exec.Command(rxeBin, append([]string{"run"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestStatusAndStreamsComeBack(t *testing.T) {
+	out, errOut, code := rxe(t, "-topology=one", "sh", "-c", "echo to-stdout; echo to-stderr >&2; test -e /sys/class/infiniband/$RXE_A_DEV && exit 7")
+	require.Equal(t, 7, code, "stderr: %s", errOut)
+	require.Equal(t, "to-stdout\n", out)
+	require.Contains(t, errOut, "to-stderr\n")
+}
+
+func TestCommandNotFound(t *testing.T) {
+	_, errOut, code := rxe(t, "-topology=one", "/no/such/command")
+	require.Equal(t, rxebed.ExitCommandFailed, code, errOut)
+	require.Contains(t, errOut, "/no/such/command")
+}
+
+func TestTimeout(t *testing.T) {
+	_, errOut, code := rxe(t, "-timeout=2s", "sleep", "600")
+	require.Equal(t, rxebed.ExitTimeout, code, errOut)
+	require.Contains(t, errOut, "exceeded 2s")
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-root=nosuch", "true"},
+		{"-topology=three", "true"},
+		{}, // no command
+	} {
+		_, errOut, code := rxe(t, args...)
+		require.Equal(t, rxebed.ExitUsage, code, "%v: %s", args, errOut)
+	}
+}
+
+func TestMissingInputs(t *testing.T) {
+	repo := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "inputs.lock"), nil, 0o644))
+	_, errOut, code := rxe(t, "-repo="+repo, "true")
+	require.Equal(t, rxebed.ExitNoKernel, code, errOut)
+	require.Contains(t, errOut, "run make inputs")
+}
