@@ -51,6 +51,13 @@ func GuestMain() {
 	select {}
 }
 
+// phase notes the guest's uptime at a step of its init on the console, with -v.
+func (g *guest) phase(what string) {
+	if g.cfg.Verbose {
+		fmt.Fprintf(os.Stderr, "rxe guest: %s at %s s\n", what, uptime())
+	}
+}
+
 func (g *guest) report(format string, args ...any) {
 	if g.ctl == nil {
 		return
@@ -86,14 +93,17 @@ func (g *guest) run() (int, error) {
 	}
 	g.ctl = ctl
 	g.report("hello")
+	g.phase("init started")
 	if err := g.buildRoot(); err != nil {
 		return ExitGuestSetup, err
 	}
+	g.phase("root mounted")
 	for _, m := range g.cfg.Modules {
 		if err := loadModule(m); err != nil {
 			return ExitGuestSetup, err
 		}
 	}
+	g.phase("rdma modules loaded")
 	if err := unix.Chroot(newRoot); err != nil {
 		return ExitGuestSetup, fmt.Errorf("chroot %s: %w", newRoot, err)
 	}
@@ -105,9 +115,11 @@ func (g *guest) run() (int, error) {
 	if err != nil {
 		return ExitGuestSetup, err
 	}
+	g.phase("network configured")
 	if err := waitActive(net.devices(), g.cfg.RxeTimeout); err != nil {
 		return ExitRxeNotUp, err
 	}
+	g.phase("rxe active")
 	g.report("ready %s", uptime())
 	rc, err := g.command(net)
 	if err != nil {
@@ -171,7 +183,7 @@ func (g *guest) command(net *network) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	argv := net.wrap(g.cfg.Argv)
+	argv := g.cfg.Argv
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 0, fmt.Errorf("command %q: %w", argv[0], err)

@@ -1,14 +1,16 @@
 package rxebed
 
 import (
-	"bytes"
 	"fmt"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 // network is the guest's RDMA network, built by setupNetwork.
@@ -17,10 +19,9 @@ type network struct {
 	nodes    []node
 }
 
-// node is one RDMA endpoint: a network namespace (empty for the initial one), its netdev,
-// rxe device and address.
+// node is one RDMA endpoint: its netdev, rxe device and address.
 type node struct {
-	ns, netdev, rxe, ip string
+	netdev, rxe, ip string
 }
 
 func (n *network) devices() []string {
@@ -29,14 +30,6 @@ func (n *network) devices() []string {
 		d = append(d, nd.rxe)
 	}
 	return d
-}
-
-// wrap returns the argv that runs the command on the first node.
-func (n *network) wrap(argv []string) []string {
-	if ns := n.nodes[0].ns; ns != "" {
-		return append([]string{"ip", "netns", "exec", ns}, argv...)
-	}
-	return argv
 }
 
 // env describes the network to the command; internal/rxetest reads these variables.
@@ -49,41 +42,28 @@ func (n *network) env(root string) []string {
 	}
 	for i, nd := range n.nodes {
 		p := "RXE_" + string(rune('A'+i)) + "_"
-		env = append(env, p+"NS="+nd.ns, p+"DEV="+nd.rxe, p+"IP="+nd.ip, p+"NETDEV="+nd.netdev)
+		env = append(env, p+"DEV="+nd.rxe, p+"IP="+nd.ip, p+"NETDEV="+nd.netdev)
 	}
 	return env
 }
 
-func run(argv ...string) error {
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, bytes.TrimSpace(out))
-	}
-	return nil
-}
-
-func runAll(cmds [][]string) error {
-	for _, c := range cmds {
-		if err := run(c...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
+// setupNetwork builds the topology over netlink (no process is spawned: under TCG each
+// exec of ip or rdma costs a large share of a second).
 func setupNetwork(topology string) (*network, error) {
 	n := &network{topology: topology}
-	cmds := [][]string{{"ip", "link", "set", "lo", "up"}}
-	cidr := func(ip string) string { return ip + "/" + strconv.Itoa(Prefix) }
+	lo, err := netlink.LinkByName("lo")
+	if err != nil {
+		return nil, fmt.Errorf("lo: %w", err)
+	}
+	if err := netlink.LinkSetUp(lo); err != nil {
+		return nil, fmt.Errorf("lo up: %w", err)
+	}
 	switch topology {
 	case TopoOne:
 		n.nodes = []node{{netdev: "rxenet0", rxe: "rxe0", ip: NetA}}
-		cmds = append(cmds,
-			[]string{"ip", "link", "add", "rxenet0", "type", "dummy"},
-			[]string{"ip", "addr", "add", cidr(NetA), "dev", "rxenet0"},
-			[]string{"ip", "link", "set", "rxenet0", "up"},
-			[]string{"rdma", "link", "add", "rxe0", "type", "rxe", "netdev", "rxenet0"},
-		)
+		if err := netlink.LinkAdd(&netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Name: "rxenet0"}}); err != nil {
+			return nil, fmt.Errorf("adding dummy rxenet0: %w", err)
+		}
 	case TopoTwo:
 		// Linux 6.1's rxe opens its UDP socket and routes only in the initial network
 		// namespace (per-namespace rxe came upstream later), so both nodes live there, each
@@ -94,36 +74,77 @@ func setupNetwork(topology string) (*network, error) {
 			{netdev: "veth-a", rxe: "rxe_a", ip: NetA},
 			{netdev: "veth-b", rxe: "rxe_b", ip: NetB},
 		}
-		cmds = append(cmds, []string{"ip", "link", "add", "veth-a", "type", "veth", "peer", "name", "veth-b"})
+		veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "veth-a"}, PeerName: "veth-b"}
+		if err := netlink.LinkAdd(veth); err != nil {
+			return nil, fmt.Errorf("adding veth-a/veth-b: %w", err)
+		}
+		// Accept packets whose source is one of our own addresses (the other node's), and
+		// answer ARP only for the address of the receiving end.
 		for _, key := range []string{"all", "default", "veth-a", "veth-b"} {
-			for _, kv := range []string{"accept_local=1", "rp_filter=0", "arp_ignore=1"} {
-				cmds = append(cmds, []string{"sysctl", "-q", "-w", "net.ipv4.conf." + key + "." + kv})
+			for k, v := range map[string]string{"accept_local": "1", "rp_filter": "0", "arp_ignore": "1"} {
+				if err := os.WriteFile(filepath.Join("/proc/sys/net/ipv4/conf", key, k), []byte(v), 0); err != nil {
+					return nil, fmt.Errorf("sysctl: %w", err)
+				}
 			}
-		}
-		for i, nd := range n.nodes {
-			peer := n.nodes[1-i]
-			table := strconv.Itoa(101 + i)
-			cmds = append(cmds,
-				[]string{"ip", "addr", "add", cidr(nd.ip), "dev", nd.netdev},
-				[]string{"ip", "link", "set", nd.netdev, "up"},
-				[]string{"ip", "route", "add", peer.ip + "/32", "dev", nd.netdev, "src", nd.ip, "table", table},
-				[]string{"ip", "rule", "add", "pref", strconv.Itoa(100 + i), "iif", "lo", "from", nd.ip, "to", peer.ip, "table", table},
-			)
-		}
-		cmds = append(cmds,
-			[]string{"ip", "rule", "add", "pref", "1000", "table", "local"},
-			[]string{"ip", "rule", "del", "pref", "0", "table", "local"},
-		)
-		for _, nd := range n.nodes {
-			cmds = append(cmds, []string{"rdma", "link", "add", nd.rxe, "type", "rxe", "netdev", nd.netdev})
 		}
 	default:
 		return nil, fmt.Errorf("unknown topology %q", topology)
 	}
-	if err := runAll(cmds); err != nil {
-		return nil, err
+	for i, nd := range n.nodes {
+		link, err := netlink.LinkByName(nd.netdev)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", nd.netdev, err)
+		}
+		addr, err := netlink.ParseAddr(nd.ip + "/" + strconv.Itoa(Prefix))
+		if err != nil {
+			return nil, err
+		}
+		if err := netlink.AddrAdd(link, addr); err != nil {
+			return nil, fmt.Errorf("address %s on %s: %w", nd.ip, nd.netdev, err)
+		}
+		if err := netlink.LinkSetUp(link); err != nil {
+			return nil, fmt.Errorf("%s up: %w", nd.netdev, err)
+		}
+		if len(n.nodes) == 2 {
+			peer := n.nodes[1-i]
+			table := 101 + i
+			route := &netlink.Route{
+				LinkIndex: link.Attrs().Index, Dst: host32(peer.ip), Src: net.ParseIP(nd.ip),
+				Table: table, Scope: netlink.SCOPE_LINK,
+			}
+			if err := netlink.RouteAdd(route); err != nil {
+				return nil, fmt.Errorf("route to %s via %s: %w", peer.ip, nd.netdev, err)
+			}
+			rule := netlink.NewRule()
+			rule.Priority, rule.IifName, rule.Table = 100+i, "lo", table
+			rule.Src, rule.Dst = host32(nd.ip), host32(peer.ip)
+			if err := netlink.RuleAdd(rule); err != nil {
+				return nil, fmt.Errorf("rule %s -> %s: %w", nd.ip, peer.ip, err)
+			}
+		}
+	}
+	if len(n.nodes) == 2 {
+		// Consult the local table after the rules above (it comes first by default).
+		local := netlink.NewRule()
+		local.Priority, local.Table = 1000, unix.RT_TABLE_LOCAL
+		if err := netlink.RuleAdd(local); err != nil {
+			return nil, fmt.Errorf("moving the local table's rule: %w", err)
+		}
+		local.Priority = 0
+		if err := netlink.RuleDel(local); err != nil {
+			return nil, fmt.Errorf("moving the local table's rule: %w", err)
+		}
+	}
+	for _, nd := range n.nodes {
+		if err := netlink.RdmaLinkAdd(nd.rxe, "rxe", nd.netdev); err != nil {
+			return nil, fmt.Errorf("rdma link add %s type rxe netdev %s: %w", nd.rxe, nd.netdev, err)
+		}
 	}
 	return n, nil
+}
+
+func host32(ip string) *net.IPNet {
+	return &net.IPNet{IP: net.ParseIP(ip).To4(), Mask: net.CIDRMask(32, 32)}
 }
 
 // waitActive waits until every device's port 1 is ACTIVE and has its IPv4-mapped RoCEv2

@@ -51,6 +51,10 @@ const (
 	hostRootTag = "hostroot"
 )
 
+// kernelArgs: serial console, no mitigations or address randomisation (TCG pays for both),
+// no PS/2 probing. RXE_KERNEL_ARGS appends more (e.g. "loglevel=7" to see the boot).
+const kernelArgs = "console=ttyS0 panic=-1 quiet mitigations=off nokaslr tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
+
 // guestPorts are the host ends of the guest's stdout, stderr and control ports.
 var guestPorts = []string{"out", "err", "ctl"}
 
@@ -228,19 +232,24 @@ func (p *plan) qemuArgs(o *Options, runDir string) []string {
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
 		"-kernel", p.vmlinux,
 		"-initrd", filepath.Join(runDir, "initramfs.cpio"),
-		"-append", "console=ttyS0 panic=-1 quiet mitigations=off nokaslr tsc=reliable no_timer_check i8042.noaux i8042.nokbd",
+		"-append", kernelArgs + " " + os.Getenv("RXE_KERNEL_ARGS"),
 		"-serial", "file:" + filepath.Join(runDir, "console.log"),
-		"-virtfs", "local,path=/,mount_tag=" + hostRootTag + ",security_model=none,readonly=on,multidevs=remap",
 		"-device", "virtio-serial-pci",
 	}
 	if p.useQboot {
 		args = append(args, "-bios", qbootROM)
 	}
-	for _, s := range p.shares {
-		args = append(args, "-virtfs", "local,path="+s.Path+",mount_tag="+s.Tag+",security_model=none,multidevs=remap")
+	shares := append([]Share{{Tag: hostRootTag, Path: "/"}}, p.shares...)
+	for i, s := range shares {
+		id := "fs" + strconv.Itoa(i)
+		fsdev := "local,id=" + id + ",path=" + s.Path + ",security_model=none,multidevs=remap"
+		if !s.RW {
+			fsdev += ",readonly=on"
+		}
+		args = append(args, "-fsdev", fsdev, "-device", "virtio-9p-pci,fsdev="+id+",mount_tag="+s.Tag)
 	}
 	// Plain serial ports (not consoles: no tty, so bytes pass untouched), numbered from 1
-	// (port 0 is reserved for a console): the guest sees /dev/vport0p1..3.
+	// (port 0 is reserved for a console); the guest finds them by name in sysfs.
 	for i, port := range guestPorts {
 		args = append(args,
 			"-chardev", "socket,id="+port+",path="+filepath.Join(runDir, port+".sock"),

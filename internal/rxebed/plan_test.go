@@ -76,8 +76,8 @@ func TestQemuArgs(t *testing.T) {
 		"-accel tcg,thread=multi",
 		"-smp 2", "-m 1024", "-no-reboot", "-bios " + qbootROM,
 		"-kernel /k/vmlinux", "-initrd /run/initramfs.cpio",
-		"mount_tag=hostroot,security_model=none,readonly=on",
-		"local,path=/repo,mount_tag=rw0,security_model=none",
+		"local,id=fs0,path=/,security_model=none,multidevs=remap,readonly=on -device virtio-9p-pci,fsdev=fs0,mount_tag=hostroot",
+		"local,id=fs1,path=/repo,security_model=none,multidevs=remap -device virtio-9p-pci,fsdev=fs1,mount_tag=rw0",
 		"socket,id=ctl,path=/run/ctl.sock",
 		"virtserialport,chardev=ctl,name=rxe.ctl,nr=3",
 	} {

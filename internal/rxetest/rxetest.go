@@ -18,7 +18,6 @@ type Node struct {
 	Dev    string // rxe device name, e.g. "rxe_a"
 	IP     string // IPv4 address of its netdev
 	Netdev string // the netdev under the rxe device
-	NS     string // network namespace ("" for the initial one)
 }
 
 // Env describes the guest the test runs in.
@@ -54,7 +53,7 @@ func FromEnv() (*Env, bool) {
 		if dev == "" {
 			break
 		}
-		e.Nodes = append(e.Nodes, Node{Dev: dev, IP: os.Getenv(p + "IP"), Netdev: os.Getenv(p + "NETDEV"), NS: os.Getenv(p + "NS")})
+		e.Nodes = append(e.Nodes, Node{Dev: dev, IP: os.Getenv(p + "IP"), Netdev: os.Getenv(p + "NETDEV")})
 	}
 	return e, len(e.Nodes) > 0
 }
