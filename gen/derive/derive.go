@@ -141,7 +141,30 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 		rv = s.Blocks
 	}
 	var prob *Problem
-	c, err := manpage.Classify(manpage.SentencesFor(rv, hf.Name, p.Funcs), res)
+	sentences := manpage.SentencesFor(rv, hf.Name, p.Funcs)
+	decl := (*manpage.Block)(nil)
+	if !contains(p.NameFuncs, hf.Name) && !contains(p.Synopsis, hf.Name) {
+		// Documented only by a prototype in the page body: that paragraph
+		// is its description and, when RETURN VALUE is silent, its
+		// return statement.
+		decl = mp.Declaration(hf.Name)
+	}
+	if len(sentences) == 0 {
+		// Some pages state a contract under NOTES instead
+		// (ibv_create_ah(3) on ibv_destroy_ah): take the sentences there
+		// that name the function and say what it returns.
+		if s := mp.Section("NOTES"); s != nil {
+			for _, sent := range manpage.SentencesFor(s.Blocks, hf.Name, p.Funcs) {
+				if strings.Contains(sent, hf.Name) && strings.Contains(strings.ToLower(sent), "return") {
+					sentences = append(sentences, sent)
+				}
+			}
+		}
+	}
+	if len(sentences) == 0 && decl != nil {
+		sentences = manpage.Sentences(decl.Text)
+	}
+	c, err := manpage.Classify(sentences, res)
 	if err != nil {
 		var u *manpage.Unclassified
 		why := err.Error()
@@ -155,7 +178,7 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 		c = manpage.Contract{Convention: spec.Undocumented}
 	}
 	fn.Convention, fn.Success = c.Convention, c.Success
-	if fn.Convention.CanFail() {
+	if fn.Convention.CanFail() || prob != nil {
 		fn.Errors = mp.Errors(hf.Name, p.Funcs)
 	}
 	fn.Doc = spec.Doc{
@@ -163,6 +186,9 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 		Description: sectionDoc(mp, "DESCRIPTION", hf.Name, p.Funcs),
 		ReturnValue: sectionDoc(mp, "RETURN VALUE", hf.Name, p.Funcs),
 		Notes:       sectionDoc(mp, "NOTES", hf.Name, p.Funcs),
+	}
+	if decl != nil {
+		fn.Doc.Description = manpage.GoDoc([]manpage.Block{*decl})
 	}
 	fn.SeeAlso = mp.SeeAlso()
 	return fn, prob

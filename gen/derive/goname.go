@@ -15,17 +15,23 @@ var initialisms = map[string]string{
 	"rt": "RT", "cm": "CM", "cmd": "Cmd", "ptr": "Ptr", "esp": "ESP",
 	"odp": "ODP", "pmem": "PMem", "iova": "IOVA", "2str": "ToString",
 	"qpn": "QPN", "cfg": "Cfg", "compl": "Compl", "ctx": "Ctx", "io": "IO",
-	"mcast": "Mcast", "ops": "Ops", "num": "Num",
+	"mcast": "Mcast", "ops": "Ops", "num": "Num", "rqcmb": "RQCMB",
+	"sqcmb": "SQCMB", "qpt": "QPT", "l2": "L2", "udp": "UDP", "ts": "TS",
+	"ns": "NS", "sl": "SL", "slid": "SLID", "dlid": "DLID", "tm": "TM",
+	"cvlan": "CVLAN",
 }
 
 // GoName returns the Go name of a C function: the library prefix dropped,
 // the rest in camel case with initialisms in capitals
 // ("ibv_create_cq" -> "CreateCQ", "rdma_get_send_comp" -> "GetSendComp").
 // A name without the prefix is converted whole ("mbps_to_ibv_rate" ->
-// "MbpsToIBVRate"); leading underscores are dropped.
+// "MbpsToIBVRate"). An implementation name with leading underscores gets
+// the suffix "Impl" so it cannot take the name of its public wrapper
+// ("_ibv_query_gid_ex" -> "QueryGIDExImpl").
 func GoName(c, prefix string) string {
-	s := strings.TrimPrefix(c, prefix)
-	s = strings.TrimLeft(s, "_")
+	s := strings.TrimLeft(c, "_")
+	impl := s != c
+	s = strings.TrimPrefix(s, prefix)
 	var b strings.Builder
 	for _, w := range strings.Split(s, "_") {
 		if w == "" {
@@ -38,6 +44,9 @@ func GoName(c, prefix string) string {
 		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	out := b.String()
+	if impl {
+		out += "Impl"
+	}
 	if out == "" || out[0] < 'A' || out[0] > 'Z' {
 		out = "X" + out
 	}

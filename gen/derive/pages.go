@@ -23,6 +23,9 @@ type page struct {
 	NameFuncs []string
 	// Synopsis are the known functions SYNOPSIS declares.
 	Synopsis []string
+	// Declared are the known functions whose prototype appears in the
+	// page body (see manpage.Page.Declared).
+	Declared []string
 }
 
 // pageSet is the pages of one library.
@@ -78,8 +81,14 @@ func readPages(dir string, prefixes []string, known map[string]bool) (*pageSet, 
 				p.Synopsis = append(p.Synopsis, c)
 			}
 		}
+		for _, c := range mp.Declared() {
+			if known[c] {
+				p.Declared = append(p.Declared, c)
+			}
+		}
 		p.Funcs = appendNew(p.Funcs, p.NameFuncs...)
 		p.Funcs = appendNew(p.Funcs, p.Synopsis...)
+		p.Funcs = appendNew(p.Funcs, p.Declared...)
 		ps.pages = append(ps.pages, p)
 		ps.byFile[name] = p
 	}
@@ -95,7 +104,8 @@ func readPages(dir string, prefixes []string, known map[string]bool) (*pageSet, 
 
 // pageFor returns the page that documents fn, trying in order: the page
 // named after fn, the page a symlink named after fn points to, the first
-// page whose NAME lists fn, the first page whose SYNOPSIS declares fn.
+// page whose NAME lists fn, the first page whose SYNOPSIS declares fn, the
+// first page whose body shows fn's prototype.
 func (ps *pageSet) pageFor(fn string) *page {
 	if p := ps.byFile[fn+".3"]; p != nil {
 		return p
@@ -110,6 +120,11 @@ func (ps *pageSet) pageFor(fn string) *page {
 	}
 	for _, p := range ps.pages {
 		if contains(p.Synopsis, fn) {
+			return p
+		}
+	}
+	for _, p := range ps.pages {
+		if contains(p.Declared, fn) {
 			return p
 		}
 	}

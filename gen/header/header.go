@@ -63,7 +63,7 @@ func List(includeDir, header string) ([]Func, error) {
 	for name, nodes := range ast.Scope.Nodes {
 		for _, n := range nodes {
 			d, ok := n.(*cc.Declarator)
-			if !ok || d.Type() == nil || d.Type().Kind() != cc.Function {
+			if !ok || d.IsTypename() || d.Type() == nil || d.Type().Kind() != cc.Function {
 				continue
 			}
 			if filepath.Clean(d.Position().Filename) != filepath.Clean(want) {

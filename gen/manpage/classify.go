@@ -38,17 +38,22 @@ var (
 	reNegErrno   = regexp.MustCompile(`negative errno|-errno|negated errno`)
 	reNegCode    = regexp.MustCompile(`negative error code`)
 	reMinusOne   = regexp.MustCompile(`(?:^|[^0-9a-z])-1\b`)
+	reGEZero     = regexp.MustCompile(`>=\s*0|non-negative|number of|an index|file descriptor|fd number`)
+	reOtherCodes = regexp.MustCompile(`(?:nonzero|non-zero|following|an?) error codes?|error code on failure|an error code otherwise`)
 	reZeroOK     = regexp.MustCompile(`\b0 (?:on|upon|when the call was) success|\b0 is returned|returns? 0\b|return 0 on success`)
 	reNegValue   = regexp.MustCompile(`negative value`)
 	reCount      = regexp.MustCompile(`number of|\bcount\b|\bindex\b|file descriptor|\bfd\b`)
 	reFailWord   = regexp.MustCompile(`\bfail|\berror|\bnull\b|-1\b|negative`)
-	reReturns    = regexp.MustCompile(`\breturns?\b|\bis returned\b`)
+	reReturns    = regexp.MustCompile(`\breturns?\b|\bis returned\b|^gets? the\b`)
 )
 
 // Classify derives the return contract from the RETURN VALUE sentences
 // about one function (see SentencesFor) and the shape of its result type.
 // It never guesses: text that fits no convention, or fits two, yields an
-// *Unclassified error.
+// *Unclassified error. Text that states what is returned ("returns the
+// number of Mbit/sec", "Get the opcode from the current completion") and
+// mentions no failure at all (no "fail", "error", NULL, -1 or "negative")
+// is a Value.
 func Classify(sentences []string, res Result) (Contract, error) {
 	t := strings.ToLower(strings.Join(sentences, " "))
 	t = strings.ReplaceAll(t, "−", "-")
@@ -92,7 +97,7 @@ func Classify(sentences []string, res Result) (Contract, error) {
 		found = append(found, Contract{spec.ZeroOrErrno, "0"})
 	}
 	if reMinusOne.MatchString(t) {
-		zero := reZeroOK.MatchString(t)
+		zero := reZeroOK.MatchString(t) && !reGEZero.MatchString(t)
 		switch errno := reErrnoSet.MatchString(t); {
 		case zero && errno:
 			found = append(found, Contract{spec.ZeroOrMinusOneErrno, "0"})
@@ -104,11 +109,19 @@ func Classify(sentences []string, res Result) (Contract, error) {
 			found = append(found, Contract{spec.CountOrMinusOne, ">= 0"})
 		}
 	}
+	if reOtherCodes.MatchString(t) && !reNegCode.MatchString(t) {
+		// "returns error code on failure", "or one of the following
+		// nonzero error codes": the sign and the kind of code are unstated.
+		found = append(found, Contract{Convention: "(error codes of unstated sign)"})
+	}
 	if reNegValue.MatchString(t) && len(found) == 0 {
 		found = append(found, Contract{spec.CountOrNegative, ">= 0"})
 	}
 	switch len(found) {
 	case 1:
+		if !found[0].Convention.Valid() {
+			return Contract{}, &Unclassified{Why: "the page speaks of error codes without saying their sign or kind"}
+		}
 		return found[0], nil
 	case 0:
 		if !reFailWord.MatchString(t) && reReturns.MatchString(t) {

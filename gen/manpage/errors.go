@@ -81,10 +81,15 @@ func (p *Page) Errors(fn string, funcs []string) []spec.Error {
 
 func collectErrors(b Block, add func(name, meaning string)) {
 	switch b.Kind {
-	case Item:
-		// Some tags list several codes: "EINVAL, ENOMEM".
+	case Item, Subsection:
+		// Some tags list several codes: "EINVAL, ENOMEM". A subsection
+		// headed by a code (ibv_create_flow(3)) is an entry too.
+		term := b.Term
+		if b.Kind == Subsection {
+			term = b.Text
+		}
 		var codes []string
-		for _, w := range strings.FieldsFunc(b.Term, func(r rune) bool { return r == ',' || r == ' ' || r == '/' }) {
+		for _, w := range strings.FieldsFunc(term, func(r rune) bool { return r == ',' || r == ' ' || r == '/' }) {
 			if IsCode(w) {
 				codes = append(codes, w)
 			}

@@ -24,9 +24,14 @@ func GoDoc(blocks []Block) string {
 		case Pre:
 			flushList()
 			parts = append(parts, codeBlock(b.Text))
-		case Heading:
+		case Subsection:
 			flushList()
-			parts = append(parts, "# "+escapeDoc(b.Text))
+			if b.Text != "" {
+				parts = append(parts, "# "+strings.TrimPrefix(escapeDoc(b.Text), "#"))
+			}
+			if body := GoDoc(b.Body); body != "" {
+				parts = append(parts, body)
+			}
 		case Item, Bullet:
 			text, code := listText(b.Body)
 			item := text
@@ -58,9 +63,9 @@ func listText(blocks []Block) (string, []string) {
 		switch b.Kind {
 		case Pre:
 			code = append(code, b.Text)
-		case Item, Bullet:
+		case Item, Bullet, Subsection:
 			t, c := listText(b.Body)
-			if b.Kind == Item {
+			if b.Kind != Bullet {
 				t = strings.TrimSpace(b.Term + ": " + t)
 			}
 			words = append(words, t)

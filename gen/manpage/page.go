@@ -32,19 +32,21 @@ const (
 	Item
 	// Bullet is one entry of a bulleted list: Body.
 	Bullet
-	// Heading is a subsection heading (.SS).
-	Heading
+	// Subsection is a subsection (.SS): Text is its heading, Body its
+	// content.
+	Subsection
 )
 
 // Block is one block of a section body.
 type Block struct {
 	Kind BlockKind
-	// Text is the paragraph text with white space folded (Para, Heading),
-	// or the preformatted text with its line breaks (Pre).
+	// Text is the paragraph text with white space folded (Para), the
+	// heading (Subsection), or the preformatted text with its line breaks
+	// (Pre).
 	Text string
 	// Term is the tag of an Item.
 	Term string
-	// Body is the content of an Item or Bullet.
+	// Body is the content of an Item, Bullet or Subsection.
 	Body []Block
 }
 
@@ -79,6 +81,8 @@ func PlainText(blocks []Block) string {
 			}
 		case Bullet:
 			parts = append(parts, PlainText(b.Body))
+		case Subsection:
+			parts = append(parts, b.Text, PlainText(b.Body))
 		default:
 			parts = append(parts, b.Text)
 		}

@@ -127,9 +127,12 @@ func blocks(nodes []*html.Node) []Block {
 		case atom.H1, atom.H2, atom.H3:
 			flush()
 			if t := foldSpace(textOf(n)); t != "" {
-				out = append(out, Block{Kind: Heading, Text: t})
+				out = append(out, Block{Kind: Subsection, Text: t})
 			}
-		case atom.Div, atom.Section:
+		case atom.Section:
+			flush()
+			out = append(out, subsection(n))
+		case atom.Div:
 			flush()
 			out = append(out, blocks(children(n))...)
 		case atom.Table:
@@ -143,6 +146,22 @@ func blocks(nodes []*html.Node) []Block {
 	}
 	flush()
 	return out
+}
+
+// subsection converts a <section class="Ss">: its heading and the blocks
+// after it.
+func subsection(n *html.Node) Block {
+	b := Block{Kind: Subsection}
+	var body []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if (c.DataAtom == atom.H2 || c.DataAtom == atom.H3) && b.Text == "" {
+			b.Text = foldSpace(textOf(c))
+			continue
+		}
+		body = append(body, c)
+	}
+	b.Body = blocks(body)
+	return b
 }
 
 // items converts a <dl> to Item blocks; a <dd> without a <dt> extends the

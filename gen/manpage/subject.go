@@ -53,6 +53,7 @@ func BlocksFor(blocks []Block, fn string, funcs []string) []Block {
 		if b.Kind == Item {
 			text = b.Term + " " + text
 		}
+		// A subsection is one block: its heading and body share a subject.
 		if n := named(text, funcs); len(n) > 0 {
 			subject = n
 		}

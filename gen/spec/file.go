@@ -70,6 +70,16 @@ func Marshal(f *File) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString(Header)
-	b.Write(body)
+	// go-yaml indents the empty lines of literal blocks; strip that
+	// trailing white space (no value line ends in white space: literal
+	// content is trimmed when derived, and quoted strings keep theirs
+	// inside the quotes).
+	for _, line := range bytes.SplitAfter(body, []byte("\n")) {
+		nl := bytes.HasSuffix(line, []byte("\n"))
+		b.Write(bytes.TrimRight(line, " \t\n"))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
 	return b.Bytes(), nil
 }
