@@ -189,9 +189,23 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 	}
 	if decl != nil {
 		fn.Doc.Description = manpage.GoDoc([]manpage.Block{*decl})
+		if s := manpage.Sentences(decl.Text); len(s) > 0 && !named(mp, hf.Name) {
+			// The NAME summary is about the page's own functions.
+			fn.Doc.Summary = s[0]
+		}
 	}
 	fn.SeeAlso = mp.SeeAlso()
 	return fn, prob
+}
+
+// named reports whether a NAME entry of mp lists fn.
+func named(mp *manpage.Page, fn string) bool {
+	for _, e := range mp.Names() {
+		if contains(e.Names, fn) {
+			return true
+		}
+	}
+	return false
 }
 
 // summary returns the NAME summary of the entry listing fn, else the first

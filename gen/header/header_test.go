@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/goverbs/goverbs/gen/internal/testinputs"
+	"github.com/goverbs/goverbs/internal/testinputs"
 )
 
 func count(fs []Func) (extern, inline int) {

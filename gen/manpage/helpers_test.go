@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/goverbs/goverbs/gen/internal/testinputs"
+	"github.com/goverbs/goverbs/internal/testinputs"
 )
 
 // load renders and parses a pinned page, such as ("rdma-core-65",

@@ -105,6 +105,9 @@ type Ref struct {
 	Section string `yaml:"section"`
 }
 
+// String returns the reference as pages write it: "ibv_create_cq(3)".
+func (r Ref) String() string { return r.Name + "(" + r.Section + ")" }
+
 // Override records that a curated override decided a function's contract.
 type Override struct {
 	// Reason says what the page says (or does not), what was decided and
