@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goverbs/goverbs/gen/header"
-	"github.com/goverbs/goverbs/internal/testinputs"
 	"github.com/goverbs/goverbs/gen/spec"
+	"github.com/goverbs/goverbs/internal/testinputs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
