@@ -183,9 +183,9 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 	}
 	fn.Doc = spec.Doc{
 		Summary:     summary(mp, hf.Name),
-		Description: sectionDoc(mp, "DESCRIPTION", hf.Name, p.Funcs),
+		Description: description(mp, hf.Name, p.Funcs),
 		ReturnValue: sectionDoc(mp, "RETURN VALUE", hf.Name, p.Funcs),
-		Notes:       sectionDoc(mp, "NOTES", hf.Name, p.Funcs),
+		Notes:       joinDoc(sectionDoc(mp, "NOTES", hf.Name, p.Funcs), sectionDoc(mp, "NOTE", hf.Name, p.Funcs)),
 	}
 	if decl != nil {
 		fn.Doc.Description = manpage.GoDoc([]manpage.Block{*decl})
@@ -221,6 +221,52 @@ func summary(mp *manpage.Page, fn string) string {
 		return es[0].Summary
 	}
 	return ""
+}
+
+// nonDescription are the sections that do not go into Doc.Description:
+// those with a Doc field or a spec field of their own, and those that do
+// not document the call (authors, examples).
+var nonDescription = map[string]bool{
+	"NAME": true, "SYNOPSIS": true, "DESCRIPTION": true, "RETURN VALUE": true,
+	"NOTES": true, "NOTE": true, "ERRORS": true, "SEE ALSO": true,
+	"AUTHOR": true, "AUTHORS": true, "EXAMPLE": true, "EXAMPLES": true,
+}
+
+// description returns the DESCRIPTION of fn followed by the page's other
+// documenting sections (ARGUMENTS, USAGE, SECURITY WARNING, ...), each
+// under a "# Title" heading, all filtered by subject.
+func description(mp *manpage.Page, fn string, funcs []string) string {
+	parts := []string{sectionDoc(mp, "DESCRIPTION", fn, funcs)}
+	for _, s := range mp.Sections {
+		if nonDescription[s.Name] {
+			continue
+		}
+		if text := sectionDoc(mp, s.Name, fn, funcs); text != "" {
+			parts = append(parts, "# "+headingTitle(s.Name), text)
+		}
+	}
+	return joinDoc(parts...)
+}
+
+// headingTitle turns an upper-case section name into a Go doc heading:
+// "SECURITY WARNING" -> "Security warning". Go doc headings end without
+// punctuation.
+func headingTitle(s string) string {
+	s = strings.TrimRight(strings.ToLower(s), ".:;,")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func joinDoc(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 func sectionDoc(mp *manpage.Page, name, fn string, funcs []string) string {

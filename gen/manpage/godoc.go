@@ -77,16 +77,24 @@ func listText(blocks []Block) (string, []string) {
 	return strings.Join(strings.Fields(strings.Join(words, " ")), " "), code
 }
 
+// codeBlock indents preformatted text by a tab, dropping trailing white
+// space and collapsing runs of blank lines (roff .sp) to one.
 func codeBlock(text string) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
+	var out []string
+	for _, l := range strings.Split(strings.Trim(text, "\n"), "\n") {
 		l = strings.TrimRight(l, " \t")
-		if l != "" {
-			l = "\t" + l
+		if l == "" {
+			if len(out) > 0 && out[len(out)-1] != "" {
+				out = append(out, "")
+			}
+			continue
 		}
-		lines[i] = l
+		out = append(out, "\t"+l)
 	}
-	return strings.Join(lines, "\n")
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return strings.Join(out, "\n")
 }
 
 // escapeDoc keeps running text from being read as a Go doc heading: an

@@ -54,8 +54,15 @@ func BlocksFor(blocks []Block, fn string, funcs []string) []Block {
 			text = b.Term + " " + text
 		}
 		// A subsection is one block: its heading and body share a subject.
+		if b.Kind == Subsection {
+			text = b.Text + " " + text
+		}
 		if n := named(text, funcs); len(n) > 0 {
 			subject = n
+		} else if b.Kind == Subsection {
+			// A new subsection is a new topic: without a name it is
+			// about the whole page again.
+			subject = funcs
 		}
 		if contains(subject, fn) {
 			out = append(out, b)
