@@ -274,5 +274,5 @@ func sectionDoc(mp *manpage.Page, name, fn string, funcs []string) string {
 	if s == nil {
 		return ""
 	}
-	return strings.TrimSpace(manpage.GoDoc(manpage.BlocksFor(s.Blocks, fn, funcs)))
+	return strings.Trim(manpage.GoDoc(manpage.BlocksFor(s.Blocks, fn, funcs)), "\n")
 }

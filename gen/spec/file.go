@@ -3,6 +3,8 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 )
@@ -70,16 +72,44 @@ func Marshal(f *File) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString(Header)
-	// go-yaml indents the empty lines of literal blocks; strip that
-	// trailing white space (no value line ends in white space: literal
-	// content is trimmed when derived, and quoted strings keep theirs
-	// inside the quotes).
-	for _, line := range bytes.SplitAfter(body, []byte("\n")) {
-		nl := bytes.HasSuffix(line, []byte("\n"))
-		b.Write(bytes.TrimRight(line, " \t\n"))
-		if nl {
-			b.WriteByte('\n')
+	b.WriteString(fixLiterals(string(body)))
+	return b.Bytes(), nil
+}
+
+// literalStart matches a line that opens a literal block scalar as a
+// mapping value: indentation, an optional sequence dash, "key: |" with an
+// optional chomping indicator.
+var literalStart = regexp.MustCompile(`^( *)(- )?[A-Za-z_]+: \|([+-]?)$`)
+
+// fixLiterals post-processes go-yaml output:
+//
+//   - go-yaml indents the empty lines of literal blocks; that trailing white
+//     space is stripped (no value line ends in white space: derived text
+//     is trimmed, and quoted strings keep theirs inside the quotes);
+//   - a literal block whose text starts with white space (a Go doc list or
+//     code block) needs an explicit indentation indicator ("|2-"), or a
+//     reader would take the text's own indentation for the block's (and a
+//     leading tab is not even valid YAML); go-yaml does not write one.
+func fixLiterals(body string) string {
+	lines := strings.Split(body, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " \t")
+	}
+	for i, l := range lines {
+		m := literalStart.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		indent := len(m[1]) + len(m[2]) + 2
+		for _, next := range lines[i+1:] {
+			if next == "" {
+				continue
+			}
+			if len(next) > indent && strings.TrimLeft(next[:indent], " ") == "" && (next[indent] == ' ' || next[indent] == '\t') {
+				lines[i] = strings.TrimSuffix(l, "|"+m[3]) + "|2" + m[3]
+			}
+			break
 		}
 	}
-	return b.Bytes(), nil
+	return strings.Join(lines, "\n")
 }

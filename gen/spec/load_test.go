@@ -147,6 +147,25 @@ func TestLoadCommittedSpec(t *testing.T) {
 	}
 }
 
+// Loading the committed spec and encoding it again gives the same bytes:
+// nothing written is lost or changed on the way back in.
+func TestCommittedSpecRoundTrips(t *testing.T) {
+	dir := filepath.Join(testinputs.RepoRoot(t), "spec")
+	set, err := Load(dir)
+	require.NoError(t, err)
+	for _, lib := range []string{LibIBVerbs, LibRDMACM, LibIonic, LibRPMA} {
+		f := &File{Library: lib}
+		for _, fn := range set.Library(lib) {
+			f.Functions = append(f.Functions, *fn)
+		}
+		got, err := Marshal(f)
+		require.NoError(t, err)
+		want, err := os.ReadFile(filepath.Join(dir, lib+".yaml"))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), lib)
+	}
+}
+
 func TestMarshalRoundTrip(t *testing.T) {
 	dir := writeSpec(t, map[string]string{"libibverbs.yaml": goodLib})
 	set, err := Load(dir)
@@ -157,6 +176,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 		c.Doc = Doc{Summary: "s", Description: "para one\n\n\tcode\n\n  - item"}
 		f.Functions = append(f.Functions, c)
 	}
+	// Text that starts indented (a list, a code block) must keep it.
+	f.Functions[1].Doc = Doc{Description: "  - a: one\n  - b: two", Notes: "\tcode\n\n\tmore"}
 	f.Functions[1].Override = &Override{Reason: "because"}
 	b, err := Marshal(f)
 	require.NoError(t, err)
@@ -171,6 +192,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	assert.Equal(t, f.Functions[0].Doc, got.Doc)
 	got, _ = back.Lookup("ibv_destroy_cq")
 	assert.Equal(t, &Override{Reason: "because"}, got.Override)
+	assert.Equal(t, f.Functions[1].Doc, got.Doc)
 }
 
 func TestConventions(t *testing.T) {
