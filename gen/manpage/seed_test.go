@@ -100,3 +100,20 @@ func TestErrorsSplitBySubject(t *testing.T) {
 	assert.Equal(t, []string{"ENOMEM", "EOPNOTSUPP"}, names("ibv_create_counters"))
 	assert.Equal(t, []string{"EINVAL"}, names("ibv_destroy_counters"))
 }
+
+// librpma pages continue an entry with a list ("RPMA_E_INVAL - in one of
+// the following:") and sometimes write bullets as tagged paragraphs.
+func TestErrorsContinuationLists(t *testing.T) {
+	p := load(t, "librpma", "rpma_mr_advise")
+	errs := p.Errors("rpma_mr_advise", pageFuncs(p))
+	require.Len(t, errs, 3)
+	assert.Equal(t, "RPMA_E_INVAL", errs[0].Name)
+	assert.Equal(t, "in one of the following: the requested range is out of the memory registration bounds; "+
+		"the memory registration usage does not allow the specific advice; the flags are invalid", errs[0].Meaning)
+
+	p = load(t, "librpma", "rpma_conn_req_delete")
+	errs = p.Errors("rpma_conn_req_delete", pageFuncs(p))
+	require.Len(t, errs, 2)
+	assert.Equal(t, "RPMA_E_PROVIDER", errs[1].Name)
+	assert.Contains(t, errs[1].Meaning, "rdma_destroy_id(3) failed (active side only)")
+}

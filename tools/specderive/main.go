@@ -28,7 +28,7 @@ func main() {
 	inputs := flag.String("inputs", ".cache/inputs", "directory of the unpacked pinned packages")
 	dir := flag.String("spec", "spec", "spec directory to write or check")
 	check := flag.Bool("check", false, "compare with the spec directory instead of writing; exit 1 on any difference")
-	verbose := flag.Bool("v", false, "also list overridden functions and orphan page names")
+	verbose := flag.Bool("v", false, "also print functions per convention and library, overridden functions and orphan page names")
 	flag.Parse()
 	if err := run(os.Stdout, os.Stderr, *inputs, *dir, *check, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "specderive:", err)
@@ -57,6 +57,7 @@ func run(stdout, stderr io.Writer, inputs, dir string, check, verbose bool) erro
 		want[filepath.Join(dir, f.Library+".yaml")] = b
 	}
 	if verbose {
+		printCounts(stdout, files)
 		for _, n := range rep.Overridden {
 			fmt.Fprintln(stdout, "overridden:", n)
 		}
@@ -93,6 +94,45 @@ func run(stdout, stderr io.Writer, inputs, dir string, check, verbose bool) erro
 		return fmt.Errorf("%d unclassified function(s)", len(rep.Unclassified))
 	}
 	return nil
+}
+
+// printCounts prints a table of functions per convention (rows) and
+// library (columns).
+func printCounts(w io.Writer, files []*spec.File) {
+	counts := map[spec.Convention]map[string]int{}
+	var libs []string
+	for _, f := range files {
+		libs = append(libs, f.Library)
+		for _, fn := range f.Functions {
+			if counts[fn.Convention] == nil {
+				counts[fn.Convention] = map[string]int{}
+			}
+			counts[fn.Convention][f.Library]++
+		}
+	}
+	fmt.Fprintf(w, "%-26s", "convention")
+	for _, l := range libs {
+		fmt.Fprintf(w, " %10s", l)
+	}
+	fmt.Fprintf(w, " %6s\n", "total")
+	total := map[string]int{}
+	for _, c := range spec.Conventions() {
+		fmt.Fprintf(w, "%-26s", c)
+		sum := 0
+		for _, l := range libs {
+			fmt.Fprintf(w, " %10d", counts[c][l])
+			sum += counts[c][l]
+			total[l] += counts[c][l]
+		}
+		fmt.Fprintf(w, " %6d\n", sum)
+	}
+	fmt.Fprintf(w, "%-26s", "total")
+	sum := 0
+	for _, l := range libs {
+		fmt.Fprintf(w, " %10d", total[l])
+		sum += total[l]
+	}
+	fmt.Fprintf(w, " %6d\n", sum)
 }
 
 // compare returns one line per file of dir that differs from want: missing,
