@@ -28,7 +28,7 @@ func TestNamesAliasPages(t *testing.T) {
 			Names:   []string{"ibv_alloc_td", "ibv_dealloc_td"},
 			Summary: "allocate and deallocate thread domain object",
 		}}},
-		// Capitalized name (groff page).
+		// A "Name" heading (not "NAME") and a capitalized name.
 		{"rdma-core-65", "rdma_freeaddrinfo", []Entry{{
 			Names:   []string{"rdma_freeaddrinfo"},
 			Summary: "Frees the list of rdma_addrinfo structures returned by rdma_getaddrinfo",

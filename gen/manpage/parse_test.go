@@ -101,3 +101,12 @@ func TestGoDoc(t *testing.T) {
 	assert.Equal(t, want, GoDoc(blocks))
 	assert.Equal(t, "", GoDoc(nil))
 }
+
+func TestRenderMissingMandoc(t *testing.T) {
+	old := Mandoc
+	Mandoc = "goverbs-no-such-mandoc"
+	defer func() { Mandoc = old }()
+	_, err := Render("x.3")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "tools/host-deps.txt")
+}

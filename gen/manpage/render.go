@@ -2,6 +2,7 @@ package manpage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
 )
@@ -17,6 +18,9 @@ func Render(path string) ([]byte, error) {
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("manpage: render %s: %w (install the packages in tools/host-deps.txt)", path, err)
+		}
 		return nil, fmt.Errorf("manpage: render %s with %s: %w: %s", path, Mandoc, err, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil

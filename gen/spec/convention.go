@@ -27,7 +27,7 @@ const (
 	ZeroOrMinusOneErrno Convention = "zero_or_minus_one_errno"
 
 	// ZeroOrMinusOne: returns 0 on success and -1 on failure; the page does
-	// not say errno is set, so the cause of a failure is unknown.
+	// not promise errno is set, so the cause of a failure is unknown.
 	// Example: ibv_query_gid.
 	ZeroOrMinusOne Convention = "zero_or_minus_one"
 
@@ -73,8 +73,11 @@ const (
 	// ibv_ack_cq_events.
 	Void Convention = "void"
 
-	// Undocumented: no manual page documents the function and no override
-	// says how it fails; a non-void result must be passed through raw.
+	// Undocumented: no manual page documents the function (Documented is
+	// false) and no override says how it fails; a non-void result carries
+	// no known contract and must be passed through raw. A documented
+	// function never has this convention: the derivation fails until an
+	// override classifies it.
 	Undocumented Convention = "undocumented"
 )
 

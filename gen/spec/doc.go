@@ -7,7 +7,9 @@
 // spec/overrides/*.yaml, written by hand. Every function of the pinned
 // headers appears in a library file, documented or not. Load reads the
 // library files strictly: an unknown field, an unknown convention or a
-// duplicated function fails with file:line and what is wrong.
+// duplicated function fails with file:line and what is wrong. The library
+// files already have the overrides applied; Function.Override records the
+// reason where one was.
 //
 // A consumer (the code generator, doccheck) typically does:
 //

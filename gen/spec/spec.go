@@ -61,18 +61,24 @@ type Error struct {
 }
 
 // Doc is the documentation of a function, each field Go doc-comment text
-// without the "// " prefixes: paragraphs separated by blank lines,
-// tab-indented code blocks, "  - " list items, "# " headings. Alias pages
-// are split: each function keeps the paragraphs about itself and those
-// about the whole page.
+// without the "// " prefixes and without line wrapping: paragraphs (one
+// line each) separated by blank lines, tab-indented code blocks, "  - "
+// list items, "# " headings. Alias pages are split: each function keeps
+// the paragraphs about itself and those about the whole page. Function
+// names stay as the page writes them ("ibv_create_cq()"); turning them into
+// Go doc links is the generator's business.
 type Doc struct {
-	// Summary is the one-line summary from the NAME section.
+	// Summary is the one-line summary from the NAME section (for a
+	// function documented only by a prototype in another function's page,
+	// the first sentence after that prototype).
 	Summary string `yaml:"summary,omitempty"`
-	// Description is the DESCRIPTION section.
+	// Description is the DESCRIPTION section, followed by the page's
+	// other documenting sections (ARGUMENTS, USAGE, SECURITY WARNING, ...)
+	// each under a "# Title" heading.
 	Description string `yaml:"description,omitempty"`
 	// ReturnValue is the RETURN VALUE section.
 	ReturnValue string `yaml:"return_value,omitempty"`
-	// Notes is the NOTES section.
+	// Notes is the NOTES (or NOTE) section.
 	Notes string `yaml:"notes,omitempty"`
 }
 
