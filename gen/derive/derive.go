@@ -33,6 +33,10 @@ type Report struct {
 	Orphans []string
 	// Overridden lists the functions an override decided.
 	Overridden []string
+	// Redundant lists the overrides ("pos: function") whose function the
+	// page now classifies by itself to the same convention: candidates for
+	// removal after an input update.
+	Redundant []string
 }
 
 // Derive builds one spec.File per library from the inputs, applying the
@@ -61,6 +65,7 @@ func Derive(in Inputs, overrides []spec.OverrideEntry) ([]*spec.File, *Report, e
 	sort.Slice(rep.Unclassified, func(i, j int) bool { return rep.Unclassified[i].Function < rep.Unclassified[j].Function })
 	sort.Strings(rep.Orphans)
 	sort.Strings(rep.Overridden)
+	sort.Strings(rep.Redundant)
 	return files, rep, nil
 }
 
@@ -94,6 +99,9 @@ func deriveLibrary(src Source, ovs map[string]*spec.OverrideEntry, used map[stri
 	for _, hf := range funcs {
 		fn, prob := deriveFunction(src, hf, ps.pageFor(hf.Name))
 		if o := ovs[hf.Name]; o != nil {
+			if prob == nil && (o.Convention == "" || o.Convention == fn.Convention) {
+				rep.Redundant = append(rep.Redundant, o.Pos+": "+hf.Name)
+			}
 			o.Apply(&fn)
 			used[hf.Name] = true
 			rep.Overridden = append(rep.Overridden, hf.Name)

@@ -196,3 +196,11 @@ func TestGoName(t *testing.T) {
 		assert.Equal(t, want, GoName(c, prefix), c)
 	}
 }
+
+func TestDeriveReportsRedundantOverride(t *testing.T) {
+	_, rep, err := Derive(Inputs{Root: testinputs.Dir(t)}, []spec.OverrideEntry{
+		{Function: "ibv_create_cq", Convention: spec.PointerOrNullErrno, Reason: "x", Pos: "o.yaml:2"},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"o.yaml:2: ibv_create_cq"}, rep.Redundant)
+}

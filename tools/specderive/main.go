@@ -86,6 +86,9 @@ func run(stdout, stderr io.Writer, inputs, dir string, check, verbose bool) erro
 			fmt.Fprintln(stdout, "wrote", path)
 		}
 	}
+	for _, r := range rep.Redundant {
+		fmt.Fprintf(stderr, "warning: %s: the page now says the same by itself; the override may go\n", r)
+	}
 	if len(rep.Unclassified) > 0 {
 		fmt.Fprintf(stderr, "%d documented function(s) could not be classified; add an override to %s/overrides/<library>.yaml with a reason:\n", len(rep.Unclassified), dir)
 		for _, p := range rep.Unclassified {
