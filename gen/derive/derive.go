@@ -125,6 +125,7 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 		Name:   hf.Name,
 		Header: hf.Header,
 		Inline: hf.Inline && !hf.Extern,
+		Impl:   hf.Impl,
 		GoName: GoName(hf.Name, src.GoPrefix),
 	}
 	res := manpage.ResultInt

@@ -135,6 +135,8 @@ func TestDeriveSeeds(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "ibv_query_port.3", fns["ibv_query_port"].Page)
+	assert.Equal(t, "___ibv_query_port", fns["ibv_query_port"].Impl)
+	assert.Equal(t, "__ibv_reg_mr", fns["ibv_reg_mr"].Impl)
 	assert.Equal(t, "ibv_reg_mr.3", fns["ibv_reg_mr"].Page)
 	assert.Equal(t, "ibv_create_cq.3", fns["ibv_destroy_cq"].Page)
 	assert.False(t, fns["rdma_seterrno"].Documented)

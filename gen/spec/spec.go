@@ -26,6 +26,13 @@ type Function struct {
 	Header string `yaml:"header"`
 	// Inline reports a static inline function (no library symbol).
 	Inline bool `yaml:"inline,omitempty"`
+	// Impl is set when the header makes Name a function-like macro around
+	// another function, which is what C callers reach: "___ibv_query_port"
+	// for ibv_query_port, "__ibv_reg_mr" for ibv_reg_mr. cgo cannot expand
+	// such macros, so a binding calls Impl the way the macro does (see the
+	// header for the arguments it adds, e.g. __ibv_reg_mr's fifth);
+	// the symbol named Name, if any, is a compatibility entry point.
+	Impl string `yaml:"impl,omitempty"`
 	// Page is the man page documenting it ("ibv_create_cq.3"); empty when
 	// undocumented.
 	Page string `yaml:"page,omitempty"`
