@@ -1,37 +1,80 @@
 package manpage
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // GoDoc converts blocks to Go doc-comment text (without the "// "
 // prefixes): paragraphs separated by blank lines, preformatted text as
 // tab-indented code blocks, tagged and bulleted lists as "  - " list items
-// ("  - TERM: text"), subsection headings as "# Heading". Lines are not
-// wrapped; gofmt and the generator wrap as they like.
+// ("  - TERM: text"), subsections as "# Heading" and their content. Lines
+// are not wrapped; gofmt and the generator wrap as they like.
+//
+// The output is in canonical form (go/doc/comment prints it back
+// unchanged). Go doc has no way to put a code block right before or after
+// a list (the indented lines would merge), so a list next to a code block
+// is written as one paragraph per item.
 func GoDoc(blocks []Block) string {
-	var parts []string
-	var list []string
-	flushList := func() {
-		if len(list) > 0 {
-			parts = append(parts, strings.Join(list, "\n"))
-			list = nil
+	parts := docParts(blocks)
+	var out []string
+	for i, p := range parts {
+		switch {
+		case p.list == nil:
+			out = append(out, p.text)
+		case i > 0 && parts[i-1].code || i+1 < len(parts) && parts[i+1].code:
+			out = append(out, p.list...)
+		default:
+			out = append(out, "  - "+strings.Join(p.list, "\n  - "))
 		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// implicitHeading matches a paragraph go/doc/comment may take for an
+// old-style heading: one line, a capital first, no punctuation but
+// parentheses and commas, nothing at the end.
+var implicitHeading = regexp.MustCompile(`^[A-Z][A-Za-z0-9 ,()]*[A-Za-z0-9)]$`)
+
+// docPart is one block of Go doc output: a paragraph or heading, a code
+// block, or the items of a list.
+type docPart struct {
+	text string
+	code bool
+	list []string
+}
+
+// docParts converts blocks to a flat sequence of parts; subsections are
+// flattened into a heading and their content, and adjacent lists merge.
+func docParts(blocks []Block) []docPart {
+	var parts []docPart
+	addItem := func(item string) {
+		if n := len(parts); n > 0 && parts[n-1].list != nil {
+			parts[n-1].list = append(parts[n-1].list, item)
+			return
+		}
+		parts = append(parts, docPart{list: []string{item}})
 	}
 	for _, b := range blocks {
 		switch b.Kind {
 		case Para:
-			flushList()
-			parts = append(parts, escapeDoc(strings.ReplaceAll(b.Text, "\n", " ")))
+			t := escapeDoc(strings.ReplaceAll(b.Text, "\n", " "))
+			if implicitHeading.MatchString(t) {
+				// "None" alone would read as an old-style Go doc heading.
+				t += "."
+			}
+			if t != "" {
+				parts = append(parts, docPart{text: t})
+			}
 		case Pre:
-			flushList()
-			parts = append(parts, codeBlock(b.Text))
+			if c := codeBlock(b.Text); c != "" {
+				parts = append(parts, docPart{text: c, code: true})
+			}
 		case Subsection:
-			flushList()
-			if b.Text != "" {
-				parts = append(parts, "# "+strings.TrimPrefix(escapeDoc(b.Text), "#"))
+			if h := strings.TrimPrefix(escapeDoc(b.Text), "#"); h != "" {
+				parts = append(parts, docPart{text: "# " + h})
 			}
-			if body := GoDoc(b.Body); body != "" {
-				parts = append(parts, body)
-			}
+			parts = append(parts, docParts(b.Body)...)
 		case Item, Bullet:
 			text, code := listText(b.Body)
 			item := text
@@ -41,17 +84,17 @@ func GoDoc(blocks []Block) string {
 					item += ": " + text
 				}
 			}
-			if item = strings.TrimSpace(item); item != "" {
-				list = append(list, "  - "+escapeDoc(item))
+			if item = escapeDoc(item); item != "" {
+				addItem(item)
 			}
 			for _, c := range code {
-				flushList()
-				parts = append(parts, codeBlock(c))
+				if c = codeBlock(c); c != "" {
+					parts = append(parts, docPart{text: c, code: true})
+				}
 			}
 		}
 	}
-	flushList()
-	return strings.Join(parts, "\n\n")
+	return parts
 }
 
 // listText flattens list item content to one line, returning any
@@ -77,24 +120,50 @@ func listText(blocks []Block) (string, []string) {
 	return strings.Join(strings.Fields(strings.Join(words, " ")), " "), code
 }
 
-// codeBlock indents preformatted text by a tab, dropping trailing white
-// space and collapsing runs of blank lines (roff .sp) to one.
+// codeBlock indents preformatted text by a tab after removing the
+// indentation its lines share, dropping trailing white space and
+// collapsing runs of blank lines (roff .sp) to one.
 func codeBlock(text string) string {
-	var out []string
+	var lines []string
 	for _, l := range strings.Split(strings.Trim(text, "\n"), "\n") {
 		l = strings.TrimRight(l, " \t")
 		if l == "" {
-			if len(out) > 0 && out[len(out)-1] != "" {
-				out = append(out, "")
+			if len(lines) > 0 && lines[len(lines)-1] != "" {
+				lines = append(lines, "")
 			}
 			continue
 		}
-		out = append(out, "\t"+l)
+		lines = append(lines, l)
 	}
-	for len(out) > 0 && out[len(out)-1] == "" {
-		out = out[:len(out)-1]
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	return strings.Join(out, "\n")
+	prefix := commonIndent(lines)
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "\t" + strings.TrimPrefix(l, prefix)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// commonIndent returns the leading white space all non-empty lines share.
+func commonIndent(lines []string) string {
+	prefix, first := "", true
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if first {
+			prefix, first = ind, false
+			continue
+		}
+		for !strings.HasPrefix(ind, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	return prefix
 }
 
 // escapeDoc keeps running text from being read as a Go doc heading: an

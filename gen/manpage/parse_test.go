@@ -1,6 +1,8 @@
 package manpage
 
 import (
+	"go/doc/comment"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,7 +90,8 @@ func TestParseGroffAndPandocPages(t *testing.T) {
 func TestGoDoc(t *testing.T) {
 	blocks := []Block{
 		{Kind: Para, Text: "First paragraph\nwith a break."},
-		{Kind: Pre, Text: "int x;\n\n  y();  "},
+		{Kind: Pre, Text: "int x;\n\n\n  y();  "},
+		{Kind: Para, Text: "Codes:"},
 		{Kind: Item, Term: "EINVAL", Body: []Block{{Kind: Para, Text: "Bad."}}},
 		{Kind: Item, Term: "ENOMEM", Body: []Block{{Kind: Para, Text: "No memory."}}},
 		{Kind: Bullet, Body: []Block{{Kind: Para, Text: "a bullet"}}},
@@ -96,10 +99,46 @@ func TestGoDoc(t *testing.T) {
 	}
 	want := "First paragraph with a break.\n\n" +
 		"\tint x;\n\n\t  y();\n\n" +
+		"Codes:\n\n" +
 		"  - EINVAL: Bad.\n  - ENOMEM: No memory.\n  - a bullet\n\n" +
 		"# Details\n\n#not a heading"
 	assert.Equal(t, want, GoDoc(blocks))
 	assert.Equal(t, "", GoDoc(nil))
+}
+
+// A list next to a code block would merge with it in a Go doc comment;
+// its items become paragraphs.
+func TestGoDocListNextToCode(t *testing.T) {
+	blocks := []Block{
+		{Kind: Pre, Text: "struct s {};"},
+		{Kind: Item, Term: "a", Body: []Block{{Kind: Para, Text: "first"}}},
+		{Kind: Item, Term: "b", Body: []Block{{Kind: Para, Text: "second"}, {Kind: Pre, Text: "code();"}}},
+	}
+	assert.Equal(t, "\tstruct s {};\n\na: first\n\nb: second\n\n\tcode();", GoDoc(blocks))
+}
+
+// GoDoc output is canonical: go/doc/comment prints it back unchanged, for
+// every section of every pinned page.
+func TestGoDocCanonicalOnPinnedPages(t *testing.T) {
+	var parser comment.Parser
+	var printer comment.Printer
+	for _, tc := range []struct{ pkg, page string }{
+		{"rdma-core-65", "ibv_alloc_dmah"}, {"rdma-core-65", "ibv_wr_post"},
+		{"rdma-core-65", "ibv_create_cq_ex"}, {"rdma-core-65", "ibv_create_comp_cntr"},
+		{"rdma-core-65", "rdma_getaddrinfo"}, {"rdma-core-65", "ibv_modify_qp"},
+		{"librpma", "rpma_mr_advise"}, {"librpma", "rpma_conn_req_delete"},
+	} {
+		p := load(t, tc.pkg, tc.page)
+		for _, s := range p.Sections {
+			if GoDoc(s.Blocks) == "" {
+				continue
+			}
+			// As in a doc comment: a summary line comes first.
+			text := "Summary.\n\n" + GoDoc(s.Blocks)
+			got := strings.TrimSuffix(string(printer.Comment(parser.Parse(text))), "\n")
+			assert.Equal(t, text, got, "%s %s", tc.page, s.Name)
+		}
+	}
 }
 
 func TestRenderMissingMandoc(t *testing.T) {

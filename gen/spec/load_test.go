@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"go/doc/comment"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,4 +222,21 @@ func replace(s, old, new string) string {
 		panic("test fixture: " + old + " not found")
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// Every doc comment of the committed spec is in canonical Go doc form:
+// go/doc/comment prints it back unchanged.
+func TestCommittedDocsAreCanonical(t *testing.T) {
+	set, err := Load(filepath.Join(testinputs.RepoRoot(t), "spec"))
+	require.NoError(t, err)
+	var parser comment.Parser
+	var printer comment.Printer
+	for _, f := range set.Functions() {
+		text := f.Doc.Comment()
+		if text == "" {
+			continue
+		}
+		got := strings.TrimSuffix(string(printer.Comment(parser.Parse(text))), "\n")
+		assert.Equal(t, text, got, f.Name)
+	}
 }
