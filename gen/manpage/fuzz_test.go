@@ -2,6 +2,7 @@ package manpage
 
 import (
 	"errors"
+	"go/doc/comment"
 	"sort"
 	"strings"
 	"testing"
@@ -27,12 +28,21 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("Parse succeeded without sections")
 		}
 		var funcs []string
+		var parser comment.Parser
+		var printer comment.Printer
 		for _, s := range p.Sections {
 			if s.Name != normHeading(s.Name) {
 				t.Fatalf("section name %q not normalized", s.Name)
 			}
-			if strings.Contains(GoDoc(s.Blocks), brMarker) {
+			doc := GoDoc(s.Blocks)
+			if strings.Contains(doc, brMarker) {
 				t.Fatalf("line-break marker leaked into %s", s.Name)
+			}
+			if doc != "" {
+				text := "Summary.\n\n" + doc
+				if got := strings.TrimSuffix(string(printer.Comment(parser.Parse(text))), "\n"); got != text {
+					t.Fatalf("GoDoc of %s not canonical:\n%q\nprints as\n%q", s.Name, text, got)
+				}
 			}
 		}
 		for _, e := range p.Names() {

@@ -1,7 +1,7 @@
 package manpage
 
 import (
-	"regexp"
+	"go/doc/comment"
 	"strings"
 )
 
@@ -31,10 +31,22 @@ func GoDoc(blocks []Block) string {
 	return strings.Join(out, "\n\n")
 }
 
-// implicitHeading matches a paragraph go/doc/comment may take for an
-// old-style heading: one line, a capital first, no punctuation but
-// parentheses and commas, nothing at the end.
-var implicitHeading = regexp.MustCompile(`^[A-Z][A-Za-z0-9 ,()]*[A-Za-z0-9)]$`)
+// isOldHeading reports whether go/doc/comment would take the one-line
+// paragraph t, between two paragraphs, for an old-style (implicit)
+// heading.
+func isOldHeading(t string) bool {
+	if strings.Contains(t, "\n") {
+		return false
+	}
+	var p comment.Parser
+	d := p.Parse("P.\n\n" + t + "\n\nP.")
+	for _, b := range d.Content {
+		if _, ok := b.(*comment.Heading); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // docPart is one block of Go doc output: a paragraph or heading, a code
 // block, or the items of a list.
@@ -59,7 +71,7 @@ func docParts(blocks []Block) []docPart {
 		switch b.Kind {
 		case Para:
 			t := escapeDoc(strings.ReplaceAll(b.Text, "\n", " "))
-			if implicitHeading.MatchString(t) {
+			if isOldHeading(t) {
 				// "None" alone would read as an old-style Go doc heading.
 				t += "."
 			}
