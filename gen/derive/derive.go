@@ -72,7 +72,7 @@ func Derive(in Inputs, overrides []spec.OverrideEntry) ([]*spec.File, *Report, e
 func deriveLibrary(src Source, ovs map[string]*spec.OverrideEntry, used map[string]bool, rep *Report) (*spec.File, error) {
 	var funcs []header.Func
 	for _, h := range src.Headers {
-		fs, err := header.List(src.Include, h)
+		fs, err := header.List(src.Include, h, src.ExtraIncludes...)
 		if err != nil {
 			return nil, fmt.Errorf("derive: %s: %w (run make inputs)", src.Library, err)
 		}

@@ -60,7 +60,7 @@ func TestDeriveCoversEveryHeaderFunction(t *testing.T) {
 	total := 0
 	for _, src := range in.Sources() {
 		for _, h := range src.Headers {
-			hs, err := header.List(src.Include, h)
+			hs, err := header.List(src.Include, h, src.ExtraIncludes...)
 			require.NoError(t, err)
 			for _, hf := range hs {
 				f, ok := fns[hf.Name]

@@ -18,6 +18,10 @@ type Source struct {
 	Library string
 	// Include is the include directory the headers are relative to.
 	Include string
+	// ExtraIncludes are searched after Include for the headers the
+	// in-scope headers include (librpma.h includes infiniband/verbs.h,
+	// which must come from the pinned rdma-core, not the host).
+	ExtraIncludes []string
 	// Headers are the in-scope headers, relative to Include.
 	Headers []string
 	// ManDir is the man3 directory holding the library's pages.
@@ -40,7 +44,7 @@ func (in Inputs) Sources() []Source {
 			Prefixes: []string{"ionic_dv_"}, GoPrefix: "ionic_dv_"},
 		{Library: spec.LibRDMACM, Include: rcInc, Headers: []string{"rdma/rdma_cma.h", "rdma/rdma_verbs.h"}, ManDir: rcMan,
 			Prefixes: []string{"rdma_"}, GoPrefix: "rdma_"},
-		{Library: spec.LibRPMA, Include: filepath.Join(rpma, "include"), Headers: []string{"librpma.h"},
+		{Library: spec.LibRPMA, Include: filepath.Join(rpma, "include"), ExtraIncludes: []string{rcInc}, Headers: []string{"librpma.h"},
 			ManDir: filepath.Join(rpma, "share", "man", "man3"), Prefixes: []string{"rpma_"}, GoPrefix: "rpma_"},
 	}
 }

@@ -3,6 +3,10 @@
 // list is what a C compiler sees: extern declarations and static inline
 // definitions, with implementation names hidden behind a function-like macro
 // (ibv_query_port around ___ibv_query_port) reported under the public name.
+//
+// cc/v4 takes the predefined macros and system include directories from
+// the host C compiler (CC, cc or gcc), and the headers include libc and
+// kernel UAPI headers: tools/host-deps.txt lists the packages.
 package header
 
 import (
@@ -41,14 +45,17 @@ type Func struct {
 
 // List parses header (relative to includeDir, such as "infiniband/verbs.h")
 // and returns the functions declared or defined in that very file, sorted by
-// name. Functions of other headers it includes are left out.
-func List(includeDir, header string) ([]Func, error) {
+// name. Functions of other headers it includes are left out. The headers it
+// includes are searched in includeDir, then in extraDirs (the pinned
+// rdma-core headers librpma.h needs), then in the system directories.
+func List(includeDir, header string, extraDirs ...string) ([]Func, error) {
 	cfg, err := cc.NewConfig("linux", "amd64")
 	if err != nil {
 		return nil, fmt.Errorf("header: configure cc for %s: %w", header, err)
 	}
 	cfg.ABILayout = true
-	cfg.SysIncludePaths = append([]string{includeDir}, cfg.SysIncludePaths...)
+	dirs := append([]string{includeDir}, extraDirs...)
+	cfg.SysIncludePaths = append(dirs, cfg.SysIncludePaths...)
 	src := fmt.Sprintf("#include <%s>\n", header)
 	ast, err := cc.Translate(cfg, []cc.Source{
 		{Name: "<predefined>", Value: cfg.Predefined},

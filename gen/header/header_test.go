@@ -36,21 +36,22 @@ func TestListCounts(t *testing.T) {
 	for _, tc := range []struct {
 		include, header       string
 		total, extern, inline int
+		extra                 []string
 	}{
 		// verbs.h: 87 extern declarations and 97 static inline
 		// definitions. Three inline implementations fold into the public
 		// macro names (ibv_query_port, ibv_reg_mr, ibv_reg_mr_iova), which
 		// also have an extern (compat) declaration: 184 - 3 names.
-		{rc, "infiniband/verbs.h", 181, 87, 97},
-		{rc, "infiniband/ionic_dv.h", 6, 6, 0},
+		{rc, "infiniband/verbs.h", 181, 87, 97, nil},
+		{rc, "infiniband/ionic_dv.h", 6, 6, 0, nil},
 		// rdma_cma.h and rdma_verbs.h: 62 together; rdma_verbs.h declares
 		// rdma_create_srq, rdma_create_srq_ex and rdma_destroy_srq extern.
-		{rc, "rdma/rdma_cma.h", 43, 41, 2},
-		{rc, "rdma/rdma_verbs.h", 19, 3, 16},
-		{rpma, "librpma.h", 84, 84, 0},
+		{rc, "rdma/rdma_cma.h", 43, 41, 2, nil},
+		{rc, "rdma/rdma_verbs.h", 19, 3, 16, nil},
+		{rpma, "librpma.h", 84, 84, 0, []string{rc}},
 	} {
 		t.Run(tc.header, func(t *testing.T) {
-			fs, err := List(tc.include, tc.header)
+			fs, err := List(tc.include, tc.header, tc.extra...)
 			require.NoError(t, err)
 			ext, inl := count(fs)
 			assert.Equal(t, tc.total, len(fs), "functions")
@@ -88,7 +89,7 @@ func TestListMacroRenamed(t *testing.T) {
 }
 
 func TestListSkipsTypedefs(t *testing.T) {
-	fs, err := List(testinputs.Include(t, "librpma"), "librpma.h")
+	fs, err := List(testinputs.Include(t, "librpma"), "librpma.h", testinputs.Include(t, "rdma-core-65"))
 	require.NoError(t, err)
 	m := byName(fs)
 	assert.NotContains(t, m, "rpma_log_function", "a function typedef is not a function")
