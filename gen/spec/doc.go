@@ -20,3 +20,7 @@
 //	...
 //	}
 package spec
+
+// `make generate` (go generate ./...) rederives the library files, and
+// `make check-generate` fails when that changes the tree.
+//go:generate go run ../../tools/specderive -inputs ../../.cache/inputs -spec ../../spec
