@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/goverbs/goverbs/gen/manpage"
 )
@@ -48,6 +50,7 @@ func readPages(dir string, prefixes []string, known map[string]bool) (*pageSet, 
 	}
 	ps := &pageSet{byFile: map[string]*page{}, links: map[string]string{}}
 	var linkNames []string
+	var files []pageFile
 	for _, e := range ents {
 		file := e.Name()
 		if !hasAnyPrefix(file, prefixes) || !strings.HasSuffix(file, ".3.gz") && !strings.HasSuffix(file, ".3") {
@@ -64,14 +67,14 @@ func readPages(dir string, prefixes []string, known map[string]bool) (*pageSet, 
 			linkNames = append(linkNames, name)
 			continue
 		}
-		html, err := manpage.Render(path)
-		if err != nil {
-			return nil, err
-		}
-		mp, err := manpage.Parse(html)
-		if err != nil {
-			return nil, fmt.Errorf("derive: %s: %w", path, err)
-		}
+		files = append(files, pageFile{name: name, path: path})
+	}
+	parsed, err := parseAll(files)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range files {
+		mp, name := parsed[i], f.name
 		p := &page{Name: name, Page: mp}
 		for _, e := range mp.Names() {
 			p.NameFuncs = append(p.NameFuncs, e.Names...)
@@ -129,6 +132,54 @@ func (ps *pageSet) pageFor(fn string) *page {
 		}
 	}
 	return nil
+}
+
+// pageFile is a page to render: its name ("ibv_create_cq.3") and path.
+type pageFile struct{ name, path string }
+
+// rendered memoizes mandoc output by path for the life of the process
+// (the inputs are pinned; tests derive several times).
+var rendered sync.Map // path -> []byte
+
+// parseAll renders (through mandoc, a few at a time) and parses files,
+// returning the pages in the order of files.
+func parseAll(files []pageFile) ([]*manpage.Page, error) {
+	out := make([]*manpage.Page, len(files))
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var html []byte
+			if v, ok := rendered.Load(f.path); ok {
+				html = v.([]byte)
+			} else {
+				b, err := manpage.Render(f.path)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				rendered.Store(f.path, b)
+				html = b
+			}
+			mp, err := manpage.Parse(html)
+			if err != nil {
+				errs[i] = fmt.Errorf("derive: %s: %w", f.path, err)
+				return
+			}
+			out[i] = mp
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {
