@@ -88,11 +88,16 @@ func TestDeriveListsUnclassified(t *testing.T) {
 	_, rep, err := Derive(Inputs{Root: testinputs.Dir(t)}, nil)
 	require.NoError(t, err)
 	var names []string
+	why := map[string]string{}
 	for _, p := range rep.Unclassified {
 		names = append(names, p.Function)
+		why[p.Function] = p.Why
 		assert.NotEmpty(t, p.Why, p.Function)
 		assert.NotEmpty(t, p.Page, p.Function)
 	}
+	assert.Equal(t, "the page has no RETURN VALUE section", why["rpma_err_2str"])
+	assert.Equal(t, "RETURN VALUE says nothing about this function", why["ibv_destroy_flow_action"])
+	assert.Contains(t, why["rdma_getaddrinfo"], "several conventions")
 	want := []string{
 		"ibv_destroy_flow_action", "ibv_modify_flow_action_esp", "ibv_next_poll",
 		"ibv_qp_to_qp_ex", "ibv_rereg_mr", "ibv_start_poll", "ibv_wc_read_flow_tag",
