@@ -1,0 +1,189 @@
+package manpage
+
+import (
+	"go/doc/comment"
+	"strings"
+)
+
+// GoDoc converts blocks to Go doc-comment text (without the "// "
+// prefixes): paragraphs separated by blank lines, preformatted text as
+// tab-indented code blocks, tagged and bulleted lists as "  - " list items
+// ("  - TERM: text"), subsections as "# Heading" and their content. Lines
+// are not wrapped; gofmt and the generator wrap as they like.
+//
+// The output is in canonical form (go/doc/comment prints it back
+// unchanged). Go doc has no way to put a code block right before or after
+// a list (the indented lines would merge), so a list next to a code block
+// is written as one paragraph per item.
+func GoDoc(blocks []Block) string {
+	parts := docParts(blocks)
+	var out []string
+	for i, p := range parts {
+		switch {
+		case p.list == nil:
+			out = append(out, p.text)
+		case i > 0 && parts[i-1].code || i+1 < len(parts) && parts[i+1].code:
+			out = append(out, p.list...)
+		default:
+			out = append(out, "  - "+strings.Join(p.list, "\n  - "))
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// isOldHeading reports whether go/doc/comment would take the one-line
+// paragraph t, between two paragraphs, for an old-style (implicit)
+// heading.
+func isOldHeading(t string) bool {
+	if strings.Contains(t, "\n") {
+		return false
+	}
+	var p comment.Parser
+	d := p.Parse("P.\n\n" + t + "\n\nP.")
+	for _, b := range d.Content {
+		if _, ok := b.(*comment.Heading); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// docPart is one block of Go doc output: a paragraph or heading, a code
+// block, or the items of a list.
+type docPart struct {
+	text string
+	code bool
+	list []string
+}
+
+// docParts converts blocks to a flat sequence of parts; subsections are
+// flattened into a heading and their content, and adjacent lists merge.
+func docParts(blocks []Block) []docPart {
+	var parts []docPart
+	addItem := func(item string) {
+		if n := len(parts); n > 0 && parts[n-1].list != nil {
+			parts[n-1].list = append(parts[n-1].list, item)
+			return
+		}
+		parts = append(parts, docPart{list: []string{item}})
+	}
+	for _, b := range blocks {
+		switch b.Kind {
+		case Para:
+			t := escapeDoc(strings.ReplaceAll(b.Text, "\n", " "))
+			if isOldHeading(t) {
+				// "None" alone would read as an old-style Go doc heading.
+				t += "."
+			}
+			if t != "" {
+				parts = append(parts, docPart{text: t})
+			}
+		case Pre:
+			if c := codeBlock(b.Text); c != "" {
+				parts = append(parts, docPart{text: c, code: true})
+			}
+		case Subsection:
+			if h := strings.TrimPrefix(escapeDoc(b.Text), "#"); h != "" {
+				parts = append(parts, docPart{text: "# " + h})
+			}
+			parts = append(parts, docParts(b.Body)...)
+		case Item, Bullet:
+			text, code := listText(b.Body)
+			item := text
+			if b.Kind == Item {
+				item = b.Term
+				if text != "" {
+					item += ": " + text
+				}
+			}
+			if item = escapeDoc(item); item != "" {
+				addItem(item)
+			}
+			for _, c := range code {
+				if c = codeBlock(c); c != "" {
+					parts = append(parts, docPart{text: c, code: true})
+				}
+			}
+		}
+	}
+	return parts
+}
+
+// listText flattens list item content to one line, returning any
+// preformatted blocks separately (Go doc lists hold only text).
+func listText(blocks []Block) (string, []string) {
+	var words []string
+	var code []string
+	for _, b := range blocks {
+		switch b.Kind {
+		case Pre:
+			code = append(code, b.Text)
+		case Item, Bullet, Subsection:
+			t, c := listText(b.Body)
+			if b.Kind != Bullet {
+				t = strings.TrimSpace(b.Term + ": " + t)
+			}
+			words = append(words, t)
+			code = append(code, c...)
+		default:
+			words = append(words, strings.ReplaceAll(b.Text, "\n", " "))
+		}
+	}
+	return strings.Join(strings.Fields(strings.Join(words, " ")), " "), code
+}
+
+// codeBlock indents preformatted text by a tab after removing the
+// indentation its lines share, dropping trailing white space and
+// collapsing runs of blank lines (roff .sp) to one.
+func codeBlock(text string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.Trim(text, "\n"), "\n") {
+		l = strings.TrimRight(l, " \t")
+		if l == "" {
+			if len(lines) > 0 && lines[len(lines)-1] != "" {
+				lines = append(lines, "")
+			}
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	prefix := commonIndent(lines)
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "\t" + strings.TrimPrefix(l, prefix)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// commonIndent returns the leading white space all non-empty lines share.
+func commonIndent(lines []string) string {
+	prefix, first := "", true
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if first {
+			prefix, first = ind, false
+			continue
+		}
+		for !strings.HasPrefix(ind, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	return prefix
+}
+
+// escapeDoc keeps running text from being read as a Go doc heading: an
+// unindented paragraph that starts with "# " would become one.
+func escapeDoc(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "# ") {
+		return "#" + strings.TrimPrefix(s, "# ")
+	}
+	return s
+}

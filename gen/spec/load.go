@@ -1,0 +1,190 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+var (
+	cIdent  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	goIdent = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+)
+
+var libraries = map[string]bool{LibIBVerbs: true, LibRDMACM: true, LibIonic: true, LibRPMA: true}
+
+// Load reads the library files dir/*.yaml and the overrides
+// dir/overrides/*.yaml, strictly. It fails on the first problem with
+// "file:line: what is wrong": a YAML syntax error, an unknown or duplicate
+// field, an unknown library or convention, a function defined twice, a
+// missing or duplicate Go name, a documented function without a page, an
+// override without a reason or for a function the spec does not have.
+func Load(dir string) (*Set, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("spec: list %s: %w", dir, err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("spec: no *.yaml files in %s", dir)
+	}
+	sort.Strings(paths)
+	s := &Set{byName: map[string]*Function{}}
+	for _, p := range paths {
+		if err := s.loadFile(p); err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(s.names)
+	ovs, err := LoadOverrides(filepath.Join(dir, "overrides"))
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range ovs {
+		f, ok := s.byName[o.Function]
+		if !ok {
+			return nil, fmt.Errorf("%s: override for unknown function %q", o.Pos, o.Function)
+		}
+		if f.Override == nil {
+			return nil, fmt.Errorf("%s: override for %s is not applied in spec/%s.yaml; run go run ./tools/specderive", o.Pos, o.Function, f.Library)
+		}
+	}
+	return s, nil
+}
+
+// decodeStrict decodes data into v, rejecting unknown and duplicate
+// fields, and returns the parsed document for position look-ups.
+func decodeStrict(path string, data []byte, v any) (*ast.File, error) {
+	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+		return nil, posError(path, err)
+	}
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, posError(path, err)
+	}
+	return file, nil
+}
+
+// posError prefixes a go-yaml error with path:line:column.
+func posError(path string, err error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		p := ye.GetToken().Position
+		return fmt.Errorf("%s:%d:%d: %s", path, p.Line, p.Column, ye.GetMessage())
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// at returns "path:line" for the node at the YAML path expr, or "path"
+// when it cannot be found.
+func at(path string, file *ast.File, expr string) string {
+	p, err := yaml.PathString(expr)
+	if err != nil {
+		return path
+	}
+	n, err := p.FilterFile(file)
+	if err != nil || n == nil || n.GetToken() == nil {
+		return path
+	}
+	return fmt.Sprintf("%s:%d", path, n.GetToken().Position.Line)
+}
+
+func (s *Set) loadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	var f File
+	file, err := decodeStrict(path, data, &f)
+	if err != nil {
+		return err
+	}
+	base := filepath.Base(path)
+	if !libraries[f.Library] {
+		return fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", at(path, file, "$.library"), f.Library)
+	}
+	if base != f.Library+".yaml" {
+		return fmt.Errorf("%s: library %q must live in %s.yaml", at(path, file, "$.library"), f.Library, f.Library)
+	}
+	goNames := map[string]string{}
+	for i := range f.Functions {
+		fn := &f.Functions[i]
+		fn.Library = f.Library
+		field := func(name string) string { return at(path, file, fmt.Sprintf("$.functions[%d].%s", i, name)) }
+		switch {
+		case !cIdent.MatchString(fn.Name):
+			return fmt.Errorf("%s: bad function name %q", field("name"), fn.Name)
+		case s.byName[fn.Name] != nil:
+			return fmt.Errorf("%s: function %s defined twice (also in %s.yaml)", field("name"), fn.Name, s.byName[fn.Name].Library)
+		case !fn.Convention.Valid():
+			return fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), fn.Name, fn.Convention, Conventions())
+		case !goIdent.MatchString(fn.GoName):
+			return fmt.Errorf("%s: %s: bad go_name %q (want an exported Go identifier)", field("go_name"), fn.Name, fn.GoName)
+		case goNames[fn.GoName] != "":
+			return fmt.Errorf("%s: %s: go_name %s already used by %s", field("go_name"), fn.Name, fn.GoName, goNames[fn.GoName])
+		case fn.Header == "":
+			return fmt.Errorf("%s: %s: missing header", field("name"), fn.Name)
+		case fn.Documented && fn.Page == "":
+			return fmt.Errorf("%s: %s: documented but no page", field("documented"), fn.Name)
+		case fn.Override != nil && fn.Override.Reason == "":
+			return fmt.Errorf("%s: %s: override without a reason", field("override"), fn.Name)
+		}
+		for j, e := range fn.Errors {
+			if !cIdent.MatchString(e.Name) {
+				return fmt.Errorf("%s: %s: bad error name %q", at(path, file, fmt.Sprintf("$.functions[%d].errors[%d].name", i, j)), fn.Name, e.Name)
+			}
+		}
+		goNames[fn.GoName] = fn.Name
+		s.byName[fn.Name] = fn
+		s.names = append(s.names, fn.Name)
+	}
+	return nil
+}
+
+// LoadOverrides reads dir/*.yaml (a missing dir holds no overrides) and
+// returns the entries in file then document order. Each entry must name a
+// function, carry a reason and use a known convention if it sets one; a
+// function overridden twice is an error.
+func LoadOverrides(dir string) ([]OverrideEntry, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("spec: list %s: %w", dir, err)
+	}
+	sort.Strings(paths)
+	var out []OverrideEntry
+	seen := map[string]string{}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("spec: %w", err)
+		}
+		var of OverrideFile
+		file, err := decodeStrict(path, data, &of)
+		if err != nil {
+			return nil, err
+		}
+		for i, o := range of.Overrides {
+			field := func(name string) string { return at(path, file, fmt.Sprintf("$.overrides[%d].%s", i, name)) }
+			o.Pos = field("function")
+			switch {
+			case !cIdent.MatchString(o.Function):
+				return nil, fmt.Errorf("%s: bad function name %q", o.Pos, o.Function)
+			case seen[o.Function] != "":
+				return nil, fmt.Errorf("%s: %s overridden twice (first at %s)", o.Pos, o.Function, seen[o.Function])
+			case o.Convention != "" && !o.Convention.Valid():
+				return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), o.Function, o.Convention, Conventions())
+			case o.Reason == "":
+				return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
+			}
+			seen[o.Function] = o.Pos
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
