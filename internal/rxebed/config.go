@@ -35,10 +35,16 @@ type GuestConfig struct {
 	// BootModules are initramfs paths loaded before any 9p mount; Modules are host paths
 	// (read through the host share) loaded afterwards.
 	BootModules []string
-	Modules     []string
+	Modules     []Module
 	Topology    string
 	RxeTimeout  time.Duration
 	Verbose     bool
+}
+
+// Module is a kernel module to load and the modules (of the same list) it needs first.
+type Module struct {
+	Path string
+	Deps []string
 }
 
 // Network plan of the topologies; tests read the same facts from the environment

@@ -92,3 +92,8 @@ func (m *Modules) Resolve(names ...string) ([]string, error) {
 	}
 	return order, nil
 }
+
+// DependsOn returns the relative paths of the modules that the module at rel needs.
+func (m *Modules) DependsOn(rel string) []string {
+	return m.deps[moduleName(rel)]
+}
