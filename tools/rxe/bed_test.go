@@ -89,3 +89,13 @@ func TestMissingInputs(t *testing.T) {
 	require.Equal(t, rxebed.ExitNoKernel, code, errOut)
 	require.Contains(t, errOut, "run make inputs")
 }
+
+func TestNoQEMU(t *testing.T) {
+	cmd := exec.Command(rxeBin, "run", "true")
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, rxebed.ExitNoQEMU, exit.ExitCode(), "%s", out)
+	require.Contains(t, string(out), "qemu-system-x86_64 is not installed")
+}
