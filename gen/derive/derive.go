@@ -3,6 +3,7 @@ package derive
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,7 +153,7 @@ func deriveFunction(src Source, hf header.Func, p *page) (spec.Function, *Proble
 	var prob *Problem
 	sentences := manpage.SentencesFor(rv, hf.Name, p.Funcs)
 	decl := (*manpage.Block)(nil)
-	if !contains(p.NameFuncs, hf.Name) && !contains(p.Synopsis, hf.Name) {
+	if !slices.Contains(p.NameFuncs, hf.Name) && !slices.Contains(p.Synopsis, hf.Name) {
 		// Documented only by a prototype in the page body: that paragraph
 		// is its description and, when RETURN VALUE is silent, its
 		// return statement.

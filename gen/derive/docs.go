@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/manpage"
@@ -9,7 +10,7 @@ import (
 // named reports whether a NAME entry of mp lists fn.
 func named(mp *manpage.Page, fn string) bool {
 	for _, e := range mp.Names() {
-		if contains(e.Names, fn) {
+		if slices.Contains(e.Names, fn) {
 			return true
 		}
 	}
@@ -21,7 +22,7 @@ func named(mp *manpage.Page, fn string) bool {
 func summary(mp *manpage.Page, fn string) string {
 	es := mp.Names()
 	for _, e := range es {
-		if contains(e.Names, fn) {
+		if slices.Contains(e.Names, fn) {
 			return e.Summary
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -117,17 +118,17 @@ func (ps *pageSet) pageFor(fn string) *page {
 		return ps.byFile[t]
 	}
 	for _, p := range ps.pages {
-		if contains(p.NameFuncs, fn) {
+		if slices.Contains(p.NameFuncs, fn) {
 			return p
 		}
 	}
 	for _, p := range ps.pages {
-		if contains(p.Synopsis, fn) {
+		if slices.Contains(p.Synopsis, fn) {
 			return p
 		}
 	}
 	for _, p := range ps.pages {
-		if contains(p.Declared, fn) {
+		if slices.Contains(p.Declared, fn) {
 			return p
 		}
 	}
@@ -193,18 +194,9 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 
 func appendNew(dst []string, src ...string) []string {
 	for _, s := range src {
-		if !contains(dst, s) {
+		if !slices.Contains(dst, s) {
 			dst = append(dst, s)
 		}
 	}
 	return dst
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

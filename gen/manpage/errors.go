@@ -2,6 +2,7 @@ package manpage
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -150,7 +151,7 @@ func mergeErrors(entries []spec.Error) []spec.Error {
 		if ms == nil {
 			ms = []string{}
 		}
-		if e.Meaning != "" && !contains(ms, e.Meaning) {
+		if e.Meaning != "" && !slices.Contains(ms, e.Meaning) {
 			ms = append(ms, e.Meaning)
 		}
 		meanings[e.Name] = ms

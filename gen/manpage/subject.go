@@ -2,6 +2,7 @@ package manpage
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -64,7 +65,7 @@ func BlocksFor(blocks []Block, fn string, funcs []string) []Block {
 			// about the whole page again.
 			subject = funcs
 		}
-		if contains(subject, fn) {
+		if slices.Contains(subject, fn) {
 			out = append(out, b)
 		}
 	}
@@ -80,7 +81,7 @@ func SentencesFor(blocks []Block, fn string, funcs []string) []string {
 		if n := named(s, funcs); len(n) > 0 {
 			subject = n
 		}
-		if contains(subject, fn) {
+		if slices.Contains(subject, fn) {
 			out = append(out, s)
 		}
 	}
@@ -113,13 +114,4 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
