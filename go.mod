@@ -3,6 +3,7 @@ module github.com/goverbs/goverbs
 go 1.26.0
 
 require (
+	github.com/dave/jennifer v1.7.1
 	github.com/stretchr/testify v1.12.1
 	modernc.org/cc/v4 v4.34.0
 	modernc.org/token v1.1.0

@@ -84,6 +84,12 @@ type Field struct {
 	Flex   bool // flexible array member
 	Bits   int  // bit-field width, 0 if not a bit-field
 	In     []Version
+	// OffsetIn holds the offset in the versions where it differs from
+	// Offset (verbs_context grows toward lower addresses).
+	OffsetIn map[Version]int64 `json:",omitempty"`
+	// SizeIn holds the member's size in the versions where it differs
+	// (a reserved array shrunk to make room for a new member).
+	SizeIn map[Version]int64 `json:",omitempty"`
 }
 
 // Enum is a C enum, named or anonymous.

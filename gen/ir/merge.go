@@ -32,6 +32,18 @@ func (p *Package) Merge(older *Package) {
 			for _, of := range o.Fields {
 				if of.Name == f.Name && (f.Name != "" || of.Type.Ref == f.Type.Ref) {
 					f.In = append(f.In, v)
+					if of.Offset != f.Offset {
+						if f.OffsetIn == nil {
+							f.OffsetIn = map[Version]int64{}
+						}
+						f.OffsetIn[v] = of.Offset
+					}
+					if of.Type.Size != f.Type.Size {
+						if f.SizeIn == nil {
+							f.SizeIn = map[Version]int64{}
+						}
+						f.SizeIn[v] = of.Type.Size
+					}
 					break
 				}
 			}
