@@ -4,30 +4,30 @@ package ibv
 
 import "structs"
 
-// UverbsQueryPortResp stands for struct ib_uverbs_query_port_resp (/usr/include/rdma/ib_user_verbs.h): opaque bytes of its size and alignment on linux/arm64.
-type UverbsQueryPortResp struct {
-	_ structs.HostLayout
-	_ [0]uint32
-	_ [40]byte
-}
-
-// PthreadMutex stands for pthread_mutex_t (/usr/include/x86_64-linux-gnu/bits/pthreadtypes.h): opaque bytes of its size and alignment on linux/arm64.
+// PthreadMutex stands for pthread_mutex_t (bits/pthreadtypes.h): opaque bytes of its size and alignment on linux/arm64.
 type PthreadMutex struct {
 	_ structs.HostLayout
 	_ [0]uint64
 	_ [48]byte
 }
 
-// PthreadCond stands for pthread_cond_t (/usr/include/x86_64-linux-gnu/bits/pthreadtypes.h): opaque bytes of its size and alignment on linux/arm64.
+// PthreadCond stands for pthread_cond_t (bits/pthreadtypes.h): opaque bytes of its size and alignment on linux/arm64.
 type PthreadCond struct {
 	_ structs.HostLayout
 	_ [0]uint64
 	_ [48]byte
 }
 
-// Timespec stands for struct timespec (/usr/include/x86_64-linux-gnu/bits/types/struct_timespec.h): opaque bytes of its size and alignment on linux/arm64.
+// Timespec stands for struct timespec (bits/types/struct_timespec.h): opaque bytes of its size and alignment on linux/arm64.
 type Timespec struct {
 	_ structs.HostLayout
 	_ [0]uint64
 	_ [16]byte
+}
+
+// UverbsQueryPortResp stands for struct ib_uverbs_query_port_resp (rdma/ib_user_verbs.h): opaque bytes of its size and alignment on linux/arm64.
+type UverbsQueryPortResp struct {
+	_ structs.HostLayout
+	_ [0]uint32
+	_ [40]byte
 }

@@ -23,19 +23,6 @@ func layoutTable() *layouttest.Table {
 		Package: "ibv",
 	}
 	{
-		var v UverbsQueryPortResp
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align:  unsafe.Alignof(v),
-			C:      "struct ib_uverbs_query_port_resp",
-			Fields: []layouttest.Field{},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
 		var v PthreadMutex
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
@@ -6830,6 +6817,19 @@ func layoutTable() *layouttest.Table {
 			In:     []string{"65", "44"},
 			Size:   unsafe.Sizeof(v),
 			SizeIn: map[string]uintptr{"44": 648},
+		})
+	}
+	{
+		var v UverbsQueryPortResp
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align:  unsafe.Alignof(v),
+			C:      "struct ib_uverbs_query_port_resp",
+			Fields: []layouttest.Field{},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
 		})
 	}
 	tb.Consts = []layouttest.Const{{

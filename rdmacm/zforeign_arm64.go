@@ -4,30 +4,30 @@ package rdmacm
 
 import "structs"
 
-// SockaddrIn stands for struct sockaddr_in (/usr/include/netinet/in.h): opaque bytes of its size and alignment on linux/arm64.
-type SockaddrIn struct {
-	_ structs.HostLayout
-	_ [0]uint32
-	_ [16]byte
-}
-
-// SockaddrIn6 stands for struct sockaddr_in6 (/usr/include/netinet/in.h): opaque bytes of its size and alignment on linux/arm64.
-type SockaddrIn6 struct {
-	_ structs.HostLayout
-	_ [0]uint32
-	_ [28]byte
-}
-
-// Sockaddr stands for struct sockaddr (/usr/include/x86_64-linux-gnu/bits/socket.h): opaque bytes of its size and alignment on linux/arm64.
+// Sockaddr stands for struct sockaddr (bits/socket.h): opaque bytes of its size and alignment on linux/arm64.
 type Sockaddr struct {
 	_ structs.HostLayout
 	_ [0]uint16
 	_ [16]byte
 }
 
-// SockaddrStorage stands for struct sockaddr_storage (/usr/include/x86_64-linux-gnu/bits/socket.h): opaque bytes of its size and alignment on linux/arm64.
+// SockaddrStorage stands for struct sockaddr_storage (bits/socket.h): opaque bytes of its size and alignment on linux/arm64.
 type SockaddrStorage struct {
 	_ structs.HostLayout
 	_ [0]uint64
 	_ [128]byte
+}
+
+// SockaddrIn stands for struct sockaddr_in (netinet/in.h): opaque bytes of its size and alignment on linux/arm64.
+type SockaddrIn struct {
+	_ structs.HostLayout
+	_ [0]uint32
+	_ [16]byte
+}
+
+// SockaddrIn6 stands for struct sockaddr_in6 (netinet/in.h): opaque bytes of its size and alignment on linux/arm64.
+type SockaddrIn6 struct {
+	_ structs.HostLayout
+	_ [0]uint32
+	_ [28]byte
 }

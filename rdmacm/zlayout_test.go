@@ -26,32 +26,6 @@ func layoutTable() *layouttest.Table {
 		Package: "rdmacm",
 	}
 	{
-		var v SockaddrIn
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align:  unsafe.Alignof(v),
-			C:      "struct sockaddr_in",
-			Fields: []layouttest.Field{},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
-		var v SockaddrIn6
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align:  unsafe.Alignof(v),
-			C:      "struct sockaddr_in6",
-			Fields: []layouttest.Field{},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
 		var v Sockaddr
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
@@ -592,6 +566,32 @@ func layoutTable() *layouttest.Table {
 				Size:     unsafe.Sizeof(v.Path),
 				SizeIn:   nil,
 			}},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
+		var v SockaddrIn
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align:  unsafe.Alignof(v),
+			C:      "struct sockaddr_in",
+			Fields: []layouttest.Field{},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
+		var v SockaddrIn6
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align:  unsafe.Alignof(v),
+			C:      "struct sockaddr_in6",
+			Fields: []layouttest.Field{},
 			In:     []string{"65", "44"},
 			Size:   unsafe.Sizeof(v),
 			SizeIn: nil,

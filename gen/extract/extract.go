@@ -125,7 +125,7 @@ func (x *extractor) file(filename string) string {
 	if r := x.p.Rel(filename); r != "" {
 		return r
 	}
-	return filename
+	return x.p.HostRel(filename)
 }
 
 func (x *extractor) sort() {

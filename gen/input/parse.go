@@ -2,6 +2,7 @@ package input
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -14,6 +15,7 @@ type Parsed struct {
 	Spec    Spec
 	Headers []string // the spec's headers that the root ships
 	AST     *cc.AST
+	sys     []string // the host's system include directories
 }
 
 // Source is the translation unit that includes the headers.
@@ -56,19 +58,34 @@ func Parse(root Root, spec Spec) (*Parsed, error) {
 		return nil, fmt.Errorf("parse %s headers of rdma-core %s: %w", spec.Name, root.Version, err)
 	}
 	p.AST = ast
+	p.sys = cfg.SysIncludePaths[len(root.Include):]
 	return p, nil
 }
 
 // Rel returns the include path of filename relative to the root's include
 // directories, or "" when it lies elsewhere (host headers).
 func (p *Parsed) Rel(filename string) string {
-	for _, d := range p.Root.Include {
+	return rel(filename, p.Root.Include)
+}
+
+// HostRel returns the include path of a host header (netinet/in.h), or
+// its base name when no system include directory holds it.
+func (p *Parsed) HostRel(filename string) string {
+	if r := rel(filename, p.sys); r != "" {
+		return r
+	}
+	return filepath.Base(filename)
+}
+
+func rel(filename string, dirs []string) string {
+	best := ""
+	for _, d := range dirs {
 		d = strings.TrimSuffix(d, "/") + "/"
-		if strings.HasPrefix(filename, d) {
-			return strings.TrimPrefix(filename, d)
+		if strings.HasPrefix(filename, d) && (best == "" || len(filename)-len(d) < len(best)) {
+			best = strings.TrimPrefix(filename, d)
 		}
 	}
-	return ""
+	return best
 }
 
 // Owned reports whether filename is one of the spec's owned headers.
