@@ -16,8 +16,6 @@ const (
 	DeviceCCDMABounce uint64 = 2199023255552
 	// EthernetLlSize is the macro ETHERNET_LL_SIZE (infiniband/verbs.h).
 	EthernetLlSize int32 = 6
-	// AllocatorUseDefault is the macro IBV_ALLOCATOR_USE_DEFAULT (infiniband/verbs.h).
-	AllocatorUseDefault uint64 = 0xffffffffffffffff
 	// ROCEUDPEncapValidPortMin is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MIN (infiniband/verbs.h).
 	ROCEUDPEncapValidPortMin int32 = 49152
 	// ROCEUDPEncapValidPortMax is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MAX (infiniband/verbs.h).

@@ -9113,10 +9113,6 @@ func layoutTable() *layouttest.Table {
 		In:    []string{"65", "44"},
 		Value: layouttest.Bits(EthernetLlSize),
 	}, {
-		C:     "IBV_ALLOCATOR_USE_DEFAULT",
-		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AllocatorUseDefault),
-	}, {
 		C:     "IB_ROCE_UDP_ENCAP_VALID_PORT_MIN",
 		In:    []string{"65", "44"},
 		Value: layouttest.Bits(ROCEUDPEncapValidPortMin),

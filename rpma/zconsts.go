@@ -52,6 +52,4 @@ const (
 	FCompletionAlways int32 = 3
 	// AtomicWriteAlignment is the macro RPMA_ATOMIC_WRITE_ALIGNMENT (librpma.h).
 	AtomicWriteAlignment int32 = 8
-	// LogUseDefaultFunction is the macro RPMA_LOG_USE_DEFAULT_FUNCTION (librpma.h).
-	LogUseDefaultFunction uint64 = 0
 )

@@ -225,10 +225,6 @@ func layoutTable() *layouttest.Table {
 		C:     "RPMA_ATOMIC_WRITE_ALIGNMENT",
 		In:    []string{"65", "44"},
 		Value: layouttest.Bits(AtomicWriteAlignment),
-	}, {
-		C:     "RPMA_LOG_USE_DEFAULT_FUNCTION",
-		In:    []string{"65", "44"},
-		Value: layouttest.Bits(LogUseDefaultFunction),
 	}}
 	return tb
 }

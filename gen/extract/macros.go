@@ -56,12 +56,16 @@ func (x *extractor) macros() error {
 				continue
 			}
 		}
+		t := m.Type()
+		if t.Kind() == cc.Ptr {
+			x.skip(n, "pointer-valued macro: "+strings.Join(body, " "))
+			continue
+		}
 		v, ok := intValue(m.Value())
-		if !ok {
+		if !ok || !cc.IsIntegerType(t) {
 			x.skip(n, "macro is not an integer constant: "+strings.Join(body, " "))
 			continue
 		}
-		t := m.Type()
 		x.pkg.Consts = append(x.pkg.Consts, &ir.Const{
 			Name: n, Value: v, Size: t.Size(), Signed: cc.IsSignedInteger(t),
 			File: x.file(at.Filename), Line: at.Line, In: []ir.Version{x.v},
