@@ -1955,8 +1955,8 @@ const (
 	WCAtomicWrite WCOpcode = 9
 	// WCRecv is IBV_WC_RECV (infiniband/verbs.h).
 	WCRecv WCOpcode = 128
-	// WCRecvRDMAWithIMM is IBV_WC_RECV_RDMA_WITH_IMM (infiniband/verbs.h).
-	WCRecvRDMAWithIMM WCOpcode = 129
+	// WCRecvRDMAWithImm is IBV_WC_RECV_RDMA_WITH_IMM (infiniband/verbs.h).
+	WCRecvRDMAWithImm WCOpcode = 129
 	// WCTmAdd is IBV_WC_TM_ADD (infiniband/verbs.h).
 	WCTmAdd WCOpcode = 130
 	// WCTmDel is IBV_WC_TM_DEL (infiniband/verbs.h).
@@ -2000,7 +2000,7 @@ func (v WCOpcode) String() string {
 		return "IBV_WC_ATOMIC_WRITE"
 	case WCRecv:
 		return "IBV_WC_RECV"
-	case WCRecvRDMAWithIMM:
+	case WCRecvRDMAWithImm:
 		return "IBV_WC_RECV_RDMA_WITH_IMM"
 	case WCTmAdd:
 		return "IBV_WC_TM_ADD"
@@ -2035,8 +2035,8 @@ type CreateCQWCFlags uint32
 const (
 	// WCExWithByteLen is IBV_WC_EX_WITH_BYTE_LEN (infiniband/verbs.h).
 	WCExWithByteLen CreateCQWCFlags = 0x1
-	// WCExWithIMM is IBV_WC_EX_WITH_IMM (infiniband/verbs.h).
-	WCExWithIMM CreateCQWCFlags = 0x2
+	// WCExWithImm is IBV_WC_EX_WITH_IMM (infiniband/verbs.h).
+	WCExWithImm CreateCQWCFlags = 0x2
 	// WCExWithQPNum is IBV_WC_EX_WITH_QP_NUM (infiniband/verbs.h).
 	WCExWithQPNum CreateCQWCFlags = 0x4
 	// WCExWithSrcQP is IBV_WC_EX_WITH_SRC_QP (infiniband/verbs.h).
@@ -2068,7 +2068,7 @@ func (v CreateCQWCFlags) String() string {
 	for _, b := range []struct {
 		bit  CreateCQWCFlags
 		name string
-	}{{WCExWithByteLen, "IBV_WC_EX_WITH_BYTE_LEN"}, {WCExWithIMM, "IBV_WC_EX_WITH_IMM"}, {WCExWithQPNum, "IBV_WC_EX_WITH_QP_NUM"}, {WCExWithSrcQP, "IBV_WC_EX_WITH_SRC_QP"}, {WCExWithSlid, "IBV_WC_EX_WITH_SLID"}, {WCExWithSL, "IBV_WC_EX_WITH_SL"}, {WCExWithDlidPathBits, "IBV_WC_EX_WITH_DLID_PATH_BITS"}, {WCExWithCompletionTimestamp, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"}, {WCExWithCvlan, "IBV_WC_EX_WITH_CVLAN"}, {WCExWithFlowTag, "IBV_WC_EX_WITH_FLOW_TAG"}, {WCExWithTmInfo, "IBV_WC_EX_WITH_TM_INFO"}, {WCExWithCompletionTimestampWallclock, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK"}} {
+	}{{WCExWithByteLen, "IBV_WC_EX_WITH_BYTE_LEN"}, {WCExWithImm, "IBV_WC_EX_WITH_IMM"}, {WCExWithQPNum, "IBV_WC_EX_WITH_QP_NUM"}, {WCExWithSrcQP, "IBV_WC_EX_WITH_SRC_QP"}, {WCExWithSlid, "IBV_WC_EX_WITH_SLID"}, {WCExWithSL, "IBV_WC_EX_WITH_SL"}, {WCExWithDlidPathBits, "IBV_WC_EX_WITH_DLID_PATH_BITS"}, {WCExWithCompletionTimestamp, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"}, {WCExWithCvlan, "IBV_WC_EX_WITH_CVLAN"}, {WCExWithFlowTag, "IBV_WC_EX_WITH_FLOW_TAG"}, {WCExWithTmInfo, "IBV_WC_EX_WITH_TM_INFO"}, {WCExWithCompletionTimestampWallclock, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2110,8 +2110,8 @@ type WCFlags uint32
 const (
 	// WCGRH is IBV_WC_GRH (infiniband/verbs.h).
 	WCGRH WCFlags = 0x1
-	// WCWithIMM is IBV_WC_WITH_IMM (infiniband/verbs.h).
-	WCWithIMM WCFlags = 0x2
+	// WCWithImm is IBV_WC_WITH_IMM (infiniband/verbs.h).
+	WCWithImm WCFlags = 0x2
 	// WCIPCsumOk is IBV_WC_IP_CSUM_OK (infiniband/verbs.h).
 	WCIPCsumOk WCFlags = 0x4
 	// WCWithInv is IBV_WC_WITH_INV (infiniband/verbs.h).
@@ -2133,7 +2133,7 @@ func (v WCFlags) String() string {
 	for _, b := range []struct {
 		bit  WCFlags
 		name string
-	}{{WCGRH, "IBV_WC_GRH"}, {WCWithIMM, "IBV_WC_WITH_IMM"}, {WCIPCsumOk, "IBV_WC_IP_CSUM_OK"}, {WCWithInv, "IBV_WC_WITH_INV"}, {WCTmSyncReq, "IBV_WC_TM_SYNC_REQ"}, {WCTmMatch, "IBV_WC_TM_MATCH"}, {WCTmDataValid, "IBV_WC_TM_DATA_VALID"}} {
+	}{{WCGRH, "IBV_WC_GRH"}, {WCWithImm, "IBV_WC_WITH_IMM"}, {WCIPCsumOk, "IBV_WC_IP_CSUM_OK"}, {WCWithInv, "IBV_WC_WITH_INV"}, {WCTmSyncReq, "IBV_WC_TM_SYNC_REQ"}, {WCTmMatch, "IBV_WC_TM_MATCH"}, {WCTmDataValid, "IBV_WC_TM_DATA_VALID"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2991,12 +2991,12 @@ type QPCreateSendOpsFlags uint32
 const (
 	// QPExWithRDMAWrite is IBV_QP_EX_WITH_RDMA_WRITE (infiniband/verbs.h).
 	QPExWithRDMAWrite QPCreateSendOpsFlags = 0x1
-	// QPExWithRDMAWriteWithIMM is IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
-	QPExWithRDMAWriteWithIMM QPCreateSendOpsFlags = 0x2
+	// QPExWithRDMAWriteWithImm is IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
+	QPExWithRDMAWriteWithImm QPCreateSendOpsFlags = 0x2
 	// QPExWithSend is IBV_QP_EX_WITH_SEND (infiniband/verbs.h).
 	QPExWithSend QPCreateSendOpsFlags = 0x4
-	// QPExWithSendWithIMM is IBV_QP_EX_WITH_SEND_WITH_IMM (infiniband/verbs.h).
-	QPExWithSendWithIMM QPCreateSendOpsFlags = 0x8
+	// QPExWithSendWithImm is IBV_QP_EX_WITH_SEND_WITH_IMM (infiniband/verbs.h).
+	QPExWithSendWithImm QPCreateSendOpsFlags = 0x8
 	// QPExWithRDMARead is IBV_QP_EX_WITH_RDMA_READ (infiniband/verbs.h).
 	QPExWithRDMARead QPCreateSendOpsFlags = 0x10
 	// QPExWithAtomicCmpAndSwp is IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
@@ -3026,7 +3026,7 @@ func (v QPCreateSendOpsFlags) String() string {
 	for _, b := range []struct {
 		bit  QPCreateSendOpsFlags
 		name string
-	}{{QPExWithRDMAWrite, "IBV_QP_EX_WITH_RDMA_WRITE"}, {QPExWithRDMAWriteWithIMM, "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM"}, {QPExWithSend, "IBV_QP_EX_WITH_SEND"}, {QPExWithSendWithIMM, "IBV_QP_EX_WITH_SEND_WITH_IMM"}, {QPExWithRDMARead, "IBV_QP_EX_WITH_RDMA_READ"}, {QPExWithAtomicCmpAndSwp, "IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP"}, {QPExWithAtomicFetchAndAdd, "IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD"}, {QPExWithLocalInv, "IBV_QP_EX_WITH_LOCAL_INV"}, {QPExWithBindMW, "IBV_QP_EX_WITH_BIND_MW"}, {QPExWithSendWithInv, "IBV_QP_EX_WITH_SEND_WITH_INV"}, {QPExWithTSO, "IBV_QP_EX_WITH_TSO"}, {QPExWithFlush, "IBV_QP_EX_WITH_FLUSH"}, {QPExWithAtomicWrite, "IBV_QP_EX_WITH_ATOMIC_WRITE"}} {
+	}{{QPExWithRDMAWrite, "IBV_QP_EX_WITH_RDMA_WRITE"}, {QPExWithRDMAWriteWithImm, "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM"}, {QPExWithSend, "IBV_QP_EX_WITH_SEND"}, {QPExWithSendWithImm, "IBV_QP_EX_WITH_SEND_WITH_IMM"}, {QPExWithRDMARead, "IBV_QP_EX_WITH_RDMA_READ"}, {QPExWithAtomicCmpAndSwp, "IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP"}, {QPExWithAtomicFetchAndAdd, "IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD"}, {QPExWithLocalInv, "IBV_QP_EX_WITH_LOCAL_INV"}, {QPExWithBindMW, "IBV_QP_EX_WITH_BIND_MW"}, {QPExWithSendWithInv, "IBV_QP_EX_WITH_SEND_WITH_INV"}, {QPExWithTSO, "IBV_QP_EX_WITH_TSO"}, {QPExWithFlush, "IBV_QP_EX_WITH_FLUSH"}, {QPExWithAtomicWrite, "IBV_QP_EX_WITH_ATOMIC_WRITE"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3346,12 +3346,12 @@ type WROpcode uint32
 const (
 	// WRRDMAWrite is IBV_WR_RDMA_WRITE (infiniband/verbs.h).
 	WRRDMAWrite WROpcode = 0
-	// WRRDMAWriteWithIMM is IBV_WR_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
-	WRRDMAWriteWithIMM WROpcode = 1
+	// WRRDMAWriteWithImm is IBV_WR_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
+	WRRDMAWriteWithImm WROpcode = 1
 	// WRSend is IBV_WR_SEND (infiniband/verbs.h).
 	WRSend WROpcode = 2
-	// WRSendWithIMM is IBV_WR_SEND_WITH_IMM (infiniband/verbs.h).
-	WRSendWithIMM WROpcode = 3
+	// WRSendWithImm is IBV_WR_SEND_WITH_IMM (infiniband/verbs.h).
+	WRSendWithImm WROpcode = 3
 	// WRRDMARead is IBV_WR_RDMA_READ (infiniband/verbs.h).
 	WRRDMARead WROpcode = 4
 	// WRAtomicCmpAndSwp is IBV_WR_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
@@ -3379,11 +3379,11 @@ func (v WROpcode) String() string {
 	switch v {
 	case WRRDMAWrite:
 		return "IBV_WR_RDMA_WRITE"
-	case WRRDMAWriteWithIMM:
+	case WRRDMAWriteWithImm:
 		return "IBV_WR_RDMA_WRITE_WITH_IMM"
 	case WRSend:
 		return "IBV_WR_SEND"
-	case WRSendWithIMM:
+	case WRSendWithImm:
 		return "IBV_WR_SEND_WITH_IMM"
 	case WRRDMARead:
 		return "IBV_WR_RDMA_READ"

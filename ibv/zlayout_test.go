@@ -1878,9 +1878,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:        "imm_data",
 				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&(*v.WCAnon0.IMMData()))) - b,
+				Offset:   uintptr(unsafe.Pointer(&(*v.WCAnon0.ImmData()))) - b,
 				OffsetIn: nil,
-				Size:     unsafe.Sizeof((*v.WCAnon0.IMMData())),
+				Size:     unsafe.Sizeof((*v.WCAnon0.ImmData())),
 				SizeIn:   nil,
 			}, {
 				C:        "invalidated_rkey",
@@ -3526,9 +3526,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:        "imm_data",
 				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&(*v.SendWRAnon0.IMMData()))) - b,
+				Offset:   uintptr(unsafe.Pointer(&(*v.SendWRAnon0.ImmData()))) - b,
 				OffsetIn: nil,
-				Size:     unsafe.Sizeof((*v.SendWRAnon0.IMMData())),
+				Size:     unsafe.Sizeof((*v.SendWRAnon0.ImmData())),
 				SizeIn:   nil,
 			}, {
 				C:        "invalidate_rkey",
@@ -4032,9 +4032,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:        "wr_rdma_write_imm",
 				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.WRRDMAWriteIMM)) - b,
+				Offset:   uintptr(unsafe.Pointer(&v.WRRDMAWriteImm)) - b,
 				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.WRRDMAWriteIMM),
+				Size:     unsafe.Sizeof(v.WRRDMAWriteImm),
 				SizeIn:   nil,
 			}, {
 				C:        "wr_send",
@@ -4046,9 +4046,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:        "wr_send_imm",
 				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.WRSendIMM)) - b,
+				Offset:   uintptr(unsafe.Pointer(&v.WRSendImm)) - b,
 				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.WRSendIMM),
+				Size:     unsafe.Sizeof(v.WRSendImm),
 				SizeIn:   nil,
 			}, {
 				C:        "wr_send_inv",
@@ -4398,9 +4398,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:        "read_imm_data",
 				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.ReadIMMData)) - b,
+				Offset:   uintptr(unsafe.Pointer(&v.ReadImmData)) - b,
 				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.ReadIMMData),
+				Size:     unsafe.Sizeof(v.ReadImmData),
 				SizeIn:   nil,
 			}, {
 				C:        "read_qp_num",
@@ -8023,7 +8023,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WC_RECV_RDMA_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRecvRDMAWithIMM),
+		Value: layouttest.Bits(WCRecvRDMAWithImm),
 	}, {
 		C:     "IBV_WC_TM_ADD",
 		In:    []string{"65", "44"},
@@ -8067,7 +8067,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WC_EX_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithIMM),
+		Value: layouttest.Bits(WCExWithImm),
 	}, {
 		C:     "IBV_WC_EX_WITH_QP_NUM",
 		In:    []string{"65", "44"},
@@ -8123,7 +8123,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WC_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCWithIMM),
+		Value: layouttest.Bits(WCWithImm),
 	}, {
 		C:     "IBV_WC_IP_CSUM_OK",
 		In:    []string{"65", "44"},
@@ -8539,7 +8539,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithRDMAWriteWithIMM),
+		Value: layouttest.Bits(QPExWithRDMAWriteWithImm),
 	}, {
 		C:     "IBV_QP_EX_WITH_SEND",
 		In:    []string{"65", "44"},
@@ -8547,7 +8547,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_QP_EX_WITH_SEND_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithSendWithIMM),
+		Value: layouttest.Bits(QPExWithSendWithImm),
 	}, {
 		C:     "IBV_QP_EX_WITH_RDMA_READ",
 		In:    []string{"65", "44"},
@@ -8759,7 +8759,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WR_RDMA_WRITE_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRRDMAWriteWithIMM),
+		Value: layouttest.Bits(WRRDMAWriteWithImm),
 	}, {
 		C:     "IBV_WR_SEND",
 		In:    []string{"65", "44"},
@@ -8767,7 +8767,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WR_SEND_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRSendWithIMM),
+		Value: layouttest.Bits(WRSendWithImm),
 	}, {
 		C:     "IBV_WR_RDMA_READ",
 		In:    []string{"65", "44"},

@@ -656,8 +656,8 @@ type WCAnon0 struct {
 	_ [4]byte
 }
 
-// IMMData returns the member imm_data (C: __be32) of the union.
-func (u *WCAnon0) IMMData() *uint32 {
+// ImmData returns the member imm_data (C: __be32) of the union.
+func (u *WCAnon0) ImmData() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
@@ -1180,8 +1180,8 @@ type SendWRAnon0 struct {
 	_ [4]byte
 }
 
-// IMMData returns the member imm_data (C: __be32) of the union.
-func (u *SendWRAnon0) IMMData() *uint32 {
+// ImmData returns the member imm_data (C: __be32) of the union.
+func (u *SendWRAnon0) ImmData() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
@@ -1411,11 +1411,11 @@ type QPEx struct {
 	// C: function pointer wr_rdma_write
 	WRRDMAWrite uintptr
 	// C: function pointer wr_rdma_write_imm
-	WRRDMAWriteIMM uintptr
+	WRRDMAWriteImm uintptr
 	// C: function pointer wr_send
 	WRSend uintptr
 	// C: function pointer wr_send_imm
-	WRSendIMM uintptr
+	WRSendImm uintptr
 	// C: function pointer wr_send_inv
 	WRSendInv uintptr
 	// C: function pointer wr_send_tso
@@ -1522,7 +1522,7 @@ type CQEx struct {
 	// C: function pointer read_byte_len
 	ReadByteLen uintptr
 	// C: function pointer read_imm_data
-	ReadIMMData uintptr
+	ReadImmData uintptr
 	// C: function pointer read_qp_num
 	ReadQPNum uintptr
 	// C: function pointer read_src_qp

@@ -55,7 +55,7 @@ var Specs = []Spec{
 		Owns:     []string{"librpma.h"},
 		Prefixes: []string{"rpma_", "RPMA_"},
 		Deps:     []string{"ibv"},
-		Lib:      "librpma.so.1",
+		Lib:      "librpma.so.0",
 	},
 }
 

@@ -14,7 +14,7 @@ var initialisms = map[string]bool{
 	"ack": true, "ah": true, "api": true, "abi": true, "cm": true, "cq": true,
 	"cqe": true, "dc": true, "dct": true, "dm": true, "dma": true, "dv": true,
 	"ece": true, "esp": true, "fd": true, "gid": true, "gre": true, "grh": true,
-	"gso": true, "ib": true, "id": true, "imm": true, "io": true, "ip": true,
+	"gso": true, "ib": true, "id": true, "io": true, "ip": true,
 	"ipv4": true, "ipv6": true, "iwarp": true, "lid": true, "mac": true,
 	"mpls": true, "mr": true, "mtu": true, "mw": true, "odp": true,
 	"pci": true, "pd": true, "psn": true, "qp": true, "qpn": true,
