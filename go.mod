@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.50.0
 	modernc.org/cc/v4 v4.34.0
 	modernc.org/token v1.1.0
 )

@@ -1,0 +1,26 @@
+package dl
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// MissingError reports a function the installed libraries do not provide.
+// It unwraps to unix.EOPNOTSUPP, so errors.Is(err, unix.EOPNOTSUPP) holds.
+type MissingError struct {
+	Symbol string // the C function
+	Lib    string // the library searched
+	Since  string // the release introducing the function, e.g. "rdma-core 65"
+	Detail string // dlerror() when the library itself could not be opened
+}
+
+func (e *MissingError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("%s: %s not installed (%s); the function needs %s or later", e.Symbol, e.Lib, e.Detail, e.Since)
+	}
+	return fmt.Sprintf("%s: not in the installed %s; the function needs %s or later", e.Symbol, e.Lib, e.Since)
+}
+
+// Unwrap returns unix.EOPNOTSUPP.
+func (e *MissingError) Unwrap() error { return unix.EOPNOTSUPP }
