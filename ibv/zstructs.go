@@ -211,9 +211,9 @@ type DM struct {
 	// C: struct ibv_context *context
 	Context *Context
 	// C: function pointer memcpy_to_dm
-	MemcpyToDM uintptr
+	MemcpyToDM unsafe.Pointer
 	// C: function pointer memcpy_from_dm
-	MemcpyFromDM uintptr
+	MemcpyFromDM unsafe.Pointer
 	// C: uint32_t comp_mask
 	CompMask uint32
 	// C: uint32_t handle
@@ -607,7 +607,7 @@ type WQ struct {
 	// C: enum ibv_wq_type wq_type
 	WQType WQType
 	// C: function pointer post_recv
-	PostRecv uintptr
+	PostRecv unsafe.Pointer
 	// C: pthread_mutex_t mutex
 	Mutex PthreadMutex
 	// C: pthread_cond_t cond
@@ -1399,49 +1399,49 @@ type QPEx struct {
 	// C: unsigned wr_flags
 	WRFlags uint32
 	// C: function pointer wr_atomic_cmp_swp
-	WRAtomicCmpSwp uintptr
+	WRAtomicCmpSwp unsafe.Pointer
 	// C: function pointer wr_atomic_fetch_add
-	WRAtomicFetchAdd uintptr
+	WRAtomicFetchAdd unsafe.Pointer
 	// C: function pointer wr_bind_mw
-	WRBindMW uintptr
+	WRBindMW unsafe.Pointer
 	// C: function pointer wr_local_inv
-	WRLocalInv uintptr
+	WRLocalInv unsafe.Pointer
 	// C: function pointer wr_rdma_read
-	WRRDMARead uintptr
+	WRRDMARead unsafe.Pointer
 	// C: function pointer wr_rdma_write
-	WRRDMAWrite uintptr
+	WRRDMAWrite unsafe.Pointer
 	// C: function pointer wr_rdma_write_imm
-	WRRDMAWriteImm uintptr
+	WRRDMAWriteImm unsafe.Pointer
 	// C: function pointer wr_send
-	WRSend uintptr
+	WRSend unsafe.Pointer
 	// C: function pointer wr_send_imm
-	WRSendImm uintptr
+	WRSendImm unsafe.Pointer
 	// C: function pointer wr_send_inv
-	WRSendInv uintptr
+	WRSendInv unsafe.Pointer
 	// C: function pointer wr_send_tso
-	WRSendTSO uintptr
+	WRSendTSO unsafe.Pointer
 	// C: function pointer wr_set_ud_addr
-	WRSetUDAddr uintptr
+	WRSetUDAddr unsafe.Pointer
 	// C: function pointer wr_set_xrc_srqn
-	WRSetXRCSrqn uintptr
+	WRSetXRCSrqn unsafe.Pointer
 	// C: function pointer wr_set_inline_data
-	WRSetInlineData uintptr
+	WRSetInlineData unsafe.Pointer
 	// C: function pointer wr_set_inline_data_list
-	WRSetInlineDataList uintptr
+	WRSetInlineDataList unsafe.Pointer
 	// C: function pointer wr_set_sge
-	WRSetSGE uintptr
+	WRSetSGE unsafe.Pointer
 	// C: function pointer wr_set_sge_list
-	WRSetSGEList uintptr
+	WRSetSGEList unsafe.Pointer
 	// C: function pointer wr_start
-	WRStart uintptr
+	WRStart unsafe.Pointer
 	// C: function pointer wr_complete
-	WRComplete uintptr
+	WRComplete unsafe.Pointer
 	// C: function pointer wr_abort
-	WRAbort uintptr
+	WRAbort unsafe.Pointer
 	// C: function pointer wr_atomic_write
-	WRAtomicWrite uintptr
+	WRAtomicWrite unsafe.Pointer
 	// C: function pointer wr_flush. Since rdma-core 65.
-	WRFlush uintptr
+	WRFlush unsafe.Pointer
 }
 
 // ECE mirrors struct ibv_ece of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -1510,41 +1510,41 @@ type CQEx struct {
 	// C: uint64_t wr_id
 	WRID uint64
 	// C: function pointer start_poll
-	StartPoll uintptr
+	StartPoll unsafe.Pointer
 	// C: function pointer next_poll
-	NextPoll uintptr
+	NextPoll unsafe.Pointer
 	// C: function pointer end_poll
-	EndPoll uintptr
+	EndPoll unsafe.Pointer
 	// C: function pointer read_opcode
-	ReadOpcode uintptr
+	ReadOpcode unsafe.Pointer
 	// C: function pointer read_vendor_err
-	ReadVendorErr uintptr
+	ReadVendorErr unsafe.Pointer
 	// C: function pointer read_byte_len
-	ReadByteLen uintptr
+	ReadByteLen unsafe.Pointer
 	// C: function pointer read_imm_data
-	ReadImmData uintptr
+	ReadImmData unsafe.Pointer
 	// C: function pointer read_qp_num
-	ReadQPNum uintptr
+	ReadQPNum unsafe.Pointer
 	// C: function pointer read_src_qp
-	ReadSrcQP uintptr
+	ReadSrcQP unsafe.Pointer
 	// C: function pointer read_wc_flags
-	ReadWCFlags uintptr
+	ReadWCFlags unsafe.Pointer
 	// C: function pointer read_slid
-	ReadSlid uintptr
+	ReadSlid unsafe.Pointer
 	// C: function pointer read_sl
-	ReadSL uintptr
+	ReadSL unsafe.Pointer
 	// C: function pointer read_dlid_path_bits
-	ReadDlidPathBits uintptr
+	ReadDlidPathBits unsafe.Pointer
 	// C: function pointer read_completion_ts
-	ReadCompletionTs uintptr
+	ReadCompletionTs unsafe.Pointer
 	// C: function pointer read_cvlan
-	ReadCvlan uintptr
+	ReadCvlan unsafe.Pointer
 	// C: function pointer read_flow_tag
-	ReadFlowTag uintptr
+	ReadFlowTag unsafe.Pointer
 	// C: function pointer read_tm_info
-	ReadTmInfo uintptr
+	ReadTmInfo unsafe.Pointer
 	// C: function pointer read_completion_wallclock_ns
-	ReadCompletionWallclockNs uintptr
+	ReadCompletionWallclockNs unsafe.Pointer
 }
 
 // ModerateCQ mirrors struct ibv_moderate_cq of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -1993,9 +1993,9 @@ type FlowActionESPAttr struct {
 type IbvDeviceOps struct {
 	_ structs.HostLayout
 	// C: function pointer _dummy1
-	Dummy1 uintptr
+	Dummy1 unsafe.Pointer
 	// C: function pointer _dummy2
-	Dummy2 uintptr
+	Dummy2 unsafe.Pointer
 }
 
 // Device mirrors struct ibv_device of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -2026,69 +2026,69 @@ type CompatIbvPortAttr struct {
 type ContextOps struct {
 	_ structs.HostLayout
 	// C: function pointer _compat_query_device
-	CompatQueryDevice uintptr
+	CompatQueryDevice unsafe.Pointer
 	// C: function pointer _compat_query_port
-	CompatQueryPort uintptr
+	CompatQueryPort unsafe.Pointer
 	// C: function pointer _compat_alloc_pd
-	CompatAllocPD uintptr
+	CompatAllocPD unsafe.Pointer
 	// C: function pointer _compat_dealloc_pd
-	CompatDeallocPD uintptr
+	CompatDeallocPD unsafe.Pointer
 	// C: function pointer _compat_reg_mr
-	CompatRegMR uintptr
+	CompatRegMR unsafe.Pointer
 	// C: function pointer _compat_rereg_mr
-	CompatReregMR uintptr
+	CompatReregMR unsafe.Pointer
 	// C: function pointer _compat_dereg_mr
-	CompatDeregMR uintptr
+	CompatDeregMR unsafe.Pointer
 	// C: function pointer alloc_mw
-	AllocMW uintptr
+	AllocMW unsafe.Pointer
 	// C: function pointer bind_mw
-	BindMW uintptr
+	BindMW unsafe.Pointer
 	// C: function pointer dealloc_mw
-	DeallocMW uintptr
+	DeallocMW unsafe.Pointer
 	// C: function pointer _compat_create_cq
-	CompatCreateCQ uintptr
+	CompatCreateCQ unsafe.Pointer
 	// C: function pointer poll_cq
-	PollCQ uintptr
+	PollCQ unsafe.Pointer
 	// C: function pointer req_notify_cq
-	ReqNotifyCQ uintptr
+	ReqNotifyCQ unsafe.Pointer
 	// C: function pointer _compat_cq_event
-	CompatCQEvent uintptr
+	CompatCQEvent unsafe.Pointer
 	// C: function pointer _compat_resize_cq
-	CompatResizeCQ uintptr
+	CompatResizeCQ unsafe.Pointer
 	// C: function pointer _compat_destroy_cq
-	CompatDestroyCQ uintptr
+	CompatDestroyCQ unsafe.Pointer
 	// C: function pointer _compat_create_srq
-	CompatCreateSRQ uintptr
+	CompatCreateSRQ unsafe.Pointer
 	// C: function pointer _compat_modify_srq
-	CompatModifySRQ uintptr
+	CompatModifySRQ unsafe.Pointer
 	// C: function pointer _compat_query_srq
-	CompatQuerySRQ uintptr
+	CompatQuerySRQ unsafe.Pointer
 	// C: function pointer _compat_destroy_srq
-	CompatDestroySRQ uintptr
+	CompatDestroySRQ unsafe.Pointer
 	// C: function pointer post_srq_recv
-	PostSRQRecv uintptr
+	PostSRQRecv unsafe.Pointer
 	// C: function pointer _compat_create_qp
-	CompatCreateQP uintptr
+	CompatCreateQP unsafe.Pointer
 	// C: function pointer _compat_query_qp
-	CompatQueryQP uintptr
+	CompatQueryQP unsafe.Pointer
 	// C: function pointer _compat_modify_qp
-	CompatModifyQP uintptr
+	CompatModifyQP unsafe.Pointer
 	// C: function pointer _compat_destroy_qp
-	CompatDestroyQP uintptr
+	CompatDestroyQP unsafe.Pointer
 	// C: function pointer post_send
-	PostSend uintptr
+	PostSend unsafe.Pointer
 	// C: function pointer post_recv
-	PostRecv uintptr
+	PostRecv unsafe.Pointer
 	// C: function pointer _compat_create_ah
-	CompatCreateAH uintptr
+	CompatCreateAH unsafe.Pointer
 	// C: function pointer _compat_destroy_ah
-	CompatDestroyAH uintptr
+	CompatDestroyAH unsafe.Pointer
 	// C: function pointer _compat_attach_mcast
-	CompatAttachMcast uintptr
+	CompatAttachMcast unsafe.Pointer
 	// C: function pointer _compat_detach_mcast
-	CompatDetachMcast uintptr
+	CompatDetachMcast unsafe.Pointer
 	// C: function pointer _compat_async_event
-	CompatAsyncEvent uintptr
+	CompatAsyncEvent unsafe.Pointer
 }
 
 // Context mirrors struct ibv_context of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -2181,9 +2181,9 @@ type ParentDomainInitAttr struct {
 	// C: uint32_t comp_mask
 	CompMask uint32
 	// C: function pointer alloc
-	Alloc uintptr
+	Alloc unsafe.Pointer
 	// C: function pointer free
-	Free uintptr
+	Free unsafe.Pointer
 	// C: void *pd_context
 	PDContext unsafe.Pointer
 }
@@ -2239,93 +2239,93 @@ type ValuesEx struct {
 type VerbsContext struct {
 	_ structs.HostLayout
 	// C: function pointer free_buf. Since rdma-core 65.
-	FreeBuf uintptr
+	FreeBuf unsafe.Pointer
 	// C: function pointer alloc_buf. Since rdma-core 65.
-	AllocBuf uintptr
+	AllocBuf unsafe.Pointer
 	// C: function pointer dm_export_dmabuf_fd. Since rdma-core 65.
-	DMExportDmabufFD uintptr
+	DMExportDmabufFD unsafe.Pointer
 	// C: function pointer reg_mr_ex. Since rdma-core 65.
-	RegMREx uintptr
+	RegMREx unsafe.Pointer
 	// C: function pointer dealloc_dmah. Since rdma-core 65.
-	DeallocDmah uintptr
+	DeallocDmah unsafe.Pointer
 	// C: function pointer alloc_dmah. Since rdma-core 65.
-	AllocDmah uintptr
+	AllocDmah unsafe.Pointer
 	// C: function pointer query_port
-	QueryPort uintptr
+	QueryPort unsafe.Pointer
 	// C: function pointer advise_mr
-	AdviseMR uintptr
+	AdviseMR unsafe.Pointer
 	// C: function pointer alloc_null_mr
-	AllocNullMR uintptr
+	AllocNullMR unsafe.Pointer
 	// C: function pointer read_counters
-	ReadCounters uintptr
+	ReadCounters unsafe.Pointer
 	// C: function pointer attach_counters_point_flow
-	AttachCountersPointFlow uintptr
+	AttachCountersPointFlow unsafe.Pointer
 	// C: function pointer create_counters
-	CreateCounters uintptr
+	CreateCounters unsafe.Pointer
 	// C: function pointer destroy_counters
-	DestroyCounters uintptr
+	DestroyCounters unsafe.Pointer
 	// C: function pointer reg_dm_mr
-	RegDMMR uintptr
+	RegDMMR unsafe.Pointer
 	// C: function pointer alloc_dm
-	AllocDM uintptr
+	AllocDM unsafe.Pointer
 	// C: function pointer free_dm
-	FreeDM uintptr
+	FreeDM unsafe.Pointer
 	// C: function pointer modify_flow_action_esp
-	ModifyFlowActionESP uintptr
+	ModifyFlowActionESP unsafe.Pointer
 	// C: function pointer destroy_flow_action
-	DestroyFlowAction uintptr
+	DestroyFlowAction unsafe.Pointer
 	// C: function pointer create_flow_action_esp
-	CreateFlowActionESP uintptr
+	CreateFlowActionESP unsafe.Pointer
 	// C: function pointer modify_qp_rate_limit
-	ModifyQPRateLimit uintptr
+	ModifyQPRateLimit unsafe.Pointer
 	// C: function pointer alloc_parent_domain
-	AllocParentDomain uintptr
+	AllocParentDomain unsafe.Pointer
 	// C: function pointer dealloc_td
-	DeallocTD uintptr
+	DeallocTD unsafe.Pointer
 	// C: function pointer alloc_td
-	AllocTD uintptr
+	AllocTD unsafe.Pointer
 	// C: function pointer modify_cq
-	ModifyCQ uintptr
+	ModifyCQ unsafe.Pointer
 	// C: function pointer post_srq_ops
-	PostSRQOps uintptr
+	PostSRQOps unsafe.Pointer
 	// C: function pointer destroy_rwq_ind_table
-	DestroyRWQIndTable uintptr
+	DestroyRWQIndTable unsafe.Pointer
 	// C: function pointer create_rwq_ind_table
-	CreateRWQIndTable uintptr
+	CreateRWQIndTable unsafe.Pointer
 	// C: function pointer destroy_wq
-	DestroyWQ uintptr
+	DestroyWQ unsafe.Pointer
 	// C: function pointer modify_wq
-	ModifyWQ uintptr
+	ModifyWQ unsafe.Pointer
 	// C: function pointer create_wq
-	CreateWQ uintptr
+	CreateWQ unsafe.Pointer
 	// C: function pointer query_rt_values
-	QueryRtValues uintptr
+	QueryRtValues unsafe.Pointer
 	// C: function pointer create_cq_ex
-	CreateCQEx uintptr
+	CreateCQEx unsafe.Pointer
 	// C: struct verbs_ex_private *priv
 	Priv *VerbsExPrivate
 	// C: function pointer query_device_ex
-	QueryDeviceEx uintptr
+	QueryDeviceEx unsafe.Pointer
 	// C: function pointer ibv_destroy_flow
-	IbvDestroyFlow uintptr
+	IbvDestroyFlow unsafe.Pointer
 	// C: function pointer ABI_placeholder2
-	ABIPlaceholder2 uintptr
+	ABIPlaceholder2 unsafe.Pointer
 	// C: function pointer ibv_create_flow
-	IbvCreateFlow uintptr
+	IbvCreateFlow unsafe.Pointer
 	// C: function pointer ABI_placeholder1
-	ABIPlaceholder1 uintptr
+	ABIPlaceholder1 unsafe.Pointer
 	// C: function pointer open_qp
-	OpenQP uintptr
+	OpenQP unsafe.Pointer
 	// C: function pointer create_qp_ex
-	CreateQPEx uintptr
+	CreateQPEx unsafe.Pointer
 	// C: function pointer get_srq_num
-	GetSRQNum uintptr
+	GetSRQNum unsafe.Pointer
 	// C: function pointer create_srq_ex
-	CreateSRQEx uintptr
+	CreateSRQEx unsafe.Pointer
 	// C: function pointer open_xrcd
-	OpenXRCD uintptr
+	OpenXRCD unsafe.Pointer
 	// C: function pointer close_xrcd
-	CloseXRCD uintptr
+	CloseXRCD unsafe.Pointer
 	// C: uint64_t _ABI_placeholder3
 	ABIPlaceholder3 uint64
 	// C: size_t sz

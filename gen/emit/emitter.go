@@ -81,6 +81,15 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	externs := 0
+	for _, fn := range e.Pkg.Funcs {
+		if !fn.Inline {
+			externs++
+		}
+	}
+	if err := add("zfuncs.go", e.funcs, externs == 0); err != nil {
+		return nil, err
+	}
 	if err := add("zlayout_test.go", e.layoutTest, owned+foreign+enums+len(e.Pkg.Consts) == 0); err != nil {
 		return nil, err
 	}

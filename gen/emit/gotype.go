@@ -57,13 +57,13 @@ func (n *Names) goType(t ir.Type) (jen.Code, error) {
 		}
 		return jen.Float64(), nil
 	case ir.FuncPtr:
-		return jen.Uintptr(), nil
+		return jen.Qual("unsafe", "Pointer"), nil
 	case ir.Pointer:
 		if t.Elem.Kind == ir.Void {
 			return jen.Qual("unsafe", "Pointer"), nil
 		}
 		if t.Elem.Kind == ir.FuncPtr {
-			return jen.Op("*").Uintptr(), nil
+			return jen.Op("*").Qual("unsafe", "Pointer"), nil
 		}
 		e, err := n.goType(*t.Elem)
 		if err != nil {

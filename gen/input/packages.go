@@ -18,6 +18,10 @@ type Spec struct {
 	Deps []string
 	// Lib is the shared object exporting the package's functions.
 	Lib string
+	// Release names the product release of every function when the
+	// package's header is the same in all inputs (librpma); empty means
+	// "rdma-core <the oldest input version declaring it>".
+	Release string
 }
 
 // Specs are the generated packages in dependency order.
@@ -56,6 +60,7 @@ var Specs = []Spec{
 		Prefixes: []string{"rpma_", "RPMA_"},
 		Deps:     []string{"ibv"},
 		Lib:      "librpma.so.0",
+		Release:  "librpma 1.3.0", // inputs.lock: librpma-dev 1.3.0-2+b3
 	},
 }
 
