@@ -50,6 +50,7 @@ func Extract(p *input.Parsed) (*ir.Package, error) {
 		return nil, err
 	}
 	x.anonEnums()
+	x.bodies()
 	if err := x.macros(); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,37 @@ type Func struct {
 	File   string
 	Line   int
 	In     []Version
+	// Body describes a static inline function's definition.
+	Body *Body `json:",omitempty"`
+}
+
+// Shape is how a static inline function does its work, which decides the
+// shim generated for it.
+type Shape string
+
+// Shapes of static inline functions.
+const (
+	// ShapeCtxOp guards an op of struct verbs_context with
+	// verbs_get_ctx_op and calls it, failing with EOPNOTSUPP when the
+	// provider lacks it (ibv_create_cq_ex).
+	ShapeCtxOp Shape = "ctx-op"
+	// ShapeMemberCall calls through function-pointer members
+	// (qp->context->ops.post_send, cq->read_opcode, qp->wr_send).
+	ShapeMemberCall Shape = "member-call"
+	// ShapeWrapper calls other functions, rewriting arguments
+	// (___ibv_query_port, __ibv_reg_mr, rdma_post_send).
+	ShapeWrapper Shape = "wrapper"
+	// ShapePure computes its result without calls (ibv_cq_ex_to_cq).
+	ShapePure Shape = "pure"
+)
+
+// Body summarises a static inline definition from its expanded tokens.
+type Body struct {
+	Shape       Shape
+	Calls       []string // functions called
+	MemberCalls []string // function-pointer members called through
+	CtxOps      []string // verbs_context ops guarded by verbs_get_ctx_op
+	Errno       bool     // reads or sets errno itself
 }
 
 // Param is one function parameter.
