@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/goverbs/goverbs/internal/dl"
 	"github.com/stretchr/testify/assert"
 	"golang.org/x/sys/unix"
 )
@@ -39,4 +40,23 @@ func TestCallInstalled(t *testing.T) {
 	assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
 	assert.Contains(t, err.Error(), "ibv_query_port_speed")
 	assert.Contains(t, err.Error(), "rdma-core 65")
+}
+
+// TestShimThroughLayout calls a static inline shim: c_ibv_wc_read_opcode
+// reads cq.ReadOpcode through the generated ibv_cq_ex layout and calls it
+// with a trampoline. libc's getpid stands in for the provider's op.
+func TestShimThroughLayout(t *testing.T) {
+	var cq CQEx
+	_, _, err := c_ibv_wc_read_opcode(&cq)
+	assert.True(t, errors.Is(err, unix.EOPNOTSUPP), "NULL op: %v", err)
+	assert.Contains(t, err.Error(), "ibv_wc_read_opcode: the provider does not implement read_opcode")
+
+	getpid, err := (&dl.Symbol{Lib: dl.NewLib("libc.so.6"), Name: "getpid"}).Addr()
+	if !assert.NoError(t, err) {
+		return
+	}
+	cq.ReadOpcode = getpid
+	op, _, err := c_ibv_wc_read_opcode(&cq)
+	assert.NoError(t, err)
+	assert.Equal(t, WCOpcode(unix.Getpid()), op)
 }

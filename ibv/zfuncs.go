@@ -18,6 +18,48 @@ static int32_t zcall_ibv_rate_to_mbps(void *fn, uint32_t a0) { return ((int32_t 
 static uint32_t zcall_mbps_to_ibv_rate(void *fn, int32_t a0) { return ((uint32_t (*)(int32_t))fn)(a0); }
 static void * zcall_ibv_wr_opcode_str(void *fn, uint32_t a0) { return ((void * (*)(uint32_t))fn)(a0); }
 static void * zcall_ibv_qp_to_qp_ex(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_atomic_cmp_swp(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint64_t a4) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3, a4); }
+static void zshim_ibv_wr_atomic_fetch_add(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_bind_mw(void *fn, void * a0, void * a1, uint32_t a2, void * a3) { ((void (*)(void *, void *, uint32_t, void *))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_local_inv(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_rdma_read(void *fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_rdma_write(void *fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_flush(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint8_t a4, uint8_t a5) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))fn)(a0, a1, a2, a3, a4, a5); }
+static void zshim_ibv_wr_rdma_write_imm(void *fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_send(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_send_imm(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_send_inv(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_send_tso(void *fn, void * a0, void * a1, uint16_t a2, uint16_t a3) { ((void (*)(void *, void *, uint16_t, uint16_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_set_ud_addr(void *fn, void * a0, void * a1, uint32_t a2, uint32_t a3) { ((void (*)(void *, void *, uint32_t, uint32_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_set_xrc_srqn(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_set_inline_data(void *fn, void * a0, void * a1, uint64_t a2) { ((void (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_set_inline_data_list(void *fn, void * a0, uint64_t a1, void * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_set_sge(void *fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_set_sge_list(void *fn, void * a0, uint64_t a1, void * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_start(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_wr_complete(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_abort(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_atomic_write(void *fn, void * a0, uint32_t a1, uint64_t a2, void * a3) { ((void (*)(void *, uint32_t, uint64_t, void *))fn)(a0, a1, a2, a3); }
+static int32_t zshim_ibv_start_poll(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_next_poll(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_end_poll(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_opcode(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_vendor_err(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_byte_len(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_imm_data(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_invalidated_rkey(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_qp_num(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_src_qp(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_wc_flags(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_slid(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint8_t zshim_ibv_wc_read_sl(void *fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
+static uint8_t zshim_ibv_wc_read_dlid_path_bits(void *fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
+static uint64_t zshim_ibv_wc_read_completion_ts(void *fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
+static uint64_t zshim_ibv_wc_read_completion_wallclock_ns(void *fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
+static uint16_t zshim_ibv_wc_read_cvlan(void *fn, void * a0) { return ((uint16_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_flow_tag(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_wc_read_tm_info(void *fn, void * a0, void * a1) { ((void (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_post_wq_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_get_device_list(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
 static void zcall_ibv_free_device_list(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
 static void * zcall_ibv_get_device_name(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
@@ -51,14 +93,19 @@ static void * zcall_ibv_reg_dmabuf_mr(void *fn, void * a0, uint64_t a1, uint64_t
 static void * zcall_ibv_reg_mr_ex(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_rereg_mr(void *fn, void * a0, int32_t a1, void * a2, void * a3, uint64_t a4, int32_t a5) { return ((int32_t (*)(void *, int32_t, void *, void *, uint64_t, int32_t))fn)(a0, a1, a2, a3, a4, a5); }
 static int32_t zcall_ibv_dereg_mr(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_dealloc_mw(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static void * zcall_ibv_create_comp_channel(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_destroy_comp_channel(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_dm_export_dmabuf_fd(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_memcpy_to_dm(void *fn, void * a0, uint64_t a1, void * a2, uint64_t a3) { return ((int32_t (*)(void *, uint64_t, void *, uint64_t))fn)(a0, a1, a2, a3); }
+static int32_t zshim_ibv_memcpy_from_dm(void *fn, void * a0, void * a1, uint64_t a2, uint64_t a3) { return ((int32_t (*)(void *, void *, uint64_t, uint64_t))fn)(a0, a1, a2, a3); }
 static void * zcall_ibv_create_cq(void *fn, void * a0, int32_t a1, void * a2, void * a3, int32_t a4) { return ((void * (*)(void *, int32_t, void *, void *, int32_t))fn)(a0, a1, a2, a3, a4); }
 static int32_t zcall_ibv_resize_cq(void *fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_cq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_get_cq_event(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void zcall_ibv_ack_cq_events(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static int32_t zshim_ibv_poll_cq(void *fn, void * a0, int32_t a1, void * a2) { return ((int32_t (*)(void *, int32_t, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_req_notify_cq(void *fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
 static int32_t zcall__ibv_query_comp_cntr_caps(void *fn, void * a0, void * a1, uint64_t a2) { return ((int32_t (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_comp_cntr(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_comp_cntr(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
@@ -72,6 +119,7 @@ static void * zcall_ibv_create_srq(void *fn, void * a0, void * a1) { return ((vo
 static int32_t zcall_ibv_modify_srq(void *fn, void * a0, void * a1, int32_t a2) { return ((int32_t (*)(void *, void *, int32_t))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_query_srq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_srq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_post_srq_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_qp(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static void * zcall_ibv_alloc_buf(void *fn, void * a0, uint64_t a1, void * a2) { return ((void * (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_export_buf_dmabuf_fd(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
@@ -84,6 +132,8 @@ static int32_t zcall_ibv_qp_attach_comp_cntr(void *fn, void * a0, void * a1, voi
 static int32_t zcall_ibv_query_qp_data_in_order(void *fn, void * a0, uint32_t a1, uint32_t a2) { return ((int32_t (*)(void *, uint32_t, uint32_t))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_query_qp(void *fn, void * a0, void * a1, int32_t a2, void * a3) { return ((int32_t (*)(void *, void *, int32_t, void *))fn)(a0, a1, a2, a3); }
 static int32_t zcall_ibv_destroy_qp(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_post_send(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_post_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_ah(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_init_ah_from_wc(void *fn, void * a0, uint8_t a1, void * a2, void * a3, void * a4) { return ((int32_t (*)(void *, uint8_t, void *, void *, void *))fn)(a0, a1, a2, a3, a4); }
 static void * zcall_ibv_create_ah_from_wc(void *fn, void * a0, void * a1, void * a2, uint8_t a3) { return ((void * (*)(void *, void *, void *, uint8_t))fn)(a0, a1, a2, a3); }
@@ -713,6 +763,655 @@ func c_ibv_qp_to_qp_ex(qp *QP) (r *QPEx, errno syscall.Errno, err error) {
 	return
 }
 
+// c_ibv_wr_atomic_cmp_swp is the shim of the static inline ibv_wr_atomic_cmp_swp (infiniband/verbs.h), which calls wr_atomic_cmp_swp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_atomic_cmp_swp(qp *QPEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) (errno syscall.Errno, err error) {
+	fn := qp.WRAtomicCmpSwp
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_atomic_cmp_swp",
+			Op:   "wr_atomic_cmp_swp",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_atomic_cmp_swp(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(compare), C.uint64_t(swap))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_atomic_fetch_add is the shim of the static inline ibv_wr_atomic_fetch_add (infiniband/verbs.h), which calls wr_atomic_fetch_add: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_atomic_fetch_add(qp *QPEx, rkey uint32, remoteAddr uint64, add uint64) (errno syscall.Errno, err error) {
+	fn := qp.WRAtomicFetchAdd
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_atomic_fetch_add",
+			Op:   "wr_atomic_fetch_add",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_atomic_fetch_add(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(add))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_bind_mw is the shim of the static inline ibv_wr_bind_mw (infiniband/verbs.h), which calls wr_bind_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errno syscall.Errno, err error) {
+	fn := qp.WRBindMW
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_bind_mw",
+			Op:   "wr_bind_mw",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_bind_mw(fn, unsafe.Pointer(qp), unsafe.Pointer(mw), C.uint32_t(rkey), unsafe.Pointer(bindInfo))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_local_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRLocalInv
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_local_inv",
+			Op:   "wr_local_inv",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_local_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRkey))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_rdma_read is the shim of the static inline ibv_wr_rdma_read (infiniband/verbs.h), which calls wr_rdma_read: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_rdma_read(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
+	fn := qp.WRRDMARead
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_rdma_read",
+			Op:   "wr_rdma_read",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_rdma_read(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_rdma_write is the shim of the static inline ibv_wr_rdma_write (infiniband/verbs.h), which calls wr_rdma_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_rdma_write(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
+	fn := qp.WRRDMAWrite
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_rdma_write",
+			Op:   "wr_rdma_write",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_rdma_write(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_flush is the shim of the static inline ibv_wr_flush (infiniband/verbs.h), which calls wr_flush: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_flush(qp *QPEx, rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) (errno syscall.Errno, err error) {
+	fn := qp.WRFlush
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_flush",
+			Op:   "wr_flush",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_flush(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(len), C.uint8_t(type_), C.uint8_t(level))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_rdma_write_imm is the shim of the static inline ibv_wr_rdma_write_imm (infiniband/verbs.h), which calls wr_rdma_write_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_rdma_write_imm(qp *QPEx, rkey uint32, remoteAddr uint64, immData uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRRDMAWriteImm
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_rdma_write_imm",
+			Op:   "wr_rdma_write_imm",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_rdma_write_imm(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint32_t(immData))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_send is the shim of the static inline ibv_wr_send (infiniband/verbs.h), which calls wr_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_send(qp *QPEx) (errno syscall.Errno, err error) {
+	fn := qp.WRSend
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_send",
+			Op:   "wr_send",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_send(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_send_imm is the shim of the static inline ibv_wr_send_imm (infiniband/verbs.h), which calls wr_send_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSendImm
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_send_imm",
+			Op:   "wr_send_imm",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_send_imm(fn, unsafe.Pointer(qp), C.uint32_t(immData))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_send_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSendInv
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_send_inv",
+			Op:   "wr_send_inv",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_send_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRkey))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_send_tso is the shim of the static inline ibv_wr_send_tso (infiniband/verbs.h), which calls wr_send_tso: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (errno syscall.Errno, err error) {
+	fn := qp.WRSendTSO
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_send_tso",
+			Op:   "wr_send_tso",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_send_tso(fn, unsafe.Pointer(qp), unsafe.Pointer(hdr), C.uint16_t(hdrSz), C.uint16_t(mss))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQkey uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSetUDAddr
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_ud_addr",
+			Op:   "wr_set_ud_addr",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_ud_addr(fn, unsafe.Pointer(qp), unsafe.Pointer(ah), C.uint32_t(remoteQPN), C.uint32_t(remoteQkey))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSrqn uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSetXRCSrqn
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_xrc_srqn",
+			Op:   "wr_set_xrc_srqn",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_xrc_srqn(fn, unsafe.Pointer(qp), C.uint32_t(remoteSrqn))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_inline_data is the shim of the static inline ibv_wr_set_inline_data (infiniband/verbs.h), which calls wr_set_inline_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_inline_data(qp *QPEx, addr unsafe.Pointer, length uint64) (errno syscall.Errno, err error) {
+	fn := qp.WRSetInlineData
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_inline_data",
+			Op:   "wr_set_inline_data",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_inline_data(fn, unsafe.Pointer(qp), unsafe.Pointer(addr), C.uint64_t(length))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_inline_data_list is the shim of the static inline ibv_wr_set_inline_data_list (infiniband/verbs.h), which calls wr_set_inline_data_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_inline_data_list(qp *QPEx, numBuf uint64, bufList *DataBuf) (errno syscall.Errno, err error) {
+	fn := qp.WRSetInlineDataList
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_inline_data_list",
+			Op:   "wr_set_inline_data_list",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_inline_data_list(fn, unsafe.Pointer(qp), C.uint64_t(numBuf), unsafe.Pointer(bufList))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_sge is the shim of the static inline ibv_wr_set_sge (infiniband/verbs.h), which calls wr_set_sge: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_sge(qp *QPEx, lkey uint32, addr uint64, length uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSetSGE
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_sge",
+			Op:   "wr_set_sge",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_sge(fn, unsafe.Pointer(qp), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_set_sge_list is the shim of the static inline ibv_wr_set_sge_list (infiniband/verbs.h), which calls wr_set_sge_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_set_sge_list(qp *QPEx, numSGE uint64, sgList *SGE) (errno syscall.Errno, err error) {
+	fn := qp.WRSetSGEList
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_set_sge_list",
+			Op:   "wr_set_sge_list",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_set_sge_list(fn, unsafe.Pointer(qp), C.uint64_t(numSGE), unsafe.Pointer(sgList))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_start is the shim of the static inline ibv_wr_start (infiniband/verbs.h), which calls wr_start: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_start(qp *QPEx) (errno syscall.Errno, err error) {
+	fn := qp.WRStart
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_start",
+			Op:   "wr_start",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_start(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_complete is the shim of the static inline ibv_wr_complete (infiniband/verbs.h), which calls wr_complete: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_complete(qp *QPEx) (r int32, errno syscall.Errno, err error) {
+	fn := qp.WRComplete
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_complete",
+			Op:   "wr_complete",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wr_complete(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_wr_abort is the shim of the static inline ibv_wr_abort (infiniband/verbs.h), which calls wr_abort: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_abort(qp *QPEx) (errno syscall.Errno, err error) {
+	fn := qp.WRAbort
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_abort",
+			Op:   "wr_abort",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_abort(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wr_atomic_write is the shim of the static inline ibv_wr_atomic_write (infiniband/verbs.h), which calls wr_atomic_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wr_atomic_write(qp *QPEx, rkey uint32, remoteAddr uint64, atomicWR unsafe.Pointer) (errno syscall.Errno, err error) {
+	fn := qp.WRAtomicWrite
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wr_atomic_write",
+			Op:   "wr_atomic_write",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wr_atomic_write(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), unsafe.Pointer(atomicWR))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_start_poll is the shim of the static inline ibv_start_poll (infiniband/verbs.h), which calls start_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_start_poll(cq *CQEx, attr *PollCQAttr) (r int32, errno syscall.Errno, err error) {
+	fn := cq.StartPoll
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_start_poll",
+			Op:   "start_poll",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_start_poll(fn, unsafe.Pointer(cq), unsafe.Pointer(attr))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_next_poll is the shim of the static inline ibv_next_poll (infiniband/verbs.h), which calls next_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_next_poll(cq *CQEx) (r int32, errno syscall.Errno, err error) {
+	fn := cq.NextPoll
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_next_poll",
+			Op:   "next_poll",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_next_poll(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_end_poll is the shim of the static inline ibv_end_poll (infiniband/verbs.h), which calls end_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_end_poll(cq *CQEx) (errno syscall.Errno, err error) {
+	fn := cq.EndPoll
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_end_poll",
+			Op:   "end_poll",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_end_poll(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_wc_read_opcode is the shim of the static inline ibv_wc_read_opcode (infiniband/verbs.h), which calls read_opcode: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_opcode(cq *CQEx) (r WCOpcode, errno syscall.Errno, err error) {
+	fn := cq.ReadOpcode
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_opcode",
+			Op:   "read_opcode",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_opcode(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = WCOpcode(cr)
+	return
+}
+
+// c_ibv_wc_read_vendor_err is the shim of the static inline ibv_wc_read_vendor_err (infiniband/verbs.h), which calls read_vendor_err: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_vendor_err(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadVendorErr
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_vendor_err",
+			Op:   "read_vendor_err",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_vendor_err(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_byte_len is the shim of the static inline ibv_wc_read_byte_len (infiniband/verbs.h), which calls read_byte_len: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_byte_len(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadByteLen
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_byte_len",
+			Op:   "read_byte_len",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_byte_len(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_imm_data is the shim of the static inline ibv_wc_read_imm_data (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_imm_data(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadImmData
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_imm_data",
+			Op:   "read_imm_data",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_imm_data(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_invalidated_rkey is the shim of the static inline ibv_wc_read_invalidated_rkey (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_invalidated_rkey(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadImmData
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_invalidated_rkey",
+			Op:   "read_imm_data",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_invalidated_rkey(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_qp_num is the shim of the static inline ibv_wc_read_qp_num (infiniband/verbs.h), which calls read_qp_num: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_qp_num(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadQPNum
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_qp_num",
+			Op:   "read_qp_num",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_qp_num(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_src_qp is the shim of the static inline ibv_wc_read_src_qp (infiniband/verbs.h), which calls read_src_qp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_src_qp(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadSrcQP
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_src_qp",
+			Op:   "read_src_qp",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_src_qp(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_wc_flags is the shim of the static inline ibv_wc_read_wc_flags (infiniband/verbs.h), which calls read_wc_flags: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadWCFlags
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_wc_flags",
+			Op:   "read_wc_flags",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_wc_flags(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadSlid
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_slid",
+			Op:   "read_slid",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_slid(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_sl is the shim of the static inline ibv_wc_read_sl (infiniband/verbs.h), which calls read_sl: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
+	fn := cq.ReadSL
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_sl",
+			Op:   "read_sl",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_sl(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint8(cr)
+	return
+}
+
+// c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
+	fn := cq.ReadDlidPathBits
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_dlid_path_bits",
+			Op:   "read_dlid_path_bits",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_dlid_path_bits(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint8(cr)
+	return
+}
+
+// c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
+	fn := cq.ReadCompletionTs
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_completion_ts",
+			Op:   "read_completion_ts",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_completion_ts(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint64(cr)
+	return
+}
+
+// c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
+	fn := cq.ReadCompletionWallclockNs
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_completion_wallclock_ns",
+			Op:   "read_completion_wallclock_ns",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_completion_wallclock_ns(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint64(cr)
+	return
+}
+
+// c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
+	fn := cq.ReadCvlan
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_cvlan",
+			Op:   "read_cvlan",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_cvlan(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint16(cr)
+	return
+}
+
+// c_ibv_wc_read_flow_tag is the shim of the static inline ibv_wc_read_flow_tag (infiniband/verbs.h), which calls read_flow_tag: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
+	fn := cq.ReadFlowTag
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_flow_tag",
+			Op:   "read_flow_tag",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_wc_read_flow_tag(fn, unsafe.Pointer(cq))
+	errno, _ = cerr.(syscall.Errno)
+	r = uint32(cr)
+	return
+}
+
+// c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTmInfo) (errno syscall.Errno, err error) {
+	fn := cq.ReadTmInfo
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_wc_read_tm_info",
+			Op:   "read_tm_info",
+		}
+		return
+	}
+	_, cerr := C.zshim_ibv_wc_read_tm_info(fn, unsafe.Pointer(cq), unsafe.Pointer(tmInfo))
+	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_post_wq_recv is the shim of the static inline ibv_post_wq_recv (infiniband/verbs.h), which calls post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_post_wq_recv(wq *WQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
+	fn := wq.PostRecv
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_post_wq_recv",
+			Op:   "post_recv",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_post_wq_recv(fn, unsafe.Pointer(wq), unsafe.Pointer(recvWR), unsafe.Pointer(badRecvWR))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_get_device_list calls ibv_get_device_list (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_get_device_list(numDevices *int32) (r **Device, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_device_list.Addr()
@@ -1104,6 +1803,22 @@ func c_ibv_dereg_mr(mr *MR) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
+// c_ibv_dealloc_mw is the shim of the static inline ibv_dealloc_mw (infiniband/verbs.h), which calls context->ops.dealloc_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_dealloc_mw(mw *MW) (r int32, errno syscall.Errno, err error) {
+	fn := mw.Context.Ops.DeallocMW
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_dealloc_mw",
+			Op:   "context->ops.dealloc_mw",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_dealloc_mw(fn, unsafe.Pointer(mw))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_create_comp_channel calls ibv_create_comp_channel (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_create_comp_channel(context *Context) (r *CompChannel, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_comp_channel.Addr()
@@ -1135,6 +1850,38 @@ func c_ibv_dm_export_dmabuf_fd(dm *DM) (r int32, errno syscall.Errno, err error)
 		return
 	}
 	cr, cerr := C.zcall_ibv_dm_export_dmabuf_fd(fn, unsafe.Pointer(dm))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_memcpy_to_dm is the shim of the static inline ibv_memcpy_to_dm (infiniband/verbs.h), which calls memcpy_to_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_memcpy_to_dm(dm *DM, dmOffset uint64, hostAddr unsafe.Pointer, length uint64) (r int32, errno syscall.Errno, err error) {
+	fn := dm.MemcpyToDM
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_memcpy_to_dm",
+			Op:   "memcpy_to_dm",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_memcpy_to_dm(fn, unsafe.Pointer(dm), C.uint64_t(dmOffset), unsafe.Pointer(hostAddr), C.uint64_t(length))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_memcpy_from_dm is the shim of the static inline ibv_memcpy_from_dm (infiniband/verbs.h), which calls memcpy_from_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_memcpy_from_dm(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint64) (r int32, errno syscall.Errno, err error) {
+	fn := dm.MemcpyFromDM
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_memcpy_from_dm",
+			Op:   "memcpy_from_dm",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_memcpy_from_dm(fn, unsafe.Pointer(hostAddr), unsafe.Pointer(dm), C.uint64_t(dmOffset), C.uint64_t(length))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -1196,6 +1943,38 @@ func c_ibv_ack_cq_events(cq *CQ, nevents uint32) (errno syscall.Errno, err error
 	}
 	_, cerr := C.zcall_ibv_ack_cq_events(fn, unsafe.Pointer(cq), C.uint32_t(nevents))
 	errno, _ = cerr.(syscall.Errno)
+	return
+}
+
+// c_ibv_poll_cq is the shim of the static inline ibv_poll_cq (infiniband/verbs.h), which calls context->ops.poll_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_poll_cq(cq *CQ, numEntries int32, wc *WC) (r int32, errno syscall.Errno, err error) {
+	fn := cq.Context.Ops.PollCQ
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_poll_cq",
+			Op:   "context->ops.poll_cq",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_poll_cq(fn, unsafe.Pointer(cq), C.int32_t(numEntries), unsafe.Pointer(wc))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_req_notify_cq is the shim of the static inline ibv_req_notify_cq (infiniband/verbs.h), which calls context->ops.req_notify_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_req_notify_cq(cq *CQ, solicitedOnly int32) (r int32, errno syscall.Errno, err error) {
+	fn := cq.Context.Ops.ReqNotifyCQ
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_req_notify_cq",
+			Op:   "context->ops.req_notify_cq",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_req_notify_cq(fn, unsafe.Pointer(cq), C.int32_t(solicitedOnly))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
 	return
 }
 
@@ -1355,6 +2134,22 @@ func c_ibv_destroy_srq(srq *SRQ) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
+// c_ibv_post_srq_recv is the shim of the static inline ibv_post_srq_recv (infiniband/verbs.h), which calls context->ops.post_srq_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_post_srq_recv(srq *SRQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
+	fn := srq.Context.Ops.PostSRQRecv
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_post_srq_recv",
+			Op:   "context->ops.post_srq_recv",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_post_srq_recv(fn, unsafe.Pointer(srq), unsafe.Pointer(recvWR), unsafe.Pointer(badRecvWR))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_create_qp calls ibv_create_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_create_qp(pd *PD, qpInitAttr *QPInitAttr) (r *QP, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_qp.Addr()
@@ -1493,6 +2288,38 @@ func c_ibv_destroy_qp(qp *QP) (r int32, errno syscall.Errno, err error) {
 		return
 	}
 	cr, cerr := C.zcall_ibv_destroy_qp(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_post_send is the shim of the static inline ibv_post_send (infiniband/verbs.h), which calls context->ops.post_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_post_send(qp *QP, wr *SendWR, badWR **SendWR) (r int32, errno syscall.Errno, err error) {
+	fn := qp.Context.Ops.PostSend
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_post_send",
+			Op:   "context->ops.post_send",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_post_send(fn, unsafe.Pointer(qp), unsafe.Pointer(wr), unsafe.Pointer(badWR))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_post_recv is the shim of the static inline ibv_post_recv (infiniband/verbs.h), which calls context->ops.post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+func c_ibv_post_recv(qp *QP, wr *RecvWR, badWR **RecvWR) (r int32, errno syscall.Errno, err error) {
+	fn := qp.Context.Ops.PostRecv
+	if fn == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_post_recv",
+			Op:   "context->ops.post_recv",
+		}
+		return
+	}
+	cr, cerr := C.zshim_ibv_post_recv(fn, unsafe.Pointer(qp), unsafe.Pointer(wr), unsafe.Pointer(badWR))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return

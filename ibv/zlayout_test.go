@@ -1550,186 +1550,6 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
-			C:     "struct ibv_cq",
-			Fields: []layouttest.Field{{
-				C:        "context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Context),
-				SizeIn:   nil,
-			}, {
-				C:        "channel",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Channel)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Channel),
-				SizeIn:   nil,
-			}, {
-				C:        "cq_context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.CQContext)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.CQContext),
-				SizeIn:   nil,
-			}, {
-				C:        "handle",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Handle),
-				SizeIn:   nil,
-			}, {
-				C:        "cqe",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.CQE)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.CQE),
-				SizeIn:   nil,
-			}, {
-				C:        "mutex",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Mutex)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Mutex),
-				SizeIn:   nil,
-			}, {
-				C:        "cond",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Cond)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Cond),
-				SizeIn:   nil,
-			}, {
-				C:        "comp_events_completed",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.CompEventsCompleted)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.CompEventsCompleted),
-				SizeIn:   nil,
-			}, {
-				C:        "async_events_completed",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.AsyncEventsCompleted)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.AsyncEventsCompleted),
-				SizeIn:   nil,
-			}},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
-			C:     "struct ibv_qp",
-			Fields: []layouttest.Field{{
-				C:        "context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Context),
-				SizeIn:   nil,
-			}, {
-				C:        "qp_context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.QPContext)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.QPContext),
-				SizeIn:   nil,
-			}, {
-				C:        "pd",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.PD),
-				SizeIn:   nil,
-			}, {
-				C:        "send_cq",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.SendCQ)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.SendCQ),
-				SizeIn:   nil,
-			}, {
-				C:        "recv_cq",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.RecvCQ)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.RecvCQ),
-				SizeIn:   nil,
-			}, {
-				C:        "srq",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.SRQ)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.SRQ),
-				SizeIn:   nil,
-			}, {
-				C:        "handle",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Handle),
-				SizeIn:   nil,
-			}, {
-				C:        "qp_num",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.QPNum)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.QPNum),
-				SizeIn:   nil,
-			}, {
-				C:        "state",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.State)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.State),
-				SizeIn:   nil,
-			}, {
-				C:        "qp_type",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.QPType)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.QPType),
-				SizeIn:   nil,
-			}, {
-				C:        "mutex",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Mutex)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Mutex),
-				SizeIn:   nil,
-			}, {
-				C:        "cond",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Cond)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Cond),
-				SizeIn:   nil,
-			}, {
-				C:        "events_completed",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.EventsCompleted),
-				SizeIn:   nil,
-			}},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
 		var v WQ
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
@@ -1986,6 +1806,68 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
+		var v MR
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align: unsafe.Alignof(v),
+			C:     "struct ibv_mr",
+			Fields: []layouttest.Field{{
+				C:        "context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Context),
+				SizeIn:   nil,
+			}, {
+				C:        "pd",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.PD),
+				SizeIn:   nil,
+			}, {
+				C:        "addr",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Addr)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Addr),
+				SizeIn:   nil,
+			}, {
+				C:        "length",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Length)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Length),
+				SizeIn:   nil,
+			}, {
+				C:        "handle",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Handle),
+				SizeIn:   nil,
+			}, {
+				C:        "lkey",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Lkey)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Lkey),
+				SizeIn:   nil,
+			}, {
+				C:        "rkey",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Rkey)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Rkey),
+				SizeIn:   nil,
+			}},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
 		var v Dmah
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
@@ -2119,68 +2001,6 @@ func layoutTable() *layouttest.Table {
 				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
 				OffsetIn: nil,
 				Size:     unsafe.Sizeof(v.Context),
-				SizeIn:   nil,
-			}},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
-		var v MR
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
-			C:     "struct ibv_mr",
-			Fields: []layouttest.Field{{
-				C:        "context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Context),
-				SizeIn:   nil,
-			}, {
-				C:        "pd",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.PD),
-				SizeIn:   nil,
-			}, {
-				C:        "addr",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Addr)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Addr),
-				SizeIn:   nil,
-			}, {
-				C:        "length",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Length)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Length),
-				SizeIn:   nil,
-			}, {
-				C:        "handle",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Handle),
-				SizeIn:   nil,
-			}, {
-				C:        "lkey",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Lkey)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Lkey),
-				SizeIn:   nil,
-			}, {
-				C:        "rkey",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Rkey)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Rkey),
 				SizeIn:   nil,
 			}},
 			In:     []string{"65", "44"},
@@ -3712,6 +3532,40 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
+		var v AH
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align: unsafe.Alignof(v),
+			C:     "struct ibv_ah",
+			Fields: []layouttest.Field{{
+				C:        "context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Context),
+				SizeIn:   nil,
+			}, {
+				C:        "pd",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.PD),
+				SizeIn:   nil,
+			}, {
+				C:        "handle",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Handle),
+				SizeIn:   nil,
+			}},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
 		var v RecvWR
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
@@ -3945,6 +3799,186 @@ func layoutTable() *layouttest.Table {
 				Offset:   uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
 				OffsetIn: nil,
 				Size:     unsafe.Sizeof(v.EventsCompleted),
+				SizeIn:   nil,
+			}},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
+		var v QP
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align: unsafe.Alignof(v),
+			C:     "struct ibv_qp",
+			Fields: []layouttest.Field{{
+				C:        "context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Context),
+				SizeIn:   nil,
+			}, {
+				C:        "qp_context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.QPContext)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.QPContext),
+				SizeIn:   nil,
+			}, {
+				C:        "pd",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.PD),
+				SizeIn:   nil,
+			}, {
+				C:        "send_cq",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.SendCQ)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.SendCQ),
+				SizeIn:   nil,
+			}, {
+				C:        "recv_cq",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.RecvCQ)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.RecvCQ),
+				SizeIn:   nil,
+			}, {
+				C:        "srq",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.SRQ)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.SRQ),
+				SizeIn:   nil,
+			}, {
+				C:        "handle",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Handle),
+				SizeIn:   nil,
+			}, {
+				C:        "qp_num",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.QPNum)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.QPNum),
+				SizeIn:   nil,
+			}, {
+				C:        "state",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.State)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.State),
+				SizeIn:   nil,
+			}, {
+				C:        "qp_type",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.QPType)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.QPType),
+				SizeIn:   nil,
+			}, {
+				C:        "mutex",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Mutex),
+				SizeIn:   nil,
+			}, {
+				C:        "cond",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Cond)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Cond),
+				SizeIn:   nil,
+			}, {
+				C:        "events_completed",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.EventsCompleted),
+				SizeIn:   nil,
+			}},
+			In:     []string{"65", "44"},
+			Size:   unsafe.Sizeof(v),
+			SizeIn: nil,
+		})
+	}
+	{
+		var v CQ
+		b := uintptr(unsafe.Pointer(&v))
+		_ = b
+		tb.Records = append(tb.Records, layouttest.Record{
+			Align: unsafe.Alignof(v),
+			C:     "struct ibv_cq",
+			Fields: []layouttest.Field{{
+				C:        "context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Context),
+				SizeIn:   nil,
+			}, {
+				C:        "channel",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Channel)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Channel),
+				SizeIn:   nil,
+			}, {
+				C:        "cq_context",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.CQContext)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.CQContext),
+				SizeIn:   nil,
+			}, {
+				C:        "handle",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Handle),
+				SizeIn:   nil,
+			}, {
+				C:        "cqe",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.CQE)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.CQE),
+				SizeIn:   nil,
+			}, {
+				C:        "mutex",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Mutex),
+				SizeIn:   nil,
+			}, {
+				C:        "cond",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.Cond)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.Cond),
+				SizeIn:   nil,
+			}, {
+				C:        "comp_events_completed",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.CompEventsCompleted)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.CompEventsCompleted),
+				SizeIn:   nil,
+			}, {
+				C:        "async_events_completed",
+				In:       []string{"65", "44"},
+				Offset:   uintptr(unsafe.Pointer(&v.AsyncEventsCompleted)) - b,
+				OffsetIn: nil,
+				Size:     unsafe.Sizeof(v.AsyncEventsCompleted),
 				SizeIn:   nil,
 			}},
 			In:     []string{"65", "44"},
@@ -4532,40 +4566,6 @@ func layoutTable() *layouttest.Table {
 				Offset:   uintptr(unsafe.Pointer(&v.Moderate)) - b,
 				OffsetIn: nil,
 				Size:     unsafe.Sizeof(v.Moderate),
-				SizeIn:   nil,
-			}},
-			In:     []string{"65", "44"},
-			Size:   unsafe.Sizeof(v),
-			SizeIn: nil,
-		})
-	}
-	{
-		var v AH
-		b := uintptr(unsafe.Pointer(&v))
-		_ = b
-		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
-			C:     "struct ibv_ah",
-			Fields: []layouttest.Field{{
-				C:        "context",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Context)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Context),
-				SizeIn:   nil,
-			}, {
-				C:        "pd",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.PD)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.PD),
-				SizeIn:   nil,
-			}, {
-				C:        "handle",
-				In:       []string{"65", "44"},
-				Offset:   uintptr(unsafe.Pointer(&v.Handle)) - b,
-				OffsetIn: nil,
-				Size:     unsafe.Sizeof(v.Handle),
 				SizeIn:   nil,
 			}},
 			In:     []string{"65", "44"},

@@ -533,60 +533,6 @@ func (u *AsyncEventElement) PortNum() *int32 {
 	return (*int32)(unsafe.Pointer(u))
 }
 
-// CQ mirrors struct ibv_cq of infiniband/verbs.h with the same size, alignment and member offsets.
-type CQ struct {
-	_ structs.HostLayout
-	// C: struct ibv_context *context
-	Context *Context
-	// C: struct ibv_comp_channel *channel
-	Channel *CompChannel
-	// C: void *cq_context
-	CQContext unsafe.Pointer
-	// C: uint32_t handle
-	Handle uint32
-	// C: int cqe
-	CQE int32
-	// C: pthread_mutex_t mutex
-	Mutex PthreadMutex
-	// C: pthread_cond_t cond
-	Cond PthreadCond
-	// C: uint32_t comp_events_completed
-	CompEventsCompleted uint32
-	// C: uint32_t async_events_completed
-	AsyncEventsCompleted uint32
-}
-
-// QP mirrors struct ibv_qp of infiniband/verbs.h with the same size, alignment and member offsets.
-type QP struct {
-	_ structs.HostLayout
-	// C: struct ibv_context *context
-	Context *Context
-	// C: void *qp_context
-	QPContext unsafe.Pointer
-	// C: struct ibv_pd *pd
-	PD *PD
-	// C: struct ibv_cq *send_cq
-	SendCQ *CQ
-	// C: struct ibv_cq *recv_cq
-	RecvCQ *CQ
-	// C: struct ibv_srq *srq
-	SRQ *SRQ
-	// C: uint32_t handle
-	Handle uint32
-	// C: uint32_t qp_num
-	QPNum uint32
-	// C: enum ibv_qp_state state
-	State QPState
-	// C: enum ibv_qp_type qp_type
-	QPType QPType
-	// C: pthread_mutex_t mutex
-	Mutex PthreadMutex
-	// C: pthread_cond_t cond
-	Cond PthreadCond
-	// C: uint32_t events_completed
-	EventsCompleted uint32
-}
-
 // WQ mirrors struct ibv_wq of infiniband/verbs.h with the same size, alignment and member offsets.
 type WQ struct {
 	_ structs.HostLayout
@@ -679,6 +625,25 @@ type MWBindInfo struct {
 	MWAccessFlags uint32
 }
 
+// MR mirrors struct ibv_mr of infiniband/verbs.h with the same size, alignment and member offsets.
+type MR struct {
+	_ structs.HostLayout
+	// C: struct ibv_context *context
+	Context *Context
+	// C: struct ibv_pd *pd
+	PD *PD
+	// C: void *addr
+	Addr unsafe.Pointer
+	// C: size_t length
+	Length uint64
+	// C: uint32_t handle
+	Handle uint32
+	// C: uint32_t lkey
+	Lkey uint32
+	// C: uint32_t rkey
+	Rkey uint32
+}
+
 // Dmah mirrors struct ibv_dmah of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type Dmah struct {
 	_ structs.HostLayout
@@ -730,25 +695,6 @@ type XRCD struct {
 	_ structs.HostLayout
 	// C: struct ibv_context *context
 	Context *Context
-}
-
-// MR mirrors struct ibv_mr of infiniband/verbs.h with the same size, alignment and member offsets.
-type MR struct {
-	_ structs.HostLayout
-	// C: struct ibv_context *context
-	Context *Context
-	// C: struct ibv_pd *pd
-	PD *PD
-	// C: void *addr
-	Addr unsafe.Pointer
-	// C: size_t length
-	Length uint64
-	// C: uint32_t handle
-	Handle uint32
-	// C: uint32_t lkey
-	Lkey uint32
-	// C: uint32_t rkey
-	Rkey uint32
 }
 
 // MRInitAttr mirrors struct ibv_mr_init_attr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
@@ -1303,6 +1249,17 @@ type SendWRAnon1TSO struct {
 	Mss uint16
 }
 
+// AH mirrors struct ibv_ah of infiniband/verbs.h with the same size, alignment and member offsets.
+type AH struct {
+	_ structs.HostLayout
+	// C: struct ibv_context *context
+	Context *Context
+	// C: struct ibv_pd *pd
+	PD *PD
+	// C: uint32_t handle
+	Handle uint32
+}
+
 // RecvWR mirrors struct ibv_recv_wr of infiniband/verbs.h with the same size, alignment and member offsets.
 type RecvWR struct {
 	_ structs.HostLayout
@@ -1385,6 +1342,60 @@ type SRQ struct {
 	Cond PthreadCond
 	// C: uint32_t events_completed
 	EventsCompleted uint32
+}
+
+// QP mirrors struct ibv_qp of infiniband/verbs.h with the same size, alignment and member offsets.
+type QP struct {
+	_ structs.HostLayout
+	// C: struct ibv_context *context
+	Context *Context
+	// C: void *qp_context
+	QPContext unsafe.Pointer
+	// C: struct ibv_pd *pd
+	PD *PD
+	// C: struct ibv_cq *send_cq
+	SendCQ *CQ
+	// C: struct ibv_cq *recv_cq
+	RecvCQ *CQ
+	// C: struct ibv_srq *srq
+	SRQ *SRQ
+	// C: uint32_t handle
+	Handle uint32
+	// C: uint32_t qp_num
+	QPNum uint32
+	// C: enum ibv_qp_state state
+	State QPState
+	// C: enum ibv_qp_type qp_type
+	QPType QPType
+	// C: pthread_mutex_t mutex
+	Mutex PthreadMutex
+	// C: pthread_cond_t cond
+	Cond PthreadCond
+	// C: uint32_t events_completed
+	EventsCompleted uint32
+}
+
+// CQ mirrors struct ibv_cq of infiniband/verbs.h with the same size, alignment and member offsets.
+type CQ struct {
+	_ structs.HostLayout
+	// C: struct ibv_context *context
+	Context *Context
+	// C: struct ibv_comp_channel *channel
+	Channel *CompChannel
+	// C: void *cq_context
+	CQContext unsafe.Pointer
+	// C: uint32_t handle
+	Handle uint32
+	// C: int cqe
+	CQE int32
+	// C: pthread_mutex_t mutex
+	Mutex PthreadMutex
+	// C: pthread_cond_t cond
+	Cond PthreadCond
+	// C: uint32_t comp_events_completed
+	CompEventsCompleted uint32
+	// C: uint32_t async_events_completed
+	AsyncEventsCompleted uint32
 }
 
 // QPEx mirrors struct ibv_qp_ex of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 352 bytes.
@@ -1563,17 +1574,6 @@ type ModifyCQAttr struct {
 	AttrMask uint32
 	// C: struct ibv_moderate_cq moderate
 	Moderate ModerateCQ
-}
-
-// AH mirrors struct ibv_ah of infiniband/verbs.h with the same size, alignment and member offsets.
-type AH struct {
-	_ structs.HostLayout
-	// C: struct ibv_context *context
-	Context *Context
-	// C: struct ibv_pd *pd
-	PD *PD
-	// C: uint32_t handle
-	Handle uint32
 }
 
 // FlowEthFilter mirrors struct ibv_flow_eth_filter of infiniband/verbs.h with the same size, alignment and member offsets.

@@ -82,6 +82,15 @@ func (e *Emitter) funcs(f *jen.File) error {
 	var syms, skipped []jen.Code
 	var bodies []jen.Code
 	for _, fn := range e.Pkg.Funcs {
+		if fn.Inline {
+			c, b, err := e.forwardShim(fn)
+			if err != nil {
+				return fmt.Errorf("%s: %w", fn.Name, err)
+			}
+			pre.WriteString(c)
+			bodies = append(bodies, b...)
+			continue
+		}
 		if why := callable(fn); why != "" {
 			if !fn.Inline {
 				skipped = append(skipped, jen.Comment(fmt.Sprintf("  %s: %s", fn.Name, why)))
@@ -144,6 +153,12 @@ func paramName(p ir.Param, i int) string {
 }
 
 func (e *Emitter) trampoline(fn *ir.Func) (string, error) {
+	return trampoline("zcall_"+fn.Name, fn)
+}
+
+// trampoline is the C function name(fn, args...) calling fn with the
+// parameter and result types of f.
+func trampoline(name string, fn *ir.Func) (string, error) {
 	ret, err := cScalar(fn.Ret)
 	if err != nil {
 		return "", err
@@ -165,7 +180,7 @@ func (e *Emitter) trampoline(fn *ir.Func) (string, error) {
 	if ret != "void" {
 		call = "return " + call
 	}
-	return fmt.Sprintf("static %s zcall_%s(%s) { %s; }\n", ret, fn.Name, strings.Join(append([]string{"void *fn"}, params...), ", "), call), nil
+	return fmt.Sprintf("static %s %s(%s) { %s; }\n", ret, name, strings.Join(append([]string{"void *fn"}, params...), ", "), call), nil
 }
 
 // goParam is the Go type of a raw wrapper parameter or result.
@@ -199,6 +214,19 @@ func toC(t ir.Type, v string) (jen.Code, error) {
 }
 
 func (e *Emitter) rawCall(fn *ir.Func) ([]jen.Code, error) {
+	get := []jen.Code{
+		jen.List(jen.Id("fn"), jen.Id("err")).Op(":=").Id("sym_" + fn.Name).Dot("Addr").Call(),
+		jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return()),
+	}
+	doc := fmt.Sprintf("c_%s calls %s (%s) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed %s lacks it (needs %s).",
+		fn.Name, fn.Name, fn.File, e.Names.Spec.Lib, e.since(fn))
+	return e.raw(fn, doc, get, "zcall_"+fn.Name)
+}
+
+// raw emits c_<name>: get leaves the C function's address in fn (or
+// returns err), then the trampoline is called with the converted
+// arguments.
+func (e *Emitter) raw(fn *ir.Func, doc string, get []jen.Code, tramp string) ([]jen.Code, error) {
 	var params, args []jen.Code
 	args = append(args, jen.Id("fn"))
 	for i, p := range fn.Params {
@@ -236,18 +264,14 @@ func (e *Emitter) rawCall(fn *ir.Func) ([]jen.Code, error) {
 	if ret == nil {
 		lhs = jen.Id("_")
 	}
-	body := []jen.Code{
-		jen.List(jen.Id("fn"), jen.Id("err")).Op(":=").Id("sym_" + fn.Name).Dot("Addr").Call(),
-		jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return()),
-		jen.List(lhs, jen.Id("cerr")).Op(":=").Qual("C", "zcall_"+fn.Name).Call(args...),
+	body := append(get,
+		jen.List(lhs, jen.Id("cerr")).Op(":=").Qual("C", tramp).Call(args...),
 		jen.List(jen.Id("errno"), jen.Id("_")).Op("=").Id("cerr").Assert(jen.Qual("syscall", "Errno")),
-	}
+	)
 	if ret != nil {
 		body = append(body, ret)
 	}
 	body = append(body, jen.Return())
-	doc := fmt.Sprintf("c_%s calls %s (%s) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed %s lacks it (needs %s).",
-		fn.Name, fn.Name, fn.File, e.Names.Spec.Lib, e.since(fn))
 	return []jen.Code{
 		jen.Comment(doc),
 		jen.Func().Id("c_" + fn.Name).Params(params...).Params(results...).Block(body...),

@@ -30,7 +30,81 @@ func (x *extractor) bodies() {
 			continue
 		}
 		f.Body = x.body(cc.NodeTokens(fd.CompoundStatement))
+		f.Body.Forward = forward(cc.NodeTokens(fd.CompoundStatement), f)
 	}
+}
+
+// forward recognises `{ [return] p->a->b.fn(p1, ..., pn); }` where p is a
+// parameter and p1..pn are all the parameters in order. cc puts the
+// implicit `static const char __func__[] = "...";` first; it is skipped.
+func forward(ts []cc.Token, f *ir.Func) *ir.Forward {
+	src := make([]string, 0, len(ts))
+	for i := range ts {
+		src = append(src, ts[i].SrcStr())
+	}
+	if len(src) > 2 && src[1] == "static" {
+		for i, s := range src {
+			if s == ";" {
+				src = append([]string{"{"}, src[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(src) < 6 || src[0] != "{" || src[len(src)-1] != "}" || src[len(src)-2] != ";" {
+		return nil
+	}
+	src = src[1 : len(src)-2]
+	fw := &ir.Forward{}
+	if src[0] == "return" {
+		fw.Return, src = true, src[1:]
+	}
+	open := -1
+	for i, s := range src {
+		if s == "(" {
+			open = i
+			break
+		}
+	}
+	if open < 3 || src[len(src)-1] != ")" {
+		return nil
+	}
+	path := src[:open]
+	fw.Root = path[0]
+	for i := 1; i+1 < len(path); i += 2 {
+		if path[i] != "->" && path[i] != "." {
+			return nil
+		}
+		fw.Path = append(fw.Path, path[i+1])
+	}
+	if len(path)%2 != 1 || len(fw.Path) == 0 {
+		return nil
+	}
+	var args []string
+	for i, s := range src[open+1 : len(src)-1] {
+		if i%2 == 1 {
+			if s != "," {
+				return nil
+			}
+			continue
+		}
+		args = append(args, s)
+	}
+	if len(args) != len(f.Params) {
+		return nil
+	}
+	for i, p := range f.Params {
+		if args[i] != p.Name {
+			return nil
+		}
+	}
+	root := false
+	for _, p := range f.Params {
+		root = root || p.Name == fw.Root
+	}
+	if !root {
+		return nil
+	}
+	return fw
 }
 
 func (x *extractor) body(ts []cc.Token) *ir.Body {

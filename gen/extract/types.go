@@ -32,6 +32,13 @@ func (x *extractor) typ(t cc.Type, parent string, at token.Position) (ir.Type, e
 		pt := t.(*cc.PointerType)
 		if e := pt.Elem(); e.Kind() == cc.Function {
 			r.Kind = ir.FuncPtr
+			if ft, ok := e.(*cc.FunctionType); ok {
+				sig, err := x.sig(ft, parent, at)
+				if err != nil {
+					return r, err
+				}
+				r.Sig = sig
+			}
 			return r, nil
 		}
 		el, err := x.typ(pt.Elem(), parent, at)
@@ -81,4 +88,23 @@ func cname(t cc.Type) string {
 		return td.Name()
 	}
 	return t.String()
+}
+
+// sig converts the signature of a function type.
+func (x *extractor) sig(ft *cc.FunctionType, parent string, at token.Position) (*ir.Sig, error) {
+	ret, err := x.typ(ft.Result(), parent, at)
+	if err != nil {
+		return nil, err
+	}
+	s := &ir.Sig{Ret: ret, Variadic: ft.IsVariadic()}
+	for _, p := range ft.Parameters() {
+		pt, err := x.typ(p.Type(), parent, at)
+		if err != nil {
+			return nil, err
+		}
+		if pt.Kind != ir.Void {
+			s.Params = append(s.Params, pt)
+		}
+	}
+	return s, nil
 }

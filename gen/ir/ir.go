@@ -55,6 +55,14 @@ type Type struct {
 	Ref    string // Record, EnumRef: the key of the Struct or Enum
 	C      string // C spelling for diagnostics and generated C, e.g. "uint32_t"
 	Char   bool   // Int: plain char (byte strings)
+	Sig    *Sig   `json:",omitempty"` // FuncPtr: the pointed-to function's signature
+}
+
+// Sig is the signature of a function pointer.
+type Sig struct {
+	Ret      Type
+	Params   []Type
+	Variadic bool
 }
 
 // Struct is a C struct or union.
@@ -169,6 +177,18 @@ type Body struct {
 	MemberCalls []string // function-pointer members called through
 	CtxOps      []string // verbs_context ops guarded by verbs_get_ctx_op
 	Errno       bool     // reads or sets errno itself
+	// Forward is set when the whole body is one call through a member
+	// function pointer reached from a parameter, passing the parameters
+	// in order: `return qp->context->ops.post_send(qp, wr, bad_wr);`.
+	Forward *Forward `json:",omitempty"`
+}
+
+// Forward is a body that forwards its parameters through a member
+// function pointer.
+type Forward struct {
+	Root   string   // the parameter the path starts from
+	Path   []string // members from Root to the function pointer: context, ops, post_send
+	Return bool     // the call's value is returned
 }
 
 // Param is one function parameter.

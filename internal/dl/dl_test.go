@@ -36,3 +36,9 @@ func TestLibMissing(t *testing.T) {
 	assert.Contains(t, err.Error(), "libgoverbs-absent.so.9 not installed")
 	assert.Contains(t, err.Error(), "needs rdma-core 44 or later")
 }
+
+func TestNilOp(t *testing.T) {
+	err := error(&NilOpError{Func: "ibv_post_send", Op: "context->ops.post_send"})
+	assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
+	assert.Equal(t, "ibv_post_send: the provider does not implement context->ops.post_send", err.Error())
+}

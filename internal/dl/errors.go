@@ -24,3 +24,18 @@ func (e *MissingError) Error() string {
 
 // Unwrap returns unix.EOPNOTSUPP.
 func (e *MissingError) Unwrap() error { return unix.EOPNOTSUPP }
+
+// NilOpError reports a provider operation (a function-pointer member the
+// provider fills in, such as ops.post_send or wr_send) left NULL. It unwraps
+// to unix.EOPNOTSUPP.
+type NilOpError struct {
+	Func string // the C function that dispatches through it
+	Op   string // the member path, e.g. "context->ops.post_send"
+}
+
+func (e *NilOpError) Error() string {
+	return fmt.Sprintf("%s: the provider does not implement %s", e.Func, e.Op)
+}
+
+// Unwrap returns unix.EOPNOTSUPP.
+func (e *NilOpError) Unwrap() error { return unix.EOPNOTSUPP }
