@@ -86,6 +86,12 @@ static int32_t zcall_ibv_query_pkey(void *fn, void * a0, uint8_t a1, int32_t a2,
 static int32_t zcall_ibv_get_pkey_index(void *fn, void * a0, uint8_t a1, uint16_t a2) { return ((int32_t (*)(void *, uint8_t, uint16_t))fn)(a0, a1, a2); }
 static void * zcall_ibv_alloc_pd(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_dealloc_pd(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void * zshim_ibv_create_flow(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_destroy_flow(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void * zshim_ibv_create_flow_action_esp(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_modify_flow_action_esp(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_destroy_flow_action(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void * zshim_ibv_open_xrcd(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static void * zcall_ibv_reg_mr_iova2(void *fn, void * a0, void * a1, uint64_t a2, uint64_t a3, uint32_t a4) { return ((void * (*)(void *, void *, uint64_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3, a4); }
 static void * zcall_ibv_reg_mr(void *fn, void * a0, void * a1, uint64_t a2, int32_t a3) { return ((void * (*)(void *, void *, uint64_t, int32_t))fn)(a0, a1, a2, a3); }
 static void * zcall_ibv_reg_mr_iova(void *fn, void * a0, void * a1, uint64_t a2, uint64_t a3, int32_t a4) { return ((void * (*)(void *, void *, uint64_t, uint64_t, int32_t))fn)(a0, a1, a2, a3, a4); }
@@ -96,16 +102,23 @@ static int32_t zcall_ibv_dereg_mr(void *fn, void * a0) { return ((int32_t (*)(vo
 static int32_t zshim_ibv_dealloc_mw(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static void * zcall_ibv_create_comp_channel(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_destroy_comp_channel(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_advise_mr(void *fn, void * a0, uint32_t a1, uint32_t a2, void * a3, uint32_t a4) { return ((int32_t (*)(void *, uint32_t, uint32_t, void *, uint32_t))fn)(a0, a1, a2, a3, a4); }
+static void * zshim_ibv_alloc_dm(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_free_dm(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_dm_export_dmabuf_fd(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zshim_ibv_memcpy_to_dm(void *fn, void * a0, uint64_t a1, void * a2, uint64_t a3) { return ((int32_t (*)(void *, uint64_t, void *, uint64_t))fn)(a0, a1, a2, a3); }
 static int32_t zshim_ibv_memcpy_from_dm(void *fn, void * a0, void * a1, uint64_t a2, uint64_t a3) { return ((int32_t (*)(void *, void *, uint64_t, uint64_t))fn)(a0, a1, a2, a3); }
+static void * zshim_ibv_alloc_null_mr(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
+static void * zshim_ibv_reg_dm_mr(void *fn, void * a0, void * a1, uint64_t a2, uint64_t a3, uint32_t a4) { return ((void * (*)(void *, void *, uint64_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3, a4); }
 static void * zcall_ibv_create_cq(void *fn, void * a0, int32_t a1, void * a2, void * a3, int32_t a4) { return ((void * (*)(void *, int32_t, void *, void *, int32_t))fn)(a0, a1, a2, a3, a4); }
+static void * zshim_ibv_create_cq_ex(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_resize_cq(void *fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_cq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_get_cq_event(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void zcall_ibv_ack_cq_events(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
 static int32_t zshim_ibv_poll_cq(void *fn, void * a0, int32_t a1, void * a2) { return ((int32_t (*)(void *, int32_t, void *))fn)(a0, a1, a2); }
 static int32_t zshim_ibv_req_notify_cq(void *fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
+static int32_t zshim_ibv_modify_cq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall__ibv_query_comp_cntr_caps(void *fn, void * a0, void * a1, uint64_t a2) { return ((int32_t (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_comp_cntr(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_comp_cntr(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
@@ -118,20 +131,32 @@ static int32_t zcall_ibv_read_err_comp_cntr(void *fn, void * a0, void * a1) { re
 static void * zcall_ibv_create_srq(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_modify_srq(void *fn, void * a0, void * a1, int32_t a2) { return ((int32_t (*)(void *, void *, int32_t))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_query_srq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_get_srq_num(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_srq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zshim_ibv_post_srq_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_post_srq_ops(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_qp(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static void * zshim_ibv_alloc_td(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_dealloc_td(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void * zshim_ibv_alloc_parent_domain(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static void * zcall_ibv_alloc_buf(void *fn, void * a0, uint64_t a1, void * a2) { return ((void * (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_export_buf_dmabuf_fd(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static void zcall_ibv_free_buf(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
 static void * zcall_ibv_reg_buf_mr(void *fn, void * a0, void * a1, void * a2, uint64_t a3, int32_t a4) { return ((void * (*)(void *, void *, void *, uint64_t, int32_t))fn)(a0, a1, a2, a3, a4); }
 static void * zcall_ibv_alloc_dmah(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_dealloc_dmah(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_query_rt_values_ex(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static void * zshim_ibv_open_qp(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_modify_qp(void *fn, void * a0, void * a1, int32_t a2) { return ((int32_t (*)(void *, void *, int32_t))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_modify_qp_rate_limit(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_qp_attach_comp_cntr(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_query_qp_data_in_order(void *fn, void * a0, uint32_t a1, uint32_t a2) { return ((int32_t (*)(void *, uint32_t, uint32_t))fn)(a0, a1, a2); }
 static int32_t zcall_ibv_query_qp(void *fn, void * a0, void * a1, int32_t a2, void * a3) { return ((int32_t (*)(void *, void *, int32_t, void *))fn)(a0, a1, a2, a3); }
 static int32_t zcall_ibv_destroy_qp(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_modify_wq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_destroy_wq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void * zshim_ibv_create_rwq_ind_table(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_destroy_rwq_ind_table(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zshim_ibv_post_send(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static int32_t zshim_ibv_post_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_ah(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
@@ -146,6 +171,10 @@ static void * zcall_ibv_node_type_str(void *fn, int32_t a0) { return ((void * (*
 static void * zcall_ibv_port_state_str(void *fn, uint32_t a0) { return ((void * (*)(uint32_t))fn)(a0); }
 static void * zcall_ibv_event_type_str(void *fn, uint32_t a0) { return ((void * (*)(uint32_t))fn)(a0); }
 static int32_t zcall_ibv_resolve_eth_l2_from_gid(void *fn, void * a0, void * a1, void * a2, void * a3) { return ((int32_t (*)(void *, void *, void *, void *))fn)(a0, a1, a2, a3); }
+static void * zshim_ibv_create_counters(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_destroy_counters(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_attach_counters_point_flow(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_read_counters(void *fn, void * a0, void * a1, uint32_t a2, uint32_t a3) { return ((int32_t (*)(void *, void *, uint32_t, uint32_t))fn)(a0, a1, a2, a3); }
 static int32_t zcall_ibv_set_ece(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_query_ece(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 */
@@ -678,6 +707,14 @@ var (
 		Since: "rdma-core 44",
 	}
 )
+
+// verbsGetCtx is verbs_get_ctx over the generated layout: the struct verbs_context around ctx, or nil when the provider's context is not extended (abi_compat is not __VERBS_ABI_IS_EXTENDED, UINTPTR_MAX).
+func verbsGetCtx(ctx *Context) *VerbsContext {
+	if ctx == nil || uintptr(ctx.ABICompat) != ^uintptr(0) {
+		return nil
+	}
+	return (*VerbsContext)(unsafe.Add(unsafe.Pointer(ctx), -int(unsafe.Offsetof(VerbsContext{}.Context))))
+}
 
 // c_ibv_wc_status_str calls ibv_wc_status_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_wc_status_str(status WCStatus) (r *byte, errno syscall.Errno, err error) {
@@ -1719,6 +1756,108 @@ func c_ibv_dealloc_pd(pd *PD) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
+// c_ibv_create_flow is the shim of the static inline ibv_create_flow (infiniband/verbs.h), which calls the provider's verbs_context.ibv_create_flow when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_create_flow(qp *QP, flow *FlowAttr) (r *Flow, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(qp.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IbvCreateFlow)) || zvctx.IbvCreateFlow == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_create_flow",
+			Op:   "verbs_context.ibv_create_flow",
+		}
+		return
+	}
+	fn := zvctx.IbvCreateFlow
+	cr, cerr := C.zshim_ibv_create_flow(fn, unsafe.Pointer(qp), unsafe.Pointer(flow))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*Flow)(cr)
+	return
+}
+
+// c_ibv_destroy_flow is the shim of the static inline ibv_destroy_flow (infiniband/verbs.h), which calls the provider's verbs_context.ibv_destroy_flow when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_destroy_flow(flowID *Flow) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(flowID.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IbvDestroyFlow)) || zvctx.IbvDestroyFlow == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_destroy_flow",
+			Op:   "verbs_context.ibv_destroy_flow",
+		}
+		return
+	}
+	fn := zvctx.IbvDestroyFlow
+	cr, cerr := C.zshim_ibv_destroy_flow(fn, unsafe.Pointer(flowID))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_create_flow_action_esp is the shim of the static inline ibv_create_flow_action_esp (infiniband/verbs.h), which calls the provider's verbs_context.create_flow_action_esp when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_create_flow_action_esp(ctx *Context, esp *FlowActionESPAttr) (r *FlowAction, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(ctx)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.CreateFlowActionESP)) || zvctx.CreateFlowActionESP == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_create_flow_action_esp",
+			Op:   "verbs_context.create_flow_action_esp",
+		}
+		return
+	}
+	fn := zvctx.CreateFlowActionESP
+	cr, cerr := C.zshim_ibv_create_flow_action_esp(fn, unsafe.Pointer(ctx), unsafe.Pointer(esp))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*FlowAction)(cr)
+	return
+}
+
+// c_ibv_modify_flow_action_esp is the shim of the static inline ibv_modify_flow_action_esp (infiniband/verbs.h), which calls the provider's verbs_context.modify_flow_action_esp when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_modify_flow_action_esp(action *FlowAction, esp *FlowActionESPAttr) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(action.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.ModifyFlowActionESP)) || zvctx.ModifyFlowActionESP == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_modify_flow_action_esp",
+			Op:   "verbs_context.modify_flow_action_esp",
+		}
+		return
+	}
+	fn := zvctx.ModifyFlowActionESP
+	cr, cerr := C.zshim_ibv_modify_flow_action_esp(fn, unsafe.Pointer(action), unsafe.Pointer(esp))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_destroy_flow_action is the shim of the static inline ibv_destroy_flow_action (infiniband/verbs.h), which calls the provider's verbs_context.destroy_flow_action when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_destroy_flow_action(action *FlowAction) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(action.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.DestroyFlowAction)) || zvctx.DestroyFlowAction == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_destroy_flow_action",
+			Op:   "verbs_context.destroy_flow_action",
+		}
+		return
+	}
+	fn := zvctx.DestroyFlowAction
+	cr, cerr := C.zshim_ibv_destroy_flow_action(fn, unsafe.Pointer(action))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_open_xrcd is the shim of the static inline ibv_open_xrcd (infiniband/verbs.h), which calls the provider's verbs_context.open_xrcd when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_open_xrcd(context *Context, xrcdInitAttr *XRCDInitAttr) (r *XRCD, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.OpenXRCD)) || zvctx.OpenXRCD == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_open_xrcd",
+			Op:   "verbs_context.open_xrcd",
+		}
+		return
+	}
+	fn := zvctx.OpenXRCD
+	cr, cerr := C.zshim_ibv_open_xrcd(fn, unsafe.Pointer(context), unsafe.Pointer(xrcdInitAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*XRCD)(cr)
+	return
+}
+
 // c_ibv_reg_mr_iova2 calls ibv_reg_mr_iova2 (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_reg_mr_iova2(pd *PD, addr unsafe.Pointer, length uint64, iova uint64, access uint32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_mr_iova2.Addr()
@@ -1843,6 +1982,57 @@ func c_ibv_destroy_comp_channel(channel *CompChannel) (r int32, errno syscall.Er
 	return
 }
 
+// c_ibv_advise_mr is the shim of the static inline ibv_advise_mr (infiniband/verbs.h), which calls the provider's verbs_context.advise_mr when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_advise_mr(pd *PD, advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE uint32) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(pd.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AdviseMR)) || zvctx.AdviseMR == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_advise_mr",
+			Op:   "verbs_context.advise_mr",
+		}
+		return
+	}
+	fn := zvctx.AdviseMR
+	cr, cerr := C.zshim_ibv_advise_mr(fn, unsafe.Pointer(pd), C.uint32_t(advice), C.uint32_t(flags), unsafe.Pointer(sgList), C.uint32_t(numSGE))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_alloc_dm is the shim of the static inline ibv_alloc_dm (infiniband/verbs.h), which calls the provider's verbs_context.alloc_dm when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_alloc_dm(context *Context, attr *AllocDMAttr) (r *DM, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AllocDM)) || zvctx.AllocDM == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_alloc_dm",
+			Op:   "verbs_context.alloc_dm",
+		}
+		return
+	}
+	fn := zvctx.AllocDM
+	cr, cerr := C.zshim_ibv_alloc_dm(fn, unsafe.Pointer(context), unsafe.Pointer(attr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*DM)(cr)
+	return
+}
+
+// c_ibv_free_dm is the shim of the static inline ibv_free_dm (infiniband/verbs.h), which calls the provider's verbs_context.free_dm when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_free_dm(dm *DM) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(dm.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.FreeDM)) || zvctx.FreeDM == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_free_dm",
+			Op:   "verbs_context.free_dm",
+		}
+		return
+	}
+	fn := zvctx.FreeDM
+	cr, cerr := C.zshim_ibv_free_dm(fn, unsafe.Pointer(dm))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_dm_export_dmabuf_fd calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
 func c_ibv_dm_export_dmabuf_fd(dm *DM) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dm_export_dmabuf_fd.Addr()
@@ -1887,6 +2077,40 @@ func c_ibv_memcpy_from_dm(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, leng
 	return
 }
 
+// c_ibv_alloc_null_mr is the shim of the static inline ibv_alloc_null_mr (infiniband/verbs.h), which calls the provider's verbs_context.alloc_null_mr when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_alloc_null_mr(pd *PD) (r *MR, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(pd.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AllocNullMR)) || zvctx.AllocNullMR == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_alloc_null_mr",
+			Op:   "verbs_context.alloc_null_mr",
+		}
+		return
+	}
+	fn := zvctx.AllocNullMR
+	cr, cerr := C.zshim_ibv_alloc_null_mr(fn, unsafe.Pointer(pd))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*MR)(cr)
+	return
+}
+
+// c_ibv_reg_dm_mr is the shim of the static inline ibv_reg_dm_mr (infiniband/verbs.h), which calls the provider's verbs_context.reg_dm_mr when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_reg_dm_mr(pd *PD, dm *DM, dmOffset uint64, length uint64, access uint32) (r *MR, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(pd.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.RegDMMR)) || zvctx.RegDMMR == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_reg_dm_mr",
+			Op:   "verbs_context.reg_dm_mr",
+		}
+		return
+	}
+	fn := zvctx.RegDMMR
+	cr, cerr := C.zshim_ibv_reg_dm_mr(fn, unsafe.Pointer(pd), unsafe.Pointer(dm), C.uint64_t(dmOffset), C.uint64_t(length), C.uint32_t(access))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*MR)(cr)
+	return
+}
+
 // c_ibv_create_cq calls ibv_create_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_create_cq(context *Context, cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (r *CQ, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_cq.Addr()
@@ -1896,6 +2120,23 @@ func c_ibv_create_cq(context *Context, cqe int32, cqContext unsafe.Pointer, chan
 	cr, cerr := C.zcall_ibv_create_cq(fn, unsafe.Pointer(context), C.int32_t(cqe), unsafe.Pointer(cqContext), unsafe.Pointer(channel), C.int32_t(compVector))
 	errno, _ = cerr.(syscall.Errno)
 	r = (*CQ)(cr)
+	return
+}
+
+// c_ibv_create_cq_ex is the shim of the static inline ibv_create_cq_ex (infiniband/verbs.h), which calls the provider's verbs_context.create_cq_ex when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_create_cq_ex(context *Context, cqAttr *CQInitAttrEx) (r *CQEx, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.CreateCQEx)) || zvctx.CreateCQEx == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_create_cq_ex",
+			Op:   "verbs_context.create_cq_ex",
+		}
+		return
+	}
+	fn := zvctx.CreateCQEx
+	cr, cerr := C.zshim_ibv_create_cq_ex(fn, unsafe.Pointer(context), unsafe.Pointer(cqAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*CQEx)(cr)
 	return
 }
 
@@ -1973,6 +2214,23 @@ func c_ibv_req_notify_cq(cq *CQ, solicitedOnly int32) (r int32, errno syscall.Er
 		return
 	}
 	cr, cerr := C.zshim_ibv_req_notify_cq(fn, unsafe.Pointer(cq), C.int32_t(solicitedOnly))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_modify_cq is the shim of the static inline ibv_modify_cq (infiniband/verbs.h), which calls the provider's verbs_context.modify_cq when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_modify_cq(cq *CQ, attr *ModifyCQAttr) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(cq.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.ModifyCQ)) || zvctx.ModifyCQ == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_modify_cq",
+			Op:   "verbs_context.modify_cq",
+		}
+		return
+	}
+	fn := zvctx.ModifyCQ
+	cr, cerr := C.zshim_ibv_modify_cq(fn, unsafe.Pointer(cq), unsafe.Pointer(attr))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -2122,6 +2380,23 @@ func c_ibv_query_srq(srq *SRQ, srqAttr *SRQAttr) (r int32, errno syscall.Errno, 
 	return
 }
 
+// c_ibv_get_srq_num is the shim of the static inline ibv_get_srq_num (infiniband/verbs.h), which calls the provider's verbs_context.get_srq_num when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_get_srq_num(srq *SRQ, srqNum *uint32) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(srq.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.GetSRQNum)) || zvctx.GetSRQNum == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_get_srq_num",
+			Op:   "verbs_context.get_srq_num",
+		}
+		return
+	}
+	fn := zvctx.GetSRQNum
+	cr, cerr := C.zshim_ibv_get_srq_num(fn, unsafe.Pointer(srq), unsafe.Pointer(srqNum))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_destroy_srq calls ibv_destroy_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_destroy_srq(srq *SRQ) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_srq.Addr()
@@ -2150,6 +2425,23 @@ func c_ibv_post_srq_recv(srq *SRQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32,
 	return
 }
 
+// c_ibv_post_srq_ops is the shim of the static inline ibv_post_srq_ops (infiniband/verbs.h), which calls the provider's verbs_context.post_srq_ops when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_post_srq_ops(srq *SRQ, op *OpsWR, badOp **OpsWR) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(srq.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.PostSRQOps)) || zvctx.PostSRQOps == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_post_srq_ops",
+			Op:   "verbs_context.post_srq_ops",
+		}
+		return
+	}
+	fn := zvctx.PostSRQOps
+	cr, cerr := C.zshim_ibv_post_srq_ops(fn, unsafe.Pointer(srq), unsafe.Pointer(op), unsafe.Pointer(badOp))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
 // c_ibv_create_qp calls ibv_create_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_create_qp(pd *PD, qpInitAttr *QPInitAttr) (r *QP, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_qp.Addr()
@@ -2159,6 +2451,57 @@ func c_ibv_create_qp(pd *PD, qpInitAttr *QPInitAttr) (r *QP, errno syscall.Errno
 	cr, cerr := C.zcall_ibv_create_qp(fn, unsafe.Pointer(pd), unsafe.Pointer(qpInitAttr))
 	errno, _ = cerr.(syscall.Errno)
 	r = (*QP)(cr)
+	return
+}
+
+// c_ibv_alloc_td is the shim of the static inline ibv_alloc_td (infiniband/verbs.h), which calls the provider's verbs_context.alloc_td when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_alloc_td(context *Context, initAttr *TDInitAttr) (r *TD, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AllocTD)) || zvctx.AllocTD == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_alloc_td",
+			Op:   "verbs_context.alloc_td",
+		}
+		return
+	}
+	fn := zvctx.AllocTD
+	cr, cerr := C.zshim_ibv_alloc_td(fn, unsafe.Pointer(context), unsafe.Pointer(initAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*TD)(cr)
+	return
+}
+
+// c_ibv_dealloc_td is the shim of the static inline ibv_dealloc_td (infiniband/verbs.h), which calls the provider's verbs_context.dealloc_td when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_dealloc_td(td *TD) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(td.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.DeallocTD)) || zvctx.DeallocTD == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_dealloc_td",
+			Op:   "verbs_context.dealloc_td",
+		}
+		return
+	}
+	fn := zvctx.DeallocTD
+	cr, cerr := C.zshim_ibv_dealloc_td(fn, unsafe.Pointer(td))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_alloc_parent_domain is the shim of the static inline ibv_alloc_parent_domain (infiniband/verbs.h), which calls the provider's verbs_context.alloc_parent_domain when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_alloc_parent_domain(context *Context, attr *ParentDomainInitAttr) (r *PD, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AllocParentDomain)) || zvctx.AllocParentDomain == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_alloc_parent_domain",
+			Op:   "verbs_context.alloc_parent_domain",
+		}
+		return
+	}
+	fn := zvctx.AllocParentDomain
+	cr, cerr := C.zshim_ibv_alloc_parent_domain(fn, unsafe.Pointer(context), unsafe.Pointer(attr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*PD)(cr)
 	return
 }
 
@@ -2233,6 +2576,40 @@ func c_ibv_dealloc_dmah(dmah *Dmah) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
+// c_ibv_query_rt_values_ex is the shim of the static inline ibv_query_rt_values_ex (infiniband/verbs.h), which calls the provider's verbs_context.query_rt_values when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_query_rt_values_ex(context *Context, values *ValuesEx) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.QueryRtValues)) || zvctx.QueryRtValues == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_query_rt_values_ex",
+			Op:   "verbs_context.query_rt_values",
+		}
+		return
+	}
+	fn := zvctx.QueryRtValues
+	cr, cerr := C.zshim_ibv_query_rt_values_ex(fn, unsafe.Pointer(context), unsafe.Pointer(values))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_open_qp is the shim of the static inline ibv_open_qp (infiniband/verbs.h), which calls the provider's verbs_context.open_qp when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_open_qp(context *Context, qpOpenAttr *QPOpenAttr) (r *QP, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.OpenQP)) || zvctx.OpenQP == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_open_qp",
+			Op:   "verbs_context.open_qp",
+		}
+		return
+	}
+	fn := zvctx.OpenQP
+	cr, cerr := C.zshim_ibv_open_qp(fn, unsafe.Pointer(context), unsafe.Pointer(qpOpenAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*QP)(cr)
+	return
+}
+
 // c_ibv_modify_qp calls ibv_modify_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
 func c_ibv_modify_qp(qp *QP, attr *QPAttr, attrMask int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_modify_qp.Addr()
@@ -2240,6 +2617,23 @@ func c_ibv_modify_qp(qp *QP, attr *QPAttr, attrMask int32) (r int32, errno sysca
 		return
 	}
 	cr, cerr := C.zcall_ibv_modify_qp(fn, unsafe.Pointer(qp), unsafe.Pointer(attr), C.int32_t(attrMask))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_modify_qp_rate_limit is the shim of the static inline ibv_modify_qp_rate_limit (infiniband/verbs.h), which calls the provider's verbs_context.modify_qp_rate_limit when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_modify_qp_rate_limit(qp *QP, attr *QPRateLimitAttr) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(qp.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.ModifyQPRateLimit)) || zvctx.ModifyQPRateLimit == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_modify_qp_rate_limit",
+			Op:   "verbs_context.modify_qp_rate_limit",
+		}
+		return
+	}
+	fn := zvctx.ModifyQPRateLimit
+	cr, cerr := C.zshim_ibv_modify_qp_rate_limit(fn, unsafe.Pointer(qp), unsafe.Pointer(attr))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -2288,6 +2682,74 @@ func c_ibv_destroy_qp(qp *QP) (r int32, errno syscall.Errno, err error) {
 		return
 	}
 	cr, cerr := C.zcall_ibv_destroy_qp(fn, unsafe.Pointer(qp))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_modify_wq is the shim of the static inline ibv_modify_wq (infiniband/verbs.h), which calls the provider's verbs_context.modify_wq when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_modify_wq(wq *WQ, wqAttr *WQAttr) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(wq.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.ModifyWQ)) || zvctx.ModifyWQ == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_modify_wq",
+			Op:   "verbs_context.modify_wq",
+		}
+		return
+	}
+	fn := zvctx.ModifyWQ
+	cr, cerr := C.zshim_ibv_modify_wq(fn, unsafe.Pointer(wq), unsafe.Pointer(wqAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_destroy_wq is the shim of the static inline ibv_destroy_wq (infiniband/verbs.h), which calls the provider's verbs_context.destroy_wq when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_destroy_wq(wq *WQ) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(wq.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.DestroyWQ)) || zvctx.DestroyWQ == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_destroy_wq",
+			Op:   "verbs_context.destroy_wq",
+		}
+		return
+	}
+	fn := zvctx.DestroyWQ
+	cr, cerr := C.zshim_ibv_destroy_wq(fn, unsafe.Pointer(wq))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_create_rwq_ind_table is the shim of the static inline ibv_create_rwq_ind_table (infiniband/verbs.h), which calls the provider's verbs_context.create_rwq_ind_table when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_create_rwq_ind_table(context *Context, initAttr *RWQIndTableInitAttr) (r *RWQIndTable, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.CreateRWQIndTable)) || zvctx.CreateRWQIndTable == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_create_rwq_ind_table",
+			Op:   "verbs_context.create_rwq_ind_table",
+		}
+		return
+	}
+	fn := zvctx.CreateRWQIndTable
+	cr, cerr := C.zshim_ibv_create_rwq_ind_table(fn, unsafe.Pointer(context), unsafe.Pointer(initAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*RWQIndTable)(cr)
+	return
+}
+
+// c_ibv_destroy_rwq_ind_table is the shim of the static inline ibv_destroy_rwq_ind_table (infiniband/verbs.h), which calls the provider's verbs_context.destroy_rwq_ind_table when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_destroy_rwq_ind_table(rwqIndTable *RWQIndTable) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(rwqIndTable.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.DestroyRWQIndTable)) || zvctx.DestroyRWQIndTable == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_destroy_rwq_ind_table",
+			Op:   "verbs_context.destroy_rwq_ind_table",
+		}
+		return
+	}
+	fn := zvctx.DestroyRWQIndTable
+	cr, cerr := C.zshim_ibv_destroy_rwq_ind_table(fn, unsafe.Pointer(rwqIndTable))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -2464,6 +2926,74 @@ func c_ibv_resolve_eth_l2_from_gid(context *Context, attr *AHAttr, ethMAC *uint8
 		return
 	}
 	cr, cerr := C.zcall_ibv_resolve_eth_l2_from_gid(fn, unsafe.Pointer(context), unsafe.Pointer(attr), unsafe.Pointer(ethMAC), unsafe.Pointer(vid))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_create_counters is the shim of the static inline ibv_create_counters (infiniband/verbs.h), which calls the provider's verbs_context.create_counters when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_create_counters(context *Context, initAttr *CountersInitAttr) (r *Counters, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.CreateCounters)) || zvctx.CreateCounters == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_create_counters",
+			Op:   "verbs_context.create_counters",
+		}
+		return
+	}
+	fn := zvctx.CreateCounters
+	cr, cerr := C.zshim_ibv_create_counters(fn, unsafe.Pointer(context), unsafe.Pointer(initAttr))
+	errno, _ = cerr.(syscall.Errno)
+	r = (*Counters)(cr)
+	return
+}
+
+// c_ibv_destroy_counters is the shim of the static inline ibv_destroy_counters (infiniband/verbs.h), which calls the provider's verbs_context.destroy_counters when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_destroy_counters(counters *Counters) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(counters.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.DestroyCounters)) || zvctx.DestroyCounters == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_destroy_counters",
+			Op:   "verbs_context.destroy_counters",
+		}
+		return
+	}
+	fn := zvctx.DestroyCounters
+	cr, cerr := C.zshim_ibv_destroy_counters(fn, unsafe.Pointer(counters))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_attach_counters_point_flow is the shim of the static inline ibv_attach_counters_point_flow (infiniband/verbs.h), which calls the provider's verbs_context.attach_counters_point_flow when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_attach_counters_point_flow(counters *Counters, attr *CounterAttachAttr, flow *Flow) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(counters.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.AttachCountersPointFlow)) || zvctx.AttachCountersPointFlow == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_attach_counters_point_flow",
+			Op:   "verbs_context.attach_counters_point_flow",
+		}
+		return
+	}
+	fn := zvctx.AttachCountersPointFlow
+	cr, cerr := C.zshim_ibv_attach_counters_point_flow(fn, unsafe.Pointer(counters), unsafe.Pointer(attr), unsafe.Pointer(flow))
+	errno, _ = cerr.(syscall.Errno)
+	r = int32(cr)
+	return
+}
+
+// c_ibv_read_counters is the shim of the static inline ibv_read_counters (infiniband/verbs.h), which calls the provider's verbs_context.read_counters when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
+func c_ibv_read_counters(counters *Counters, countersValue *uint64, ncounters uint32, flags uint32) (r int32, errno syscall.Errno, err error) {
+	zvctx := verbsGetCtx(counters.Context)
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.ReadCounters)) || zvctx.ReadCounters == nil {
+		err = &dl.NilOpError{
+			Func: "ibv_read_counters",
+			Op:   "verbs_context.read_counters",
+		}
+		return
+	}
+	fn := zvctx.ReadCounters
+	cr, cerr := C.zshim_ibv_read_counters(fn, unsafe.Pointer(counters), unsafe.Pointer(countersValue), C.uint32_t(ncounters), C.uint32_t(flags))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return

@@ -15,7 +15,7 @@ import (
 const DL = Module + "/internal/dl"
 
 // reserved are identifiers the raw wrappers use themselves.
-var reserved = map[string]bool{"r": true, "errno": true, "err": true, "fn": true, "cr": true, "cerr": true, "lib": true}
+var reserved = map[string]bool{"r": true, "errno": true, "err": true, "fn": true, "cr": true, "cerr": true, "lib": true, "zctx": true, "zvctx": true}
 
 // callable reports why f cannot get a trampoline, or "".
 func callable(f *ir.Func) string {
@@ -81,9 +81,14 @@ func (e *Emitter) funcs(f *jen.File) error {
 	pre.WriteString("#include <stdbool.h>\n#include <stdint.h>\n")
 	var syms, skipped []jen.Code
 	var bodies []jen.Code
+	ctxShims := false
 	for _, fn := range e.Pkg.Funcs {
 		if fn.Inline {
 			c, b, err := e.forwardShim(fn)
+			if err == nil && c == "" {
+				c, b, err = e.ctxShim(fn)
+				ctxShims = ctxShims || c != ""
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", fn.Name, err)
 			}
@@ -128,6 +133,9 @@ func (e *Emitter) funcs(f *jen.File) error {
 			f.Add(s)
 		}
 		f.Line()
+	}
+	if ctxShims {
+		e.verbsGetCtx(f)
 	}
 	for _, b := range bodies {
 		f.Add(b)

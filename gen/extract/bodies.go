@@ -31,6 +31,7 @@ func (x *extractor) bodies() {
 		}
 		f.Body = x.body(cc.NodeTokens(fd.CompoundStatement))
 		f.Body.Forward = forward(cc.NodeTokens(fd.CompoundStatement), f)
+		f.Body.CtxForward = ctxForward(cc.NodeTokens(fd.CompoundStatement), f)
 	}
 }
 
@@ -38,18 +39,12 @@ func (x *extractor) bodies() {
 // parameter and p1..pn are all the parameters in order. cc puts the
 // implicit `static const char __func__[] = "...";` first; it is skipped.
 func forward(ts []cc.Token, f *ir.Func) *ir.Forward {
-	src := make([]string, 0, len(ts))
-	for i := range ts {
-		src = append(src, ts[i].SrcStr())
-	}
-	if len(src) > 2 && src[1] == "static" {
-		for i, s := range src {
-			if s == ";" {
-				src = append([]string{"{"}, src[i+1:]...)
-				break
-			}
-		}
-	}
+	return forwardTokens(strip(ts), f, "")
+}
+
+// forwardTokens matches `{ [return] root->a.b(p1, ..., pn); }`; root is
+// local when given, else it must be a parameter.
+func forwardTokens(src []string, f *ir.Func, local string) *ir.Forward {
 	if len(src) < 6 || src[0] != "{" || src[len(src)-1] != "}" || src[len(src)-2] != ";" {
 		return nil
 	}
@@ -97,9 +92,9 @@ func forward(ts []cc.Token, f *ir.Func) *ir.Forward {
 			return nil
 		}
 	}
-	root := false
+	root := local != "" && fw.Root == local
 	for _, p := range f.Params {
-		root = root || p.Name == fw.Root
+		root = root || local == "" && p.Name == fw.Root
 	}
 	if !root {
 		return nil
@@ -155,4 +150,114 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(r)
 	return r
+}
+
+// strip returns the body's tokens without cc's implicit
+// `static const char __func__[] = "...";`.
+func strip(ts []cc.Token) []string {
+	src := make([]string, 0, len(ts))
+	for i := range ts {
+		src = append(src, ts[i].SrcStr())
+	}
+	if len(src) > 2 && src[1] == "static" {
+		for i, s := range src {
+			if s == ";" {
+				return append([]string{"{"}, src[i+1:]...)
+			}
+		}
+	}
+	return src
+}
+
+// skipBalanced returns the index after the bracket closing the one at i.
+func skipBalanced(src []string, i int) int {
+	depth := 0
+	for ; i < len(src); i++ {
+		switch src[i] {
+		case "(", "{", "[":
+			depth++
+		case ")", "}", "]":
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// ctxForward recognises
+//
+//	{ struct verbs_context *v [; v] = <verbs_get_ctx_op(p[->m...], op)>;
+//	  if (!v) <statement or block>; [return] v->op(p1, ..., pn); }
+//
+// The failure statement (errno = EOPNOTSUPP and NULL, or EOPNOTSUPP) is
+// the function's convention, which the spec states; the shim reports an
+// absent op as a *dl.NilOpError instead.
+func ctxForward(ts []cc.Token, f *ir.Func) *ir.CtxForward {
+	src := strip(ts)
+	if len(src) < 12 || src[0] != "{" || src[1] != "struct" || src[2] != "verbs_context" || src[3] != "*" {
+		return nil
+	}
+	v := src[4]
+	if src[5] == ";" && src[6] == v { // declared, then assigned
+		src = append(src[:5:5], src[7:]...)
+	}
+	if src[5] != "=" || src[6] != "(" {
+		return nil
+	}
+	end := skipBalanced(src, 6)
+	if end < 0 || src[end] != ";" {
+		return nil
+	}
+	fw := &ir.CtxForward{}
+	// The root: verbs_get_ctx ( p [-> m]... ) inside the statement expression.
+	for i := 7; i+1 < end; i++ {
+		if src[i] == "verbs_get_ctx" && src[i+1] == "(" {
+			close := skipBalanced(src, i+1)
+			arg := src[i+2 : close-1]
+			if len(arg) == 0 || len(arg)%2 != 1 {
+				return nil
+			}
+			fw.Root = arg[0]
+			for j := 1; j+1 < len(arg); j += 2 {
+				if arg[j] != "->" {
+					return nil
+				}
+				fw.Path = append(fw.Path, arg[j+1])
+			}
+			break
+		}
+	}
+	if fw.Root == "" {
+		return nil
+	}
+	rest := src[end+1:]
+	if len(rest) < 6 || rest[0] != "if" || rest[1] != "(" || rest[2] != "!" || rest[3] != v || rest[4] != ")" {
+		return nil
+	}
+	after := -1
+	if rest[5] == "{" {
+		after = skipBalanced(rest, 5)
+	} else {
+		for i := 5; i < len(rest); i++ {
+			if rest[i] == ";" {
+				after = i + 1
+				break
+			}
+		}
+	}
+	if after < 0 {
+		return nil
+	}
+	body := rest[after:]
+	fake := make([]string, 0, len(body)+1)
+	fake = append(fake, "{")
+	fake = append(fake, body...)
+	fwd := forwardTokens(fake, f, v)
+	if fwd == nil || len(fwd.Path) != 1 {
+		return nil
+	}
+	fw.Op, fw.Return = fwd.Path[0], fwd.Return
+	return fw
 }

@@ -181,6 +181,18 @@ type Body struct {
 	// function pointer reached from a parameter, passing the parameters
 	// in order: `return qp->context->ops.post_send(qp, wr, bad_wr);`.
 	Forward *Forward `json:",omitempty"`
+	// CtxForward is set when the body is `vctx = verbs_get_ctx_op(ctx,
+	// op); if (!vctx) {fail} return vctx->op(params...);`.
+	CtxForward *CtxForward `json:",omitempty"`
+}
+
+// CtxForward is a body that forwards its parameters to an op of struct
+// verbs_context after checking the provider has it.
+type CtxForward struct {
+	Root   string   // the parameter verbs_get_ctx starts from
+	Path   []string // members from Root to the struct ibv_context pointer (empty: Root is it)
+	Op     string   // the verbs_context member called
+	Return bool
 }
 
 // Forward is a body that forwards its parameters through a member
