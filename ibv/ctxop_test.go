@@ -26,12 +26,9 @@ func TestVerbsContextGrowsDown(t *testing.T) {
 		if r.C != "struct verbs_context" {
 			continue
 		}
-		rec = &record{size: r.Size, size44: r.SizeIn["44"], fields: map[string][2]uintptr{}}
+		rec = &record{size: r.Size, size44: uintptr(int(r.Size) + r.SizeDiff["44"]), fields: map[string][2]uintptr{}}
 		for _, f := range r.Fields {
-			off44, ok := f.OffsetIn["44"]
-			if !ok {
-				off44 = f.Offset
-			}
+			off44 := uintptr(int(f.Offset) + f.OffsetDiff["44"])
 			for _, v := range f.In {
 				if v == "44" {
 					rec.fields[f.C] = [2]uintptr{f.Offset, off44}
@@ -41,6 +38,7 @@ func TestVerbsContextGrowsDown(t *testing.T) {
 	}
 	require.NotNil(t, rec)
 	require.NotZero(t, rec.size44)
+	require.NotEqual(t, rec.size, rec.size44)
 	assert.Greater(t, rec.size, rec.size44, "rdma-core 65 added ops")
 	require.NotEmpty(t, rec.fields)
 	for name, o := range rec.fields {

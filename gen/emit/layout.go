@@ -42,12 +42,12 @@ func (e *Emitter) layoutTest(f *jen.File) error {
 			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id("v"))),
 			jen.Id("_").Op("=").Id("b"),
 			jen.Id("tb").Dot("Records").Op("=").Append(jen.Id("tb").Dot("Records"), lt("Record").Values(jen.Dict{
-				jen.Id("C"):      jen.Lit(s.Key),
-				jen.Id("In"):     versions(s.In),
-				jen.Id("Size"):   jen.Qual("unsafe", "Sizeof").Call(jen.Id("v")),
-				jen.Id("Align"):  jen.Qual("unsafe", "Alignof").Call(jen.Id("v")),
-				jen.Id("SizeIn"): sizeIn(s),
-				jen.Id("Fields"): jen.Index().Add(lt("Field")).Values(fields...),
+				jen.Id("C"):        jen.Lit(s.Key),
+				jen.Id("In"):       versions(s.In),
+				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Id("v")),
+				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Id("v")),
+				jen.Id("SizeDiff"): sizeDiff(s),
+				jen.Id("Fields"):   jen.Index().Add(lt("Field")).Values(fields...),
 			})),
 		))
 	}
@@ -130,12 +130,12 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 		}
 		if fd.Name != "" {
 			out = append(out, jen.Values(jen.Dict{
-				jen.Id("C"):        jen.Lit(cp),
-				jen.Id("In"):       versions(fd.In),
-				jen.Id("Offset"):   jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id(gval))).Op("-").Id("b"),
-				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Id(gval)),
-				jen.Id("OffsetIn"): perVersion(fd.OffsetIn),
-				jen.Id("SizeIn"):   perVersion(fd.SizeIn),
+				jen.Id("C"):          jen.Lit(cp),
+				jen.Id("In"):         versions(fd.In),
+				jen.Id("Offset"):     jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id(gval))).Op("-").Id("b"),
+				jen.Id("Size"):       jen.Qual("unsafe", "Sizeof").Call(jen.Id(gval)),
+				jen.Id("OffsetDiff"): diffs(fd.OffsetIn, fd.Offset),
+				jen.Id("SizeDiff"):   diffs(fd.SizeIn, fd.Type.Size),
 			}))
 		}
 		if fd.Type.Kind == ir.Record && strings.Contains(fd.Type.Ref, "::") {
@@ -157,30 +157,29 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 	return out, nil
 }
 
-// sizeIn lists the C sizes of s in the versions where it differs from the
-// newest; nil when none.
-func sizeIn(s *ir.Struct) jen.Code {
-	d := jen.Dict{}
+// sizeDiff lists, for the versions where the C size of s differs from
+// the newest, the difference (older minus newest); nil when none. Storing
+// differences, not sizes, keeps the table valid on every architecture: the
+// members that changed are not the architecture-dependent ones.
+func sizeDiff(s *ir.Struct) jen.Code {
+	m := map[ir.Version]int64{}
 	for v, sz := range s.SizeIn {
 		if sz != s.Size {
-			d[jen.Lit(string(v))] = jen.Lit(int(sz))
+			m[v] = sz
 		}
 	}
-	if len(d) == 0 {
-		return jen.Nil()
-	}
-	return jen.Map(jen.String()).Uintptr().Values(d)
+	return diffs(m, s.Size)
 }
 
-// perVersion renders a member's offsets or sizes in the versions where they
-// differ from the newest; nil when none.
-func perVersion(m map[ir.Version]int64) jen.Code {
+// diffs renders the differences of per-version values from base; nil when
+// there are none.
+func diffs(m map[ir.Version]int64, base int64) jen.Code {
 	if len(m) == 0 {
 		return jen.Nil()
 	}
 	d := jen.Dict{}
 	for v, o := range m {
-		d[jen.Lit(string(v))] = jen.Lit(int(o))
+		d[jen.Lit(string(v))] = jen.Lit(int(o - base))
 	}
-	return jen.Map(jen.String()).Uintptr().Values(d)
+	return jen.Map(jen.String()).Int().Values(d)
 }

@@ -58,7 +58,11 @@ func Compile(dir string, tb *Table, root input.Root) (*CSide, error) {
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", cc, err, out)
 	}
-	out, err := exec.Command(bin).Output()
+	// GOVERBS_LAYOUT_EXEC runs the program through an emulator when the
+	// test itself runs under one, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+	// with CC=aarch64-linux-gnu-gcc (see ARCHITECTURE.md, arm64).
+	argv := append(strings.Fields(os.Getenv("GOVERBS_LAYOUT_EXEC")), bin)
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", bin, err)
 	}
@@ -97,9 +101,10 @@ func Parse(out string) (*CSide, error) {
 
 // Compare checks the Go side against the C side of version v. On the newest
 // version everything must be equal. On older versions every record, member
-// and constant the version declares must be equal too, except a record's
-// size where the newer members all lie past the older size: an extended
-// struct (comp_mask style) whose older prefix is unchanged.
+// and constant the version declares must be equal too, or differ by exactly
+// the recorded difference (SizeDiff, OffsetDiff); a record that only grew
+// must have every newer member past its older size: an extended struct
+// (comp_mask style) whose older prefix is unchanged.
 func Compare(t *testing.T, tb *Table, c *CSide, v string, newest bool) {
 	for _, r := range tb.Records {
 		if !has(r.In, v) {
@@ -111,19 +116,19 @@ func Compare(t *testing.T, tb *Table, c *CSide, v string, newest bool) {
 		}
 		assert.Equal(t, cr[1], r.Align, "%s: alignment", r.C)
 		size, moved := r.Size, false
-		if sz, ok := r.SizeIn[v]; ok && !newest {
-			size = sz
+		if d, ok := r.SizeDiff[v]; ok && !newest {
+			size = uintptr(int(size) + d)
 		}
 		for _, f := range r.Fields {
 			if !has(f.In, v) {
 				continue
 			}
 			off, fsize := f.Offset, f.Size
-			if o, ok := f.OffsetIn[v]; ok && !newest {
-				off, moved = o, true
+			if d, ok := f.OffsetDiff[v]; ok && !newest {
+				off, moved = uintptr(int(off)+d), true
 			}
-			if s, ok := f.SizeIn[v]; ok && !newest {
-				fsize = s
+			if d, ok := f.SizeDiff[v]; ok && !newest {
+				fsize = uintptr(int(fsize) + d)
 			}
 			cf, ok := c.Fields[r.C][f.C]
 			if assert.True(t, ok, "%s.%s: missing in C output", r.C, f.C) {

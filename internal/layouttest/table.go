@@ -21,12 +21,14 @@ type Header struct {
 
 // Record is a struct or union: C is its name in C (usable in sizeof).
 type Record struct {
-	C      string
-	In     []string
-	Size   uintptr
-	Align  uintptr
-	SizeIn map[string]uintptr // C size in versions where it differs from Size
-	Fields []Field
+	C     string
+	In    []string
+	Size  uintptr
+	Align uintptr
+	// SizeDiff is, for versions where the C size differs, that size minus
+	// Size (differences hold on every architecture; sizes do not).
+	SizeDiff map[string]int
+	Fields   []Field
 }
 
 // Field is a member: C is its member designator (wr.rdma.rkey).
@@ -35,10 +37,12 @@ type Field struct {
 	In     []string
 	Offset uintptr
 	Size   uintptr
-	// OffsetIn is the C offset in versions where it differs from Offset.
-	OffsetIn map[string]uintptr
-	// SizeIn is the C size in versions where it differs from Size.
-	SizeIn map[string]uintptr
+	// OffsetDiff is, for versions where the C offset differs, that offset
+	// minus Offset.
+	OffsetDiff map[string]int
+	// SizeDiff is, for versions where the C size differs, that size
+	// minus Size.
+	SizeDiff map[string]int
 }
 
 // Const is an enumerator or integer macro with the bits of its Go value.
