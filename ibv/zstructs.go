@@ -210,9 +210,9 @@ type DM struct {
 	_ structs.HostLayout
 	// C: struct ibv_context *context
 	Context *Context
-	// C: function pointer memcpy_to_dm
+	// C: int (*memcpy_to_dm)(struct ibv_dm *, uint64_t, void *, size_t)
 	MemcpyToDM unsafe.Pointer
-	// C: function pointer memcpy_from_dm
+	// C: int (*memcpy_from_dm)(void *, struct ibv_dm *, uint64_t, size_t)
 	MemcpyFromDM unsafe.Pointer
 	// C: uint32_t comp_mask
 	CompMask uint32
@@ -552,7 +552,7 @@ type WQ struct {
 	State WQState
 	// C: enum ibv_wq_type wq_type
 	WQType WQType
-	// C: function pointer post_recv
+	// C: int (*post_recv)(struct ibv_wq *, struct ibv_recv_wr *, struct ibv_recv_wr **)
 	PostRecv unsafe.Pointer
 	// C: pthread_mutex_t mutex
 	Mutex PthreadMutex
@@ -890,7 +890,7 @@ type RWQIndTableInitAttr struct {
 	_ structs.HostLayout
 	// C: uint32_t log_ind_tbl_size
 	LogIndTblSize uint32
-	// C: struct ibv_wq * *ind_tbl
+	// C: struct ibv_wq **ind_tbl
 	IndTbl **WQ
 	// C: uint32_t comp_mask
 	CompMask uint32
@@ -1409,49 +1409,49 @@ type QPEx struct {
 	WRID uint64
 	// C: unsigned wr_flags
 	WRFlags uint32
-	// C: function pointer wr_atomic_cmp_swp
+	// C: void (*wr_atomic_cmp_swp)(struct ibv_qp_ex *, uint32_t, uint64_t, uint64_t, uint64_t)
 	WRAtomicCmpSwp unsafe.Pointer
-	// C: function pointer wr_atomic_fetch_add
+	// C: void (*wr_atomic_fetch_add)(struct ibv_qp_ex *, uint32_t, uint64_t, uint64_t)
 	WRAtomicFetchAdd unsafe.Pointer
-	// C: function pointer wr_bind_mw
+	// C: void (*wr_bind_mw)(struct ibv_qp_ex *, struct ibv_mw *, uint32_t, struct ibv_mw_bind_info *)
 	WRBindMW unsafe.Pointer
-	// C: function pointer wr_local_inv
+	// C: void (*wr_local_inv)(struct ibv_qp_ex *, uint32_t)
 	WRLocalInv unsafe.Pointer
-	// C: function pointer wr_rdma_read
+	// C: void (*wr_rdma_read)(struct ibv_qp_ex *, uint32_t, uint64_t)
 	WRRDMARead unsafe.Pointer
-	// C: function pointer wr_rdma_write
+	// C: void (*wr_rdma_write)(struct ibv_qp_ex *, uint32_t, uint64_t)
 	WRRDMAWrite unsafe.Pointer
-	// C: function pointer wr_rdma_write_imm
+	// C: void (*wr_rdma_write_imm)(struct ibv_qp_ex *, uint32_t, uint64_t, __be32)
 	WRRDMAWriteImm unsafe.Pointer
-	// C: function pointer wr_send
+	// C: void (*wr_send)(struct ibv_qp_ex *)
 	WRSend unsafe.Pointer
-	// C: function pointer wr_send_imm
+	// C: void (*wr_send_imm)(struct ibv_qp_ex *, __be32)
 	WRSendImm unsafe.Pointer
-	// C: function pointer wr_send_inv
+	// C: void (*wr_send_inv)(struct ibv_qp_ex *, uint32_t)
 	WRSendInv unsafe.Pointer
-	// C: function pointer wr_send_tso
+	// C: void (*wr_send_tso)(struct ibv_qp_ex *, void *, uint16_t, uint16_t)
 	WRSendTSO unsafe.Pointer
-	// C: function pointer wr_set_ud_addr
+	// C: void (*wr_set_ud_addr)(struct ibv_qp_ex *, struct ibv_ah *, uint32_t, uint32_t)
 	WRSetUDAddr unsafe.Pointer
-	// C: function pointer wr_set_xrc_srqn
+	// C: void (*wr_set_xrc_srqn)(struct ibv_qp_ex *, uint32_t)
 	WRSetXRCSrqn unsafe.Pointer
-	// C: function pointer wr_set_inline_data
+	// C: void (*wr_set_inline_data)(struct ibv_qp_ex *, void *, size_t)
 	WRSetInlineData unsafe.Pointer
-	// C: function pointer wr_set_inline_data_list
+	// C: void (*wr_set_inline_data_list)(struct ibv_qp_ex *, size_t, struct ibv_data_buf *)
 	WRSetInlineDataList unsafe.Pointer
-	// C: function pointer wr_set_sge
+	// C: void (*wr_set_sge)(struct ibv_qp_ex *, uint32_t, uint64_t, uint32_t)
 	WRSetSGE unsafe.Pointer
-	// C: function pointer wr_set_sge_list
+	// C: void (*wr_set_sge_list)(struct ibv_qp_ex *, size_t, struct ibv_sge *)
 	WRSetSGEList unsafe.Pointer
-	// C: function pointer wr_start
+	// C: void (*wr_start)(struct ibv_qp_ex *)
 	WRStart unsafe.Pointer
-	// C: function pointer wr_complete
+	// C: int (*wr_complete)(struct ibv_qp_ex *)
 	WRComplete unsafe.Pointer
-	// C: function pointer wr_abort
+	// C: void (*wr_abort)(struct ibv_qp_ex *)
 	WRAbort unsafe.Pointer
-	// C: function pointer wr_atomic_write
+	// C: void (*wr_atomic_write)(struct ibv_qp_ex *, uint32_t, uint64_t, void *)
 	WRAtomicWrite unsafe.Pointer
-	// C: function pointer wr_flush. Since rdma-core 65.
+	// C: void (*wr_flush)(struct ibv_qp_ex *, uint32_t, uint64_t, size_t, uint8_t, uint8_t). Since rdma-core 65.
 	WRFlush unsafe.Pointer
 }
 
@@ -1520,41 +1520,41 @@ type CQEx struct {
 	Status WCStatus
 	// C: uint64_t wr_id
 	WRID uint64
-	// C: function pointer start_poll
+	// C: int (*start_poll)(struct ibv_cq_ex *, struct ibv_poll_cq_attr *)
 	StartPoll unsafe.Pointer
-	// C: function pointer next_poll
+	// C: int (*next_poll)(struct ibv_cq_ex *)
 	NextPoll unsafe.Pointer
-	// C: function pointer end_poll
+	// C: void (*end_poll)(struct ibv_cq_ex *)
 	EndPoll unsafe.Pointer
-	// C: function pointer read_opcode
+	// C: enum ibv_wc_opcode (*read_opcode)(struct ibv_cq_ex *)
 	ReadOpcode unsafe.Pointer
-	// C: function pointer read_vendor_err
+	// C: uint32_t (*read_vendor_err)(struct ibv_cq_ex *)
 	ReadVendorErr unsafe.Pointer
-	// C: function pointer read_byte_len
+	// C: uint32_t (*read_byte_len)(struct ibv_cq_ex *)
 	ReadByteLen unsafe.Pointer
-	// C: function pointer read_imm_data
+	// C: __be32 (*read_imm_data)(struct ibv_cq_ex *)
 	ReadImmData unsafe.Pointer
-	// C: function pointer read_qp_num
+	// C: uint32_t (*read_qp_num)(struct ibv_cq_ex *)
 	ReadQPNum unsafe.Pointer
-	// C: function pointer read_src_qp
+	// C: uint32_t (*read_src_qp)(struct ibv_cq_ex *)
 	ReadSrcQP unsafe.Pointer
-	// C: function pointer read_wc_flags
+	// C: unsigned (*read_wc_flags)(struct ibv_cq_ex *)
 	ReadWCFlags unsafe.Pointer
-	// C: function pointer read_slid
+	// C: uint32_t (*read_slid)(struct ibv_cq_ex *)
 	ReadSlid unsafe.Pointer
-	// C: function pointer read_sl
+	// C: uint8_t (*read_sl)(struct ibv_cq_ex *)
 	ReadSL unsafe.Pointer
-	// C: function pointer read_dlid_path_bits
+	// C: uint8_t (*read_dlid_path_bits)(struct ibv_cq_ex *)
 	ReadDlidPathBits unsafe.Pointer
-	// C: function pointer read_completion_ts
+	// C: uint64_t (*read_completion_ts)(struct ibv_cq_ex *)
 	ReadCompletionTs unsafe.Pointer
-	// C: function pointer read_cvlan
+	// C: uint16_t (*read_cvlan)(struct ibv_cq_ex *)
 	ReadCvlan unsafe.Pointer
-	// C: function pointer read_flow_tag
+	// C: uint32_t (*read_flow_tag)(struct ibv_cq_ex *)
 	ReadFlowTag unsafe.Pointer
-	// C: function pointer read_tm_info
+	// C: void (*read_tm_info)(struct ibv_cq_ex *, struct ibv_wc_tm_info *)
 	ReadTmInfo unsafe.Pointer
-	// C: function pointer read_completion_wallclock_ns
+	// C: uint64_t (*read_completion_wallclock_ns)(struct ibv_cq_ex *)
 	ReadCompletionWallclockNs unsafe.Pointer
 }
 
@@ -1992,9 +1992,9 @@ type FlowActionESPAttr struct {
 // IbvDeviceOps mirrors struct _ibv_device_ops of infiniband/verbs.h with the same size, alignment and member offsets.
 type IbvDeviceOps struct {
 	_ structs.HostLayout
-	// C: function pointer _dummy1
+	// C: struct ibv_context * (*_dummy1)(struct ibv_device *, int)
 	Dummy1 unsafe.Pointer
-	// C: function pointer _dummy2
+	// C: void (*_dummy2)(struct ibv_context *)
 	Dummy2 unsafe.Pointer
 }
 
@@ -2025,69 +2025,69 @@ type CompatIbvPortAttr struct {
 // ContextOps mirrors struct ibv_context_ops of infiniband/verbs.h with the same size, alignment and member offsets.
 type ContextOps struct {
 	_ structs.HostLayout
-	// C: function pointer _compat_query_device
+	// C: int (*_compat_query_device)(struct ibv_context *, struct ibv_device_attr *)
 	CompatQueryDevice unsafe.Pointer
-	// C: function pointer _compat_query_port
+	// C: int (*_compat_query_port)(struct ibv_context *, uint8_t, struct _compat_ibv_port_attr *)
 	CompatQueryPort unsafe.Pointer
-	// C: function pointer _compat_alloc_pd
+	// C: void * (*_compat_alloc_pd)(void)
 	CompatAllocPD unsafe.Pointer
-	// C: function pointer _compat_dealloc_pd
+	// C: void * (*_compat_dealloc_pd)(void)
 	CompatDeallocPD unsafe.Pointer
-	// C: function pointer _compat_reg_mr
+	// C: void * (*_compat_reg_mr)(void)
 	CompatRegMR unsafe.Pointer
-	// C: function pointer _compat_rereg_mr
+	// C: void * (*_compat_rereg_mr)(void)
 	CompatReregMR unsafe.Pointer
-	// C: function pointer _compat_dereg_mr
+	// C: void * (*_compat_dereg_mr)(void)
 	CompatDeregMR unsafe.Pointer
-	// C: function pointer alloc_mw
+	// C: struct ibv_mw * (*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)
 	AllocMW unsafe.Pointer
-	// C: function pointer bind_mw
+	// C: int (*bind_mw)(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)
 	BindMW unsafe.Pointer
-	// C: function pointer dealloc_mw
+	// C: int (*dealloc_mw)(struct ibv_mw *)
 	DeallocMW unsafe.Pointer
-	// C: function pointer _compat_create_cq
+	// C: void * (*_compat_create_cq)(void)
 	CompatCreateCQ unsafe.Pointer
-	// C: function pointer poll_cq
+	// C: int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)
 	PollCQ unsafe.Pointer
-	// C: function pointer req_notify_cq
+	// C: int (*req_notify_cq)(struct ibv_cq *, int)
 	ReqNotifyCQ unsafe.Pointer
-	// C: function pointer _compat_cq_event
+	// C: void * (*_compat_cq_event)(void)
 	CompatCQEvent unsafe.Pointer
-	// C: function pointer _compat_resize_cq
+	// C: void * (*_compat_resize_cq)(void)
 	CompatResizeCQ unsafe.Pointer
-	// C: function pointer _compat_destroy_cq
+	// C: void * (*_compat_destroy_cq)(void)
 	CompatDestroyCQ unsafe.Pointer
-	// C: function pointer _compat_create_srq
+	// C: void * (*_compat_create_srq)(void)
 	CompatCreateSRQ unsafe.Pointer
-	// C: function pointer _compat_modify_srq
+	// C: void * (*_compat_modify_srq)(void)
 	CompatModifySRQ unsafe.Pointer
-	// C: function pointer _compat_query_srq
+	// C: void * (*_compat_query_srq)(void)
 	CompatQuerySRQ unsafe.Pointer
-	// C: function pointer _compat_destroy_srq
+	// C: void * (*_compat_destroy_srq)(void)
 	CompatDestroySRQ unsafe.Pointer
-	// C: function pointer post_srq_recv
+	// C: int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)
 	PostSRQRecv unsafe.Pointer
-	// C: function pointer _compat_create_qp
+	// C: void * (*_compat_create_qp)(void)
 	CompatCreateQP unsafe.Pointer
-	// C: function pointer _compat_query_qp
+	// C: void * (*_compat_query_qp)(void)
 	CompatQueryQP unsafe.Pointer
-	// C: function pointer _compat_modify_qp
+	// C: void * (*_compat_modify_qp)(void)
 	CompatModifyQP unsafe.Pointer
-	// C: function pointer _compat_destroy_qp
+	// C: void * (*_compat_destroy_qp)(void)
 	CompatDestroyQP unsafe.Pointer
-	// C: function pointer post_send
+	// C: int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)
 	PostSend unsafe.Pointer
-	// C: function pointer post_recv
+	// C: int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)
 	PostRecv unsafe.Pointer
-	// C: function pointer _compat_create_ah
+	// C: void * (*_compat_create_ah)(void)
 	CompatCreateAH unsafe.Pointer
-	// C: function pointer _compat_destroy_ah
+	// C: void * (*_compat_destroy_ah)(void)
 	CompatDestroyAH unsafe.Pointer
-	// C: function pointer _compat_attach_mcast
+	// C: void * (*_compat_attach_mcast)(void)
 	CompatAttachMcast unsafe.Pointer
-	// C: function pointer _compat_detach_mcast
+	// C: void * (*_compat_detach_mcast)(void)
 	CompatDetachMcast unsafe.Pointer
-	// C: function pointer _compat_async_event
+	// C: void * (*_compat_async_event)(void)
 	CompatAsyncEvent unsafe.Pointer
 }
 
@@ -2180,9 +2180,9 @@ type ParentDomainInitAttr struct {
 	TD *TD
 	// C: uint32_t comp_mask
 	CompMask uint32
-	// C: function pointer alloc
+	// C: void * (*alloc)(struct ibv_pd *, void *, size_t, size_t, uint64_t)
 	Alloc unsafe.Pointer
-	// C: function pointer free
+	// C: void (*free)(struct ibv_pd *, void *, void *, uint64_t)
 	Free unsafe.Pointer
 	// C: void *pd_context
 	PDContext unsafe.Pointer
@@ -2238,93 +2238,93 @@ type ValuesEx struct {
 // VerbsContext mirrors struct verbs_context of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 648 bytes. In rdma-core 44 its members lie at other offsets (checked by the layout test too): use it only with the newest.
 type VerbsContext struct {
 	_ structs.HostLayout
-	// C: function pointer free_buf. Since rdma-core 65.
+	// C: void (*free_buf)(struct ibv_buf *). Since rdma-core 65.
 	FreeBuf unsafe.Pointer
-	// C: function pointer alloc_buf. Since rdma-core 65.
+	// C: void * (*alloc_buf)(struct ibv_pd *, size_t, struct ibv_buf **). Since rdma-core 65.
 	AllocBuf unsafe.Pointer
-	// C: function pointer dm_export_dmabuf_fd. Since rdma-core 65.
+	// C: int (*dm_export_dmabuf_fd)(struct ibv_dm *). Since rdma-core 65.
 	DMExportDmabufFD unsafe.Pointer
-	// C: function pointer reg_mr_ex. Since rdma-core 65.
+	// C: struct ibv_mr * (*reg_mr_ex)(struct ibv_pd *, struct ibv_mr_init_attr *). Since rdma-core 65.
 	RegMREx unsafe.Pointer
-	// C: function pointer dealloc_dmah. Since rdma-core 65.
+	// C: int (*dealloc_dmah)(struct ibv_dmah *). Since rdma-core 65.
 	DeallocDmah unsafe.Pointer
-	// C: function pointer alloc_dmah. Since rdma-core 65.
+	// C: struct ibv_dmah * (*alloc_dmah)(struct ibv_context *, struct ibv_dmah_init_attr *). Since rdma-core 65.
 	AllocDmah unsafe.Pointer
-	// C: function pointer query_port
+	// C: int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)
 	QueryPort unsafe.Pointer
-	// C: function pointer advise_mr
+	// C: int (*advise_mr)(struct ibv_pd *, enum ib_uverbs_advise_mr_advice, uint32_t, struct ibv_sge *, uint32_t)
 	AdviseMR unsafe.Pointer
-	// C: function pointer alloc_null_mr
+	// C: struct ibv_mr * (*alloc_null_mr)(struct ibv_pd *)
 	AllocNullMR unsafe.Pointer
-	// C: function pointer read_counters
+	// C: int (*read_counters)(struct ibv_counters *, uint64_t *, uint32_t, uint32_t)
 	ReadCounters unsafe.Pointer
-	// C: function pointer attach_counters_point_flow
+	// C: int (*attach_counters_point_flow)(struct ibv_counters *, struct ibv_counter_attach_attr *, struct ibv_flow *)
 	AttachCountersPointFlow unsafe.Pointer
-	// C: function pointer create_counters
+	// C: struct ibv_counters * (*create_counters)(struct ibv_context *, struct ibv_counters_init_attr *)
 	CreateCounters unsafe.Pointer
-	// C: function pointer destroy_counters
+	// C: int (*destroy_counters)(struct ibv_counters *)
 	DestroyCounters unsafe.Pointer
-	// C: function pointer reg_dm_mr
+	// C: struct ibv_mr * (*reg_dm_mr)(struct ibv_pd *, struct ibv_dm *, uint64_t, size_t, unsigned)
 	RegDMMR unsafe.Pointer
-	// C: function pointer alloc_dm
+	// C: struct ibv_dm * (*alloc_dm)(struct ibv_context *, struct ibv_alloc_dm_attr *)
 	AllocDM unsafe.Pointer
-	// C: function pointer free_dm
+	// C: int (*free_dm)(struct ibv_dm *)
 	FreeDM unsafe.Pointer
-	// C: function pointer modify_flow_action_esp
+	// C: int (*modify_flow_action_esp)(struct ibv_flow_action *, struct ibv_flow_action_esp_attr *)
 	ModifyFlowActionESP unsafe.Pointer
-	// C: function pointer destroy_flow_action
+	// C: int (*destroy_flow_action)(struct ibv_flow_action *)
 	DestroyFlowAction unsafe.Pointer
-	// C: function pointer create_flow_action_esp
+	// C: struct ibv_flow_action * (*create_flow_action_esp)(struct ibv_context *, struct ibv_flow_action_esp_attr *)
 	CreateFlowActionESP unsafe.Pointer
-	// C: function pointer modify_qp_rate_limit
+	// C: int (*modify_qp_rate_limit)(struct ibv_qp *, struct ibv_qp_rate_limit_attr *)
 	ModifyQPRateLimit unsafe.Pointer
-	// C: function pointer alloc_parent_domain
+	// C: struct ibv_pd * (*alloc_parent_domain)(struct ibv_context *, struct ibv_parent_domain_init_attr *)
 	AllocParentDomain unsafe.Pointer
-	// C: function pointer dealloc_td
+	// C: int (*dealloc_td)(struct ibv_td *)
 	DeallocTD unsafe.Pointer
-	// C: function pointer alloc_td
+	// C: struct ibv_td * (*alloc_td)(struct ibv_context *, struct ibv_td_init_attr *)
 	AllocTD unsafe.Pointer
-	// C: function pointer modify_cq
+	// C: int (*modify_cq)(struct ibv_cq *, struct ibv_modify_cq_attr *)
 	ModifyCQ unsafe.Pointer
-	// C: function pointer post_srq_ops
+	// C: int (*post_srq_ops)(struct ibv_srq *, struct ibv_ops_wr *, struct ibv_ops_wr **)
 	PostSRQOps unsafe.Pointer
-	// C: function pointer destroy_rwq_ind_table
+	// C: int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *)
 	DestroyRWQIndTable unsafe.Pointer
-	// C: function pointer create_rwq_ind_table
+	// C: struct ibv_rwq_ind_table * (*create_rwq_ind_table)(struct ibv_context *, struct ibv_rwq_ind_table_init_attr *)
 	CreateRWQIndTable unsafe.Pointer
-	// C: function pointer destroy_wq
+	// C: int (*destroy_wq)(struct ibv_wq *)
 	DestroyWQ unsafe.Pointer
-	// C: function pointer modify_wq
+	// C: int (*modify_wq)(struct ibv_wq *, struct ibv_wq_attr *)
 	ModifyWQ unsafe.Pointer
-	// C: function pointer create_wq
+	// C: struct ibv_wq * (*create_wq)(struct ibv_context *, struct ibv_wq_init_attr *)
 	CreateWQ unsafe.Pointer
-	// C: function pointer query_rt_values
+	// C: int (*query_rt_values)(struct ibv_context *, struct ibv_values_ex *)
 	QueryRtValues unsafe.Pointer
-	// C: function pointer create_cq_ex
+	// C: struct ibv_cq_ex * (*create_cq_ex)(struct ibv_context *, struct ibv_cq_init_attr_ex *)
 	CreateCQEx unsafe.Pointer
 	// C: struct verbs_ex_private *priv
 	Priv *VerbsExPrivate
-	// C: function pointer query_device_ex
+	// C: int (*query_device_ex)(struct ibv_context *, struct ibv_query_device_ex_input *, struct ibv_device_attr_ex *, size_t)
 	QueryDeviceEx unsafe.Pointer
-	// C: function pointer ibv_destroy_flow
+	// C: int (*ibv_destroy_flow)(struct ibv_flow *)
 	IbvDestroyFlow unsafe.Pointer
-	// C: function pointer ABI_placeholder2
+	// C: void (*ABI_placeholder2)(void)
 	ABIPlaceholder2 unsafe.Pointer
-	// C: function pointer ibv_create_flow
+	// C: struct ibv_flow * (*ibv_create_flow)(struct ibv_qp *, struct ibv_flow_attr *)
 	IbvCreateFlow unsafe.Pointer
-	// C: function pointer ABI_placeholder1
+	// C: void (*ABI_placeholder1)(void)
 	ABIPlaceholder1 unsafe.Pointer
-	// C: function pointer open_qp
+	// C: struct ibv_qp * (*open_qp)(struct ibv_context *, struct ibv_qp_open_attr *)
 	OpenQP unsafe.Pointer
-	// C: function pointer create_qp_ex
+	// C: struct ibv_qp * (*create_qp_ex)(struct ibv_context *, struct ibv_qp_init_attr_ex *)
 	CreateQPEx unsafe.Pointer
-	// C: function pointer get_srq_num
+	// C: int (*get_srq_num)(struct ibv_srq *, uint32_t *)
 	GetSRQNum unsafe.Pointer
-	// C: function pointer create_srq_ex
+	// C: struct ibv_srq * (*create_srq_ex)(struct ibv_context *, struct ibv_srq_init_attr_ex *)
 	CreateSRQEx unsafe.Pointer
-	// C: function pointer open_xrcd
+	// C: struct ibv_xrcd * (*open_xrcd)(struct ibv_context *, struct ibv_xrcd_init_attr *)
 	OpenXRCD unsafe.Pointer
-	// C: function pointer close_xrcd
+	// C: int (*close_xrcd)(struct ibv_xrcd *)
 	CloseXRCD unsafe.Pointer
 	// C: uint64_t _ABI_placeholder3
 	ABIPlaceholder3 uint64

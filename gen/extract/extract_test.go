@@ -75,7 +75,35 @@ func TestExtractDemo(t *testing.T) {
 	require.NotNil(t, query.Body)
 	assert.Equal(t, ir.ShapeMemberCall, query.Body.Shape)
 	assert.Equal(t, []string{"op"}, query.Body.MemberCalls)
-	require.Len(t, p.Macros, 1)
-	assert.Equal(t, "demo_query", p.Macros[0].Name)
-	assert.Equal(t, []string{"__demo_query"}, p.Macros[0].Targets)
+	require.Len(t, p.Macros, 2)
+	assert.Equal(t, "verbs_get_ctx_op", p.Macros[0].Name)
+	assert.Equal(t, []string{"verbs_get_ctx"}, p.Macros[0].Targets)
+	assert.Equal(t, "demo_query", p.Macros[1].Name)
+	assert.Equal(t, []string{"__demo_query"}, p.Macros[1].Targets)
+	require.NotNil(t, query.Body.Forward)
+	assert.Equal(t, ir.Forward{Root: "ctx", Path: []string{"op"}, Return: true}, *query.Body.Forward)
+}
+
+func TestExtractCtxOp(t *testing.T) {
+	p, err := demo.Load()
+	require.NoError(t, err)
+	op := p.Func("demo_ctx_op")
+	require.NotNil(t, op)
+	require.NotNil(t, op.Body)
+	assert.Equal(t, ir.ShapeCtxOp, op.Body.Shape)
+	assert.Equal(t, []string{"demo_op"}, op.Body.CtxOps)
+	require.NotNil(t, op.Body.CtxForward)
+	assert.Equal(t, ir.CtxForward{Root: "c", Op: "demo_op", Return: true}, *op.Body.CtxForward)
+
+	// verbs_context grew toward lower addresses: v2 prepended demo_new_op.
+	vc := p.Struct("struct verbs_context")
+	require.NotNil(t, vc)
+	assert.Equal(t, map[ir.Version]int64{"v2": 40, "v1": 32}, vc.SizeIn)
+	for _, f := range vc.Fields {
+		if f.Name == "demo_new_op" {
+			assert.Equal(t, []ir.Version{"v2"}, f.In)
+			continue
+		}
+		assert.Equal(t, map[ir.Version]int64{"v1": f.Offset - 8}, f.OffsetIn, f.Name)
+	}
 }

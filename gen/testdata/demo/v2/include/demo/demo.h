@@ -1,6 +1,7 @@
 /* A miniature of the shapes rdma-core headers use, for the generator's tests. */
 #ifndef DEMO_H
 #define DEMO_H
+#include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -36,6 +37,38 @@ struct demo_wr {
 	} wr;
 	uint16_t added;
 };
+
+/* A context extended toward lower addresses, as verbs_context is. */
+struct ibv_context {
+	void *abi_compat;
+	int fd;
+};
+
+struct verbs_context {
+	int (*demo_new_op)(struct ibv_context *c);
+	int (*demo_op)(struct ibv_context *c, int x);
+	size_t sz;
+	struct ibv_context context;
+};
+
+static inline struct verbs_context *verbs_get_ctx(struct ibv_context *c)
+{
+	if (c->abi_compat != (void *)UINTPTR_MAX)
+		return NULL;
+	return (struct verbs_context *)((char *)c - offsetof(struct verbs_context, context));
+}
+
+#define verbs_get_ctx_op(c, op) ({ \
+	struct verbs_context *v_ = verbs_get_ctx(c); \
+	(v_ && v_->sz >= sizeof(*v_) - offsetof(struct verbs_context, op) && v_->op) ? v_ : NULL; })
+
+static inline int demo_ctx_op(struct ibv_context *c, int x)
+{
+	struct verbs_context *v = verbs_get_ctx_op(c, demo_op);
+	if (!v)
+		return -1;
+	return v->demo_op(c, x);
+}
 
 int demo_open(const char *name, struct demo_ctx **out);
 static inline int __demo_query(struct demo_ctx *ctx, uint8_t port) { return ctx->op(ctx, port); }
