@@ -21,11 +21,12 @@ type Emitter struct {
 
 	padded   map[string]bool   // records needing explicit padding
 	accessor map[string]string // "union key.member" -> accessor method
+	shimmed  map[string]bool   // static inline functions with a generated shim
 }
 
 // New returns an emitter for pkg named by names.
 func New(pkg *ir.Package, names *Names) *Emitter {
-	return &Emitter{Pkg: pkg, Names: names, padded: map[string]bool{}, accessor: map[string]string{}}
+	return &Emitter{Pkg: pkg, Names: names, padded: map[string]bool{}, accessor: map[string]string{}, shimmed: map[string]bool{}}
 }
 
 // Files renders every generated file of the package, keyed by file name.
@@ -88,6 +89,10 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 		}
 	}
 	if err := add("zfuncs.go", e.funcs, externs == 0); err != nil {
+		return nil, err
+	}
+	// After zfuncs.go, which records the shims.
+	if err := add("zcoverage.go", e.coverage, false); err != nil {
 		return nil, err
 	}
 	if err := add("zlayout_test.go", e.layoutTest, owned+foreign+enums+len(e.Pkg.Consts) == 0); err != nil {

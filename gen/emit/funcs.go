@@ -92,6 +92,7 @@ func (e *Emitter) funcs(f *jen.File) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", fn.Name, err)
 			}
+			e.shimmed[fn.Name] = c != ""
 			pre.WriteString(c)
 			bodies = append(bodies, b...)
 			continue
@@ -136,6 +137,7 @@ func (e *Emitter) funcs(f *jen.File) error {
 	}
 	if ctxShims {
 		e.verbsGetCtx(f)
+		e.shimmed["verbs_get_ctx"] = true
 	}
 	for _, b := range bodies {
 		f.Add(b)
