@@ -19,14 +19,13 @@ type Emitter struct {
 	Pkg   *ir.Package
 	Names *Names
 
-	padded   map[string]bool   // records needing explicit padding
-	accessor map[string]string // "union key.member" -> accessor method
-	shimmed  map[string]bool   // static inline functions with a generated shim
+	padded  map[string]bool // records needing explicit padding
+	shimmed map[string]bool // static inline functions with a generated shim
 }
 
 // New returns an emitter for pkg named by names.
 func New(pkg *ir.Package, names *Names) *Emitter {
-	return &Emitter{Pkg: pkg, Names: names, padded: map[string]bool{}, accessor: map[string]string{}, shimmed: map[string]bool{}}
+	return &Emitter{Pkg: pkg, Names: names, padded: map[string]bool{}, shimmed: map[string]bool{}}
 }
 
 // Files renders every generated file of the package, keyed by file name.

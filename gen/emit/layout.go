@@ -110,10 +110,10 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 	var out []jen.Code
 	anon := 0
 	for _, fd := range s.Fields {
-		var gval, cp string
+		var gval, gptr, cp string
 		switch {
 		case fd.Name == "" && s.Union:
-			gval = fmt.Sprintf("(*%s.Anon%d())", val, anon)
+			gptr = fmt.Sprintf("%s.Anon%d()", val, anon)
 			anon++
 		case fd.Name == "":
 			name, ok := e.Names.Types[fd.Type.Ref]
@@ -122,17 +122,22 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 			}
 			gval = val + "." + name
 		case s.Union:
-			gval = fmt.Sprintf("(*%s.%s())", val, naming.Camel(fd.Name))
+			gptr = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
 			cp = cPath + fd.Name
 		default:
 			gval = val + "." + naming.Camel(fd.Name)
 			cp = cPath + fd.Name
 		}
+		if gptr == "" {
+			gptr = "&" + gval
+		} else {
+			gval = "(*" + gptr + ")"
+		}
 		if fd.Name != "" {
 			out = append(out, jen.Values(jen.Dict{
 				jen.Id("C"):          jen.Lit(cp),
 				jen.Id("In"):         versions(fd.In),
-				jen.Id("Offset"):     jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id(gval))).Op("-").Id("b"),
+				jen.Id("Offset"):     jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id(gptr))).Op("-").Id("b"),
 				jen.Id("Size"):       jen.Qual("unsafe", "Sizeof").Call(jen.Id(gval)),
 				jen.Id("OffsetDiff"): diffs(fd.OffsetIn, fd.Offset),
 				jen.Id("SizeDiff"):   diffs(fd.SizeIn, fd.Type.Size),

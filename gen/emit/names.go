@@ -5,7 +5,6 @@ package emit
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/input"
@@ -143,14 +142,4 @@ func (n *Names) Type(key string) (path, name string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// Sorted returns the keys of m in order, for deterministic output.
-func sorted(m map[string]string) []string {
-	r := make([]string, 0, len(m))
-	for k := range m {
-		r = append(r, k)
-	}
-	sort.Strings(r)
-	return r
 }

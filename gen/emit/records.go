@@ -164,7 +164,6 @@ func (e *Emitter) union(f *jen.File, s *ir.Struct) error {
 			what = "anonymous member"
 			anon++
 		}
-		e.accessor[s.Key+"."+fd.Name] = m
 		doc := fmt.Sprintf("%s returns the %s (C: %s) of the union.", m, what, e.cType(fd.Type))
 		if note := versionNote(e.Pkg.Versions, fd.In); note != "" {
 			doc += " " + note
