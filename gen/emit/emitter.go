@@ -115,7 +115,7 @@ func render(f *jen.File) ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
-// Names of the files in out, sorted.
+// FileNames returns the names of the files in out, sorted.
 func FileNames(out map[string][]byte) []string {
 	r := make([]string, 0, len(out))
 	for k := range out {

@@ -19,6 +19,7 @@ type Error struct {
 	Code  int           // a library-defined code (RPMA_E_*), or the raw failure value
 }
 
+// Error says which C function failed and why, as far as known.
 func (e *Error) Error() string {
 	switch {
 	case e.Errno != 0:

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// ZeroOrErrno: 0 on success, a positive errno on failure.
+// ZeroOrErrno checks fn's result rc, 0 on success, a positive errno on failure.
 func ZeroOrErrno(fn string, rc int32) error {
 	if rc == 0 {
 		return nil
@@ -13,7 +13,7 @@ func ZeroOrErrno(fn string, rc int32) error {
 	return &Error{Func: fn, Errno: syscall.Errno(rc), Code: int(rc)}
 }
 
-// ZeroOrNegErrno: 0 on success, -errno on failure.
+// ZeroOrNegErrno checks rc, 0 on success, -errno on failure.
 func ZeroOrNegErrno(fn string, rc int32) error {
 	if rc == 0 {
 		return nil
@@ -21,7 +21,7 @@ func ZeroOrNegErrno(fn string, rc int32) error {
 	return &Error{Func: fn, Errno: normal(syscall.Errno(uint32(rc))), Code: int(rc)}
 }
 
-// ZeroOrMinusOneErrno: 0 on success, -1 with errno set on failure.
+// ZeroOrMinusOneErrno checks rc, 0 on success, -1 with errno set on failure.
 func ZeroOrMinusOneErrno(fn string, rc int32, errno syscall.Errno) error {
 	if rc != -1 {
 		return nil
@@ -29,7 +29,7 @@ func ZeroOrMinusOneErrno(fn string, rc int32, errno syscall.Errno) error {
 	return &Error{Func: fn, Errno: normal(errno), Code: -1}
 }
 
-// ZeroOrMinusOne: 0 on success, -1 on failure; errno is not meaningful.
+// ZeroOrMinusOne checks rc, 0 on success, -1 on failure; errno is not meaningful.
 func ZeroOrMinusOne(fn string, rc int32) error {
 	if rc != -1 {
 		return nil
@@ -37,7 +37,7 @@ func ZeroOrMinusOne(fn string, rc int32) error {
 	return &Error{Func: fn, Code: -1}
 }
 
-// CountOrMinusOneErrno: a count on success, -1 with errno set on failure
+// CountOrMinusOneErrno checks rc, a count on success, -1 with errno set on failure
 // (also when the function stores errno negated, as rdma_get_send_comp does).
 func CountOrMinusOneErrno(fn string, rc int64, errno syscall.Errno) error {
 	if rc != -1 {
@@ -46,7 +46,7 @@ func CountOrMinusOneErrno(fn string, rc int64, errno syscall.Errno) error {
 	return &Error{Func: fn, Errno: normal(errno), Code: -1}
 }
 
-// CountOrMinusOne: a count on success, -1 on failure; errno is not set.
+// CountOrMinusOne checks rc, a count on success, -1 on failure; errno is not set.
 func CountOrMinusOne(fn string, rc int64) error {
 	if rc != -1 {
 		return nil
@@ -54,7 +54,7 @@ func CountOrMinusOne(fn string, rc int64) error {
 	return &Error{Func: fn, Code: -1}
 }
 
-// CountOrNegErrno: a count on success, -errno on failure.
+// CountOrNegErrno checks rc, a count on success, -errno on failure.
 func CountOrNegErrno(fn string, rc int64) error {
 	if rc >= 0 {
 		return nil
@@ -62,7 +62,7 @@ func CountOrNegErrno(fn string, rc int64) error {
 	return &Error{Func: fn, Errno: syscall.Errno(-rc), Code: int(rc)}
 }
 
-// CountOrNegative: a count on success, some negative value on failure
+// CountOrNegative checks rc, a count on success, some negative value on failure
 // whose cause is unknown.
 func CountOrNegative(fn string, rc int64) error {
 	if rc >= 0 {
@@ -71,7 +71,7 @@ func CountOrNegative(fn string, rc int64) error {
 	return &Error{Func: fn, Code: int(rc)}
 }
 
-// ZeroOrNegCode: 0 on success, a negative library code on failure.
+// ZeroOrNegCode checks rc, 0 on success, a negative library code on failure.
 func ZeroOrNegCode(fn string, rc int32) error {
 	if rc == 0 {
 		return nil
@@ -79,7 +79,7 @@ func ZeroOrNegCode(fn string, rc int32) error {
 	return &Error{Func: fn, Code: int(rc)}
 }
 
-// PointerOrNullErrno: non-NULL on success, NULL with errno set on failure.
+// PointerOrNullErrno checks p, non-NULL on success, NULL with errno set on failure.
 func PointerOrNullErrno(fn string, p unsafe.Pointer, errno syscall.Errno) error {
 	if p != nil {
 		return nil
@@ -87,7 +87,7 @@ func PointerOrNullErrno(fn string, p unsafe.Pointer, errno syscall.Errno) error 
 	return &Error{Func: fn, Errno: normal(errno)}
 }
 
-// PointerOrNull: non-NULL on success, NULL on failure of unknown cause.
+// PointerOrNull checks p, non-NULL on success, NULL on failure of unknown cause.
 func PointerOrNull(fn string, p unsafe.Pointer) error {
 	if p != nil {
 		return nil

@@ -15,6 +15,7 @@ type MissingError struct {
 	Detail string // dlerror() when the library itself could not be opened
 }
 
+// Error names the function, the library and the release it needs.
 func (e *MissingError) Error() string {
 	if e.Detail != "" {
 		return fmt.Sprintf("%s: %s not installed (%s); the function needs %s or later", e.Symbol, e.Lib, e.Detail, e.Since)
@@ -33,6 +34,7 @@ type NilOpError struct {
 	Op   string // the member path, e.g. "context->ops.post_send"
 }
 
+// Error names the function and the missing op.
 func (e *NilOpError) Error() string {
 	return fmt.Sprintf("%s: the provider does not implement %s", e.Func, e.Op)
 }
