@@ -75,6 +75,9 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 	if err := add("zconsts.go", e.consts, len(e.Pkg.Consts) == 0); err != nil {
 		return nil, err
 	}
+	if err := e.checkArch(); err != nil {
+		return nil, err
+	}
 	for _, a := range Arches {
 		a := a
 		if err := add("zforeign_"+a.GOARCH+".go", func(f *jen.File) error { return e.foreign(f, a) }, foreign == 0); err != nil {

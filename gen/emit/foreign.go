@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/dave/jennifer/jen"
 
@@ -11,18 +12,36 @@ import (
 // Arch is a target architecture of the generated foreign types.
 type Arch struct {
 	GOARCH string
-	// Layout overrides the generating host's (size, align) of foreign
-	// records whose layout differs on this architecture.
+	// Layout gives the (size, align) of the foreign records whose layout
+	// differs between the architectures; the others are the same on both
+	// (LP64 glibc) and taken from the parse.
 	Layout map[string][2]int64
 }
 
-// Arches are the architectures the generated packages build on. The host
-// generating them is amd64; the arm64 entries are glibc's aarch64 values
-// (bits/pthreadtypes-arch.h: __SIZEOF_PTHREAD_MUTEX_T 48), and the layout
-// tests check them when run on arm64.
+// Arches are the architectures the generated packages build on, with
+// glibc's values (bits/pthreadtypes-arch.h: __SIZEOF_PTHREAD_MUTEX_T is 40
+// on x86_64, 48 on aarch64). The entry of the generating host must agree
+// with the parse (checkArch), so the output does not depend on the host;
+// the layout tests prove each on its architecture.
 var Arches = []Arch{
-	{GOARCH: "amd64"},
+	{GOARCH: "amd64", Layout: map[string][2]int64{"pthread_mutex_t": {40, 8}}},
 	{GOARCH: "arm64", Layout: map[string][2]int64{"pthread_mutex_t": {48, 8}}},
+}
+
+// checkArch verifies that the table of the generating architecture agrees
+// with what the parse laid out.
+func (e *Emitter) checkArch() error {
+	for _, a := range Arches {
+		if a.GOARCH != runtime.GOARCH {
+			continue
+		}
+		for key, l := range a.Layout {
+			if s := e.Pkg.Struct(key); s != nil && !s.Opaque && (s.Size != l[0] || s.Align != l[1]) {
+				return fmt.Errorf("%s is %d bytes aligned %d on %s, emit.Arches says %v", key, s.Size, s.Align, a.GOARCH, l)
+			}
+		}
+	}
+	return nil
 }
 
 // foreign emits the records declared outside the owned headers (libc,
