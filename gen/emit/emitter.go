@@ -93,6 +93,9 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 	if err := add("zfuncs.go", e.funcs, externs == 0); err != nil {
 		return nil, err
 	}
+	if err := add("zerrors.go", e.errorTypes, externs == 0); err != nil {
+		return nil, err
+	}
 	// After zfuncs.go, which records the shims.
 	if err := add("zcoverage.go", e.coverage, false); err != nil {
 		return nil, err
