@@ -1,0 +1,27 @@
+// Command goverbs-gen generates one goverbs package from the pinned rdma-core
+// headers. Each package runs it from its doc.go:
+//
+//	//go:generate go run ../gen/cmd/goverbs-gen -pkg ibv
+//
+// It finds the repository root above the working directory, parses the
+// package's headers of every input version under .cache/inputs (run `make
+// inputs` first), and rewrites the package's z*.go files.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/goverbs/goverbs/gen/generate"
+)
+
+func main() {
+	pkg := flag.String("pkg", "", "package to generate: ibv, rdmacm, ionicdv or rpma")
+	out := flag.String("out", "", "output directory (default: <repo>/<pkg>)")
+	flag.Parse()
+	if err := generate.Run(".", *pkg, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "goverbs-gen:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,107 @@
+package emit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/goverbs/goverbs/gen/ir"
+)
+
+// Coverage counts what the package generates from its headers.
+type Coverage struct {
+	Records, Unions, Opaque, Foreign int
+	Enums, Flags, Values, Consts     int
+	Extern, Inline, Shims            int
+	Skipped                          []ir.Skip
+}
+
+// Coverage computes the package's coverage and the declarations it does
+// not generate, with the reason; the function wrappers' spec must confirm
+// each of them.
+func (e *Emitter) Coverage() Coverage {
+	var c Coverage
+	for _, s := range e.Pkg.Structs {
+		if _, ok := e.Names.Types[s.Key]; !ok {
+			continue
+		}
+		switch {
+		case s.Foreign:
+			c.Foreign++
+		case s.Opaque:
+			c.Opaque++
+		case s.Union:
+			c.Unions++
+		default:
+			c.Records++
+		}
+	}
+	for _, en := range e.Pkg.Enums {
+		if en.Foreign {
+			continue
+		}
+		if en.Tag != "" {
+			c.Enums++
+		}
+		if en.Flags {
+			c.Flags++
+		}
+		c.Values += len(en.Values)
+	}
+	c.Consts = len(e.Pkg.Consts)
+	for _, s := range e.Pkg.Skipped {
+		// Reasons may quote a macro body; the committed report keeps only
+		// the reason itself.
+		c.Skipped = append(c.Skipped, ir.Skip{Name: s.Name, Reason: strings.SplitN(s.Reason, ":", 2)[0]})
+	}
+	for _, fn := range e.Pkg.Funcs {
+		if !fn.Inline {
+			c.Extern++
+			if why := callable(fn); why != "" {
+				c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: why})
+			}
+			continue
+		}
+		c.Inline++
+		if e.shimmed[fn.Name] {
+			c.Shims++
+			continue
+		}
+		shape := "no body"
+		if fn.Body != nil {
+			shape = string(fn.Body.Shape)
+		}
+		c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: "static inline (" + shape + ") without a generated shim yet"})
+	}
+	sort.Slice(c.Skipped, func(i, j int) bool { return c.Skipped[i].Name < c.Skipped[j].Name })
+	return c
+}
+
+// coverage emits zcoverage.go: the counts and the skip list as the
+// package's generated record of what it covers.
+func (e *Emitter) coverage(f *jen.File) error {
+	c := e.Coverage()
+	var hs []string
+	for _, h := range e.Pkg.Headers {
+		hs = append(hs, h.Path)
+	}
+	lines := []string{
+		fmt.Sprintf("Coverage of %s by package %s, as generated:", strings.Join(hs, ", "), e.Pkg.Name),
+		"",
+		fmt.Sprintf("  - structs: %d, unions: %d, incomplete types: %d, foreign opaque types: %d", c.Records, c.Unions, c.Opaque, c.Foreign),
+		fmt.Sprintf("  - enum types: %d (bit-flag types: %d), enumerators: %d, integer macros: %d", c.Enums, c.Flags, c.Values, c.Consts),
+		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d generated shims)", c.Extern, c.Inline, c.Shims),
+	}
+	if len(c.Skipped) > 0 {
+		lines = append(lines, "", "Declarations not generated, and why:", "")
+		for _, s := range c.Skipped {
+			lines = append(lines, fmt.Sprintf("  - %s: %s", s.Name, s.Reason))
+		}
+	}
+	for _, l := range lines {
+		f.Comment(l)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/goverbs/goverbs/gen/ir"
+	"github.com/goverbs/goverbs/gen/naming"
+)
+
+// forwardShim emits the shim of a static inline function whose body only
+// forwards its parameters through a member function pointer
+// (ir.Body.Forward): Go reads the pointer through the generated layout
+// (qp.Context.Ops.PostSend) and calls it with a trampoline. Other inline
+// functions get nothing yet (empty results).
+func (e *Emitter) forwardShim(fn *ir.Func) (string, []jen.Code, error) {
+	if fn.Body == nil || fn.Body.Forward == nil || fn.Variadic {
+		return "", nil, nil
+	}
+	fw := fn.Body.Forward
+	expr, cpath, ok := e.memberPath(fn, fw)
+	if !ok {
+		return "", nil, nil
+	}
+	for _, t := range append([]ir.Type{fn.Ret}, paramTypes(fn)...) {
+		if t.Kind == ir.Record {
+			return "", nil, nil
+		}
+	}
+	tramp := "zshim_" + fn.Name
+	c, err := trampoline(tramp, fn)
+	if err != nil {
+		return "", nil, err
+	}
+	get := []jen.Code{
+		jen.Id("fn").Op(":=").Id(expr),
+		jen.If(jen.Id("fn").Op("==").Nil()).Block(
+			jen.Id("err").Op("=").Op("&").Qual(DL, "NilOpError").Values(jen.Dict{
+				jen.Id("Func"): jen.Lit(fn.Name), jen.Id("Op"): jen.Lit(cpath),
+			}),
+			jen.Return(),
+		),
+	}
+	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls %s: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.",
+		fn.Name, fn.Name, fn.File, cpath)
+	b, err := e.raw(fn, doc, get, tramp)
+	return c, b, err
+}
+
+// memberPath resolves fw through the generated records to a Go expression
+// reading the function pointer, and its C spelling.
+func (e *Emitter) memberPath(fn *ir.Func, fw *ir.Forward) (expr, cpath string, ok bool) {
+	expr, cpath, t, ok := e.walk(fn, fw.Root, fw.Path)
+	if !ok || t.Kind != ir.FuncPtr {
+		return "", "", false
+	}
+	return expr, strings.TrimPrefix(cpath, fw.Root+"->"), true
+}
+
+// walk follows members from parameter root through local records, giving
+// the Go expression, its C spelling and the type reached.
+func (e *Emitter) walk(fn *ir.Func, root string, path []string) (expr, cpath string, t ir.Type, ok bool) {
+	for i, p := range fn.Params {
+		if p.Name == root {
+			t, expr, ok = p.Type, paramName(p, i), true
+		}
+	}
+	if !ok {
+		return "", "", t, false
+	}
+	cpath = root
+	for _, m := range path {
+		var key string
+		switch {
+		case t.Kind == ir.Pointer && t.Elem.Kind == ir.Record:
+			key, cpath = t.Elem.Ref, cpath+"->"+m
+		case t.Kind == ir.Record:
+			key, cpath = t.Ref, cpath+"."+m
+		default:
+			return "", "", t, false
+		}
+		if _, local := e.Names.Types[key]; !local {
+			return "", "", t, false
+		}
+		f := e.member(key, m)
+		if f == nil {
+			return "", "", t, false
+		}
+		expr += "." + naming.Camel(m)
+		t = f.Type
+	}
+	return expr, cpath, t, true
+}
+
+// member finds member m of record key, looking into anonymous struct
+// members (whose members Go promotes) but not into unions.
+func (e *Emitter) member(key, m string) *ir.Field {
+	s := e.Pkg.Struct(key)
+	if s == nil || s.Union {
+		return nil
+	}
+	for _, f := range s.Fields {
+		if f.Name == m {
+			return f
+		}
+		if f.Name == "" && f.Type.Kind == ir.Record {
+			if g := e.member(f.Type.Ref, m); g != nil {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// verbsContext is the C record verbs_get_ctx_op reaches.
+const verbsContext = "struct verbs_context"
+
+// ctxShim emits the shim of a static inline function that calls an op of
+// struct verbs_context after verbs_get_ctx_op's check (ir.CtxForward).
+// struct verbs_context grows toward lower addresses, with struct
+// ibv_context last, so an op's distance from the ibv_context, and the
+// check of sz, are the same for every rdma-core release: the generated
+// layout of the newest one reads the ops of any installed provider.
+func (e *Emitter) ctxShim(fn *ir.Func) (string, []jen.Code, error) {
+	if fn.Body == nil || fn.Body.CtxForward == nil || fn.Variadic {
+		return "", nil, nil
+	}
+	fw := fn.Body.CtxForward
+	_, ok := e.Names.Types[verbsContext]
+	if !ok {
+		return "", nil, nil
+	}
+	ctxExpr, _, t, ok := e.walk(fn, fw.Root, fw.Path)
+	if !ok || t.Kind != ir.Pointer || t.Elem.Kind != ir.Record || t.Elem.Ref != "struct ibv_context" {
+		return "", nil, nil
+	}
+	if f := e.member(verbsContext, fw.Op); f == nil || f.Type.Kind != ir.FuncPtr {
+		return "", nil, nil
+	}
+	for _, t := range append([]ir.Type{fn.Ret}, paramTypes(fn)...) {
+		if t.Kind == ir.Record {
+			return "", nil, nil
+		}
+	}
+	tramp := "zshim_" + fn.Name
+	c, err := trampoline(tramp, fn)
+	if err != nil {
+		return "", nil, err
+	}
+	op := naming.Camel(fw.Op)
+	vop := jen.Id("zvctx").Dot(op)
+	get := []jen.Code{
+		jen.Id("zvctx").Op(":=").Id("verbsGetCtx").Call(jen.Id(ctxExpr)),
+		jen.If(jen.Id("zvctx").Op("==").Nil().Op("||").
+			Id("zvctx").Dot("Sz").Op("<").Uint64().Call(jen.Qual("unsafe", "Sizeof").Call(jen.Op("*").Id("zvctx")).Op("-").Qual("unsafe", "Offsetof").Call(vop)).Op("||").
+			Add(vop).Op("==").Nil()).Block(
+			jen.Id("err").Op("=").Op("&").Qual(DL, "NilOpError").Values(jen.Dict{
+				jen.Id("Func"): jen.Lit(fn.Name), jen.Id("Op"): jen.Lit("verbs_context." + fw.Op),
+			}),
+			jen.Return(),
+		),
+		jen.Id("fn").Op(":=").Add(vop),
+	}
+	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls the provider's verbs_context.%s when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.",
+		fn.Name, fn.Name, fn.File, fw.Op)
+	b, err := e.raw(fn, doc, get, tramp)
+	return c, b, err
+}
+
+// verbsGetCtx emits verbsGetCtx, verbs_get_ctx in Go over the generated
+// layout: the struct verbs_context around an ibv_context, or nil when the
+// provider's context is not extended (abi_compat is not
+// __VERBS_ABI_IS_EXTENDED, UINTPTR_MAX).
+func (e *Emitter) verbsGetCtx(f *jen.File) {
+	v := e.Names.Types[verbsContext]
+	f.Comment("verbsGetCtx is verbs_get_ctx over the generated layout: the struct verbs_context around ctx, or nil when the provider's context is not extended (abi_compat is not __VERBS_ABI_IS_EXTENDED, UINTPTR_MAX).")
+	f.Func().Id("verbsGetCtx").Params(jen.Id("ctx").Op("*").Id(e.Names.Types["struct ibv_context"])).Op("*").Id(v).Block(
+		jen.If(jen.Id("ctx").Op("==").Nil().Op("||").Uintptr().Call(jen.Id("ctx").Dot(naming.Camel("abi_compat"))).Op("!=").Op("^").Uintptr().Call(jen.Lit(0))).Block(jen.Return(jen.Nil())),
+		jen.Return(jen.Parens(jen.Op("*").Id(v)).Call(jen.Qual("unsafe", "Add").Call(
+			jen.Qual("unsafe", "Pointer").Call(jen.Id("ctx")),
+			jen.Op("-").Int().Call(jen.Qual("unsafe", "Offsetof").Call(jen.Id(v).Values().Dot(naming.Camel("context")))),
+		))),
+	)
+	f.Line()
+}

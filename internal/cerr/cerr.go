@@ -1,0 +1,49 @@
+// Package cerr turns the failure values of C functions into Go errors. The
+// generated wrappers call the check named after the function's return
+// convention in spec/ (gen/spec.Convention): ZeroOrErrno for
+// "zero_or_errno", PointerOrNullErrno for "pointer_or_null_errno", and so
+// on. Every error is an *Error naming the C function; it unwraps to the
+// errno when the convention provides one, so errors.Is(err, unix.EBUSY)
+// holds.
+package cerr
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// Error is the failure of a C function.
+type Error struct {
+	Func  string        // the C function, e.g. "ibv_modify_qp"
+	Errno syscall.Errno // the error number; 0 when the convention gives none
+	Code  int           // a library-defined code (RPMA_E_*), or the raw failure value
+}
+
+// Error says which C function failed and why, as far as known.
+func (e *Error) Error() string {
+	switch {
+	case e.Errno != 0:
+		return e.Func + ": " + e.Errno.Error()
+	case e.Code != 0:
+		return fmt.Sprintf("%s: failed (%d)", e.Func, e.Code)
+	}
+	return e.Func + ": failed"
+}
+
+// Unwrap returns the errno, or nil when the cause is unknown.
+func (e *Error) Unwrap() error {
+	if e.Errno == 0 {
+		return nil
+	}
+	return e.Errno
+}
+
+// normal returns errno as a positive error number: rdma_get_send_comp and
+// rdma_get_recv_comp store a negated errno, which cgo reports as a huge
+// syscall.Errno.
+func normal(errno syscall.Errno) syscall.Errno {
+	if n := int32(errno); n < 0 {
+		return syscall.Errno(-n)
+	}
+	return errno
+}

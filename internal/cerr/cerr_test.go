@@ -1,0 +1,62 @@
+package cerr
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"golang.org/x/sys/unix"
+)
+
+func TestConventions(t *testing.T) {
+	var x int
+	p := unsafe.Pointer(&x)
+	negEINVAL := syscall.Errno(uintptr(^uintptr(0)) - uintptr(unix.EINVAL) + 1) // errno = -EINVAL as cgo reports it
+	for _, c := range []struct {
+		name string
+		err  error
+		is   error // nil: success
+		msg  string
+	}{
+		{"zero_or_errno ok", ZeroOrErrno("ibv_req_notify_cq", 0), nil, ""},
+		{"zero_or_errno", ZeroOrErrno("ibv_modify_qp", int32(unix.EBUSY)), unix.EBUSY, "ibv_modify_qp: device or resource busy"},
+		{"zero_or_neg_errno", ZeroOrNegErrno("f", -int32(unix.EINVAL)), unix.EINVAL, "f: invalid argument"},
+		{"zero_or_minus_one_errno", ZeroOrMinusOneErrno("rdma_bind_addr", -1, unix.EADDRINUSE), unix.EADDRINUSE, "rdma_bind_addr: address already in use"},
+		{"zero_or_minus_one_errno ok", ZeroOrMinusOneErrno("rdma_bind_addr", 0, unix.EAGAIN), nil, ""},
+		{"count_or_minus_one_errno negated errno", CountOrMinusOneErrno("rdma_get_send_comp", -1, negEINVAL), unix.EINVAL, "rdma_get_send_comp: invalid argument"},
+		{"count_or_minus_one_errno ok", CountOrMinusOneErrno("rdma_get_send_comp", 3, 0), nil, ""},
+		{"count_or_neg_errno", CountOrNegErrno("ibv_query_gid_table", -int64(unix.ENOMEM)), unix.ENOMEM, "ibv_query_gid_table: cannot allocate memory"},
+		{"pointer_or_null_errno", PointerOrNullErrno("ibv_create_cq", nil, unix.ENOMEM), unix.ENOMEM, "ibv_create_cq: cannot allocate memory"},
+		{"pointer_or_null_errno ok", PointerOrNullErrno("ibv_create_cq", p, unix.ENOMEM), nil, ""},
+	} {
+		if c.is == nil {
+			assert.NoError(t, c.err, c.name)
+			continue
+		}
+		assert.ErrorIs(t, c.err, c.is, c.name)
+		assert.EqualError(t, c.err, c.msg, c.name)
+		var e *Error
+		assert.True(t, errors.As(c.err, &e), c.name)
+	}
+}
+
+func TestUnknownCause(t *testing.T) {
+	for _, err := range []error{
+		ZeroOrMinusOne("ibv_query_gid", -1),
+		CountOrMinusOne("ibv_get_pkey_index", -1),
+		CountOrNegative("ibv_poll_cq", -2),
+		ZeroOrNegCode("rpma_cq_wait", -7),
+		PointerOrNull("ibv_create_wq", nil),
+	} {
+		var e *Error
+		if assert.ErrorAs(t, err, &e) {
+			assert.Nil(t, errors.Unwrap(err), "no errno to unwrap: %v", err)
+			assert.Zero(t, e.Errno)
+		}
+	}
+	assert.EqualError(t, CountOrNegative("ibv_poll_cq", -2), "ibv_poll_cq: failed (-2)")
+	assert.EqualError(t, PointerOrNull("ibv_create_wq", nil), "ibv_create_wq: failed")
+	assert.NoError(t, CountOrNegative("ibv_poll_cq", 0))
+}

@@ -1,0 +1,96 @@
+package cerr
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// ZeroOrErrno checks fn's result rc, 0 on success, a positive errno on failure.
+func ZeroOrErrno(fn string, rc int32) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Func: fn, Errno: syscall.Errno(rc), Code: int(rc)}
+}
+
+// ZeroOrNegErrno checks rc, 0 on success, -errno on failure.
+func ZeroOrNegErrno(fn string, rc int32) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Func: fn, Errno: normal(syscall.Errno(uint32(rc))), Code: int(rc)}
+}
+
+// ZeroOrMinusOneErrno checks rc, 0 on success, -1 with errno set on failure.
+func ZeroOrMinusOneErrno(fn string, rc int32, errno syscall.Errno) error {
+	if rc != -1 {
+		return nil
+	}
+	return &Error{Func: fn, Errno: normal(errno), Code: -1}
+}
+
+// ZeroOrMinusOne checks rc, 0 on success, -1 on failure; errno is not meaningful.
+func ZeroOrMinusOne(fn string, rc int32) error {
+	if rc != -1 {
+		return nil
+	}
+	return &Error{Func: fn, Code: -1}
+}
+
+// CountOrMinusOneErrno checks rc, a count on success, -1 with errno set on failure
+// (also when the function stores errno negated, as rdma_get_send_comp does).
+func CountOrMinusOneErrno(fn string, rc int64, errno syscall.Errno) error {
+	if rc != -1 {
+		return nil
+	}
+	return &Error{Func: fn, Errno: normal(errno), Code: -1}
+}
+
+// CountOrMinusOne checks rc, a count on success, -1 on failure; errno is not set.
+func CountOrMinusOne(fn string, rc int64) error {
+	if rc != -1 {
+		return nil
+	}
+	return &Error{Func: fn, Code: -1}
+}
+
+// CountOrNegErrno checks rc, a count on success, -errno on failure.
+func CountOrNegErrno(fn string, rc int64) error {
+	if rc >= 0 {
+		return nil
+	}
+	return &Error{Func: fn, Errno: syscall.Errno(-rc), Code: int(rc)}
+}
+
+// CountOrNegative checks rc, a count on success, some negative value on failure
+// whose cause is unknown.
+func CountOrNegative(fn string, rc int64) error {
+	if rc >= 0 {
+		return nil
+	}
+	return &Error{Func: fn, Code: int(rc)}
+}
+
+// ZeroOrNegCode checks rc, 0 on success, a negative library code on failure.
+func ZeroOrNegCode(fn string, rc int32) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Func: fn, Code: int(rc)}
+}
+
+// PointerOrNullErrno checks p, non-NULL on success, NULL with errno set on failure.
+func PointerOrNullErrno(fn string, p unsafe.Pointer, errno syscall.Errno) error {
+	if p != nil {
+		return nil
+	}
+	return &Error{Func: fn, Errno: normal(errno)}
+}
+
+// PointerOrNull checks p, non-NULL on success, NULL on failure of unknown cause.
+func PointerOrNull(fn string, p unsafe.Pointer) error {
+	if p != nil {
+		return nil
+	}
+	return &Error{Func: fn}
+}

@@ -1,0 +1,157 @@
+package layouttest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/gen/input"
+)
+
+// CSide is what the C program printed.
+type CSide struct {
+	Records map[string][2]uintptr            // size, align
+	Fields  map[string]map[string][2]uintptr // record -> member -> offset, size
+	Consts  map[string]uint64
+}
+
+// Run checks tb against the headers of every input version. Missing inputs
+// fail the test: run `make inputs`.
+func Run(t *testing.T, tb *Table) {
+	repo, err := input.RepoRoot(".")
+	require.NoError(t, err)
+	newest := string(input.Versions[0])
+	for _, v := range input.Versions {
+		t.Run("rdma-core-"+string(v), func(t *testing.T) {
+			root, err := input.FindRoot(repo, v)
+			require.NoError(t, err, "run `make inputs`")
+			c, err := Compile(t.TempDir(), tb, root)
+			require.NoError(t, err)
+			Compare(t, tb, c, string(v), string(v) == newest)
+		})
+	}
+}
+
+// Compile builds and runs the C program of tb for root.
+func Compile(dir string, tb *Table, root input.Root) (*CSide, error) {
+	src := filepath.Join(dir, tb.Package+"_layout.c")
+	bin := filepath.Join(dir, tb.Package+"_layout")
+	if err := os.WriteFile(src, []byte(Program(tb, string(root.Version))), 0o644); err != nil {
+		return nil, err
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "gcc"
+	}
+	args := []string{"-std=gnu11", "-w", "-o", bin, src}
+	for _, d := range root.Include {
+		args = append(args, "-I", d)
+	}
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", cc, err, out)
+	}
+	// GOVERBS_LAYOUT_EXEC runs the program through an emulator when the
+	// test itself runs under one, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+	// with CC=aarch64-linux-gnu-gcc (see ARCHITECTURE.md, arm64).
+	argv := append(strings.Fields(os.Getenv("GOVERBS_LAYOUT_EXEC")), bin)
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", bin, err)
+	}
+	return Parse(string(out))
+}
+
+// Parse reads the C program's output.
+func Parse(out string) (*CSide, error) {
+	c := &CSide{Records: map[string][2]uintptr{}, Fields: map[string]map[string][2]uintptr{}, Consts: map[string]uint64{}}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		w := strings.Fields(sc.Text())
+		n := func(s string) uintptr { u, _ := strconv.ParseUint(s, 10, 64); return uintptr(u) }
+		// Record names contain a space ("struct ibv_qp"): fields are counted from the end.
+		switch {
+		case len(w) >= 4 && w[0] == "R":
+			c.Records[strings.Join(w[1:len(w)-2], " ")] = [2]uintptr{n(w[len(w)-2]), n(w[len(w)-1])}
+		case len(w) >= 5 && w[0] == "F":
+			r := strings.Join(w[1:len(w)-3], " ")
+			if c.Fields[r] == nil {
+				c.Fields[r] = map[string][2]uintptr{}
+			}
+			c.Fields[r][w[len(w)-3]] = [2]uintptr{n(w[len(w)-2]), n(w[len(w)-1])}
+		case len(w) == 3 && w[0] == "C":
+			u, err := strconv.ParseUint(w[2], 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			c.Consts[w[1]] = u
+		default:
+			return nil, fmt.Errorf("unexpected line %q", sc.Text())
+		}
+	}
+	return c, sc.Err()
+}
+
+// Compare checks the Go side against the C side of version v. On the newest
+// version everything must be equal. On older versions every record, member
+// and constant the version declares must be equal too, or differ by exactly
+// the recorded difference (SizeDiff, OffsetDiff); a record that only grew
+// must have every newer member past its older size: an extended struct
+// (comp_mask style) whose older prefix is unchanged.
+func Compare(t *testing.T, tb *Table, c *CSide, v string, newest bool) {
+	for _, r := range tb.Records {
+		if !has(r.In, v) {
+			continue
+		}
+		cr, ok := c.Records[r.C]
+		if !assert.True(t, ok, "%s: missing in C output", r.C) {
+			continue
+		}
+		assert.Equal(t, cr[1], r.Align, "%s: alignment", r.C)
+		size, moved := r.Size, false
+		if d, ok := r.SizeDiff[v]; ok && !newest {
+			size = uintptr(int(size) + d)
+		}
+		for _, f := range r.Fields {
+			if !has(f.In, v) {
+				continue
+			}
+			off, fsize := f.Offset, f.Size
+			if d, ok := f.OffsetDiff[v]; ok && !newest {
+				off, moved = uintptr(int(off)+d), true
+			}
+			if d, ok := f.SizeDiff[v]; ok && !newest {
+				fsize = uintptr(int(fsize) + d)
+			}
+			cf, ok := c.Fields[r.C][f.C]
+			if assert.True(t, ok, "%s.%s: missing in C output", r.C, f.C) {
+				assert.Equal(t, [2]uintptr{off, fsize}, cf, "%s.%s: offset, size", r.C, f.C)
+			}
+		}
+		assert.Equal(t, size, cr[0], "%s: size", r.C)
+		if size < r.Size && !moved {
+			// An extended struct: what is new lies past the older size.
+			for _, f := range r.Fields {
+				if !has(f.In, v) && f.Offset < size {
+					t.Errorf("%s: %s is new after rdma-core %s but lies inside its %d bytes", r.C, f.C, v, size)
+				}
+			}
+		}
+	}
+	for _, k := range tb.Consts {
+		if !has(k.In, v) {
+			continue
+		}
+		cv, ok := c.Consts[k.C]
+		if assert.True(t, ok, "%s: missing in C output", k.C) {
+			assert.Equal(t, cv, k.Value, "%s: value (bits)", k.C)
+		}
+	}
+}
