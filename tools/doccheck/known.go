@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Known is a recorded mismatch between a page and rxe's behaviour: doccheck reports it but
+// does not fail on it.
+type Known struct {
+	Function string `yaml:"function"`
+	Case     string `yaml:"case"`
+	Root     string `yaml:"root"` // "host", "sid", or "" for both
+	Verdict  string `yaml:"verdict"`
+	Note     string `yaml:"note"`
+}
+
+// LoadKnown reads tools/doccheck/known.yaml; every entry must name an existing probe and
+// say why the mismatch is accepted.
+func LoadKnown(path string, probes *Probes) ([]Known, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var known []Known
+	if err := yaml.UnmarshalWithOptions(raw, &known, yaml.DisallowUnknownField(), yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, true))
+	}
+	for i, k := range known {
+		found := false
+		for _, p := range probes.Probes {
+			found = found || (p.Function == k.Function && p.Case == k.Case)
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: entry %d names no probe %s/%s", path, i+1, k.Function, k.Case)
+		}
+		if k.Note == "" || (k.Verdict != Violated && k.Verdict != Undocumented) {
+			return nil, fmt.Errorf("%s: entry %d (%s/%s) needs a note and a verdict (%q or %q)", path, i+1, k.Function, k.Case, Violated, Undocumented)
+		}
+	}
+	return known, nil
+}
+
+func (r *Results) isKnown(p *Probe, root, verdict string) bool {
+	for _, k := range r.Known {
+		if k.Function == p.Function && k.Case == p.Case && (k.Root == "" || k.Root == root) && k.Verdict == verdict {
+			return true
+		}
+	}
+	return false
+}

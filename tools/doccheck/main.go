@@ -1,0 +1,122 @@
+// Command doccheck verifies the return contracts in spec/ on a real rxe device: it runs the
+// probes of tools/doccheck/probes.yaml in the rxe guest on both rdma-core roots (44 on the
+// host root, 65 on the sid root), records each call's raw C return value and errno,
+// classifies them against the function's convention, writes the contract report
+// (docs/contracts.md) and prints its summary. It exits non-zero when a probe breaks or a
+// contract fails that tools/doccheck/known.yaml does not record as a known mismatch.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/goverbs/goverbs/gen/spec"
+	"github.com/goverbs/goverbs/internal/rxebed"
+)
+
+func main() {
+	repo := flag.String("repo", "", "repository root (default: found from the working directory)")
+	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository")
+	rootsFlag := flag.String("roots", "host,sid", "guest roots to run on")
+	flag.Parse()
+	if err := run(*repo, *report, strings.Split(*rootsFlag, ",")); err != nil {
+		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(repo, reportPath string, want []string) error {
+	if repo == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if repo, err = rxebed.FindRepo(wd); err != nil {
+			return err
+		}
+	}
+	set, err := spec.Load(filepath.Join(repo, "spec"))
+	if err != nil {
+		return err
+	}
+	probes, err := LoadProbes(filepath.Join(repo, "tools/doccheck/probes.yaml"), set)
+	if err != nil {
+		return err
+	}
+	known, err := LoadKnown(filepath.Join(repo, "tools/doccheck/known.yaml"), probes)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "doccheck-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	results := &Results{Set: set, Probes: probes, Known: known, Raw: map[string]map[int]Raw{}}
+	for _, r := range roots(repo) {
+		if !slices.Contains(want, r.Name) {
+			continue
+		}
+		bin, kept, err := buildHarness(repo, tmp, r, probes.Probes)
+		if err != nil {
+			return err
+		}
+		raw, err := runHarness(repo, r, bin)
+		if err != nil {
+			return err
+		}
+		for _, p := range kept {
+			if _, ok := raw[p.id]; !ok {
+				raw[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}
+			}
+		}
+		results.Roots = append(results.Roots, r)
+		results.Raw[r.Name] = raw
+	}
+	md := results.Markdown()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, reportPath)), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(repo, reportPath), []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(results.Summary())
+	fmt.Printf("doccheck: report written to %s\n", reportPath)
+	bad := results.Unexpected()
+	fmt.Printf("doccheck: %d passed, %d failed\n", results.Observations()-len(bad), len(bad))
+	if len(bad) > 0 {
+		return fmt.Errorf("%d result(s) neither hold nor are recorded in tools/doccheck/known.yaml:\n  %s", len(bad), strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+// runHarness runs the harness in the rxe guest and decodes its JSON lines.
+func runHarness(repo string, r root, bin string) (map[int]Raw, error) {
+	rxe := filepath.Join(repo, "bin/rxe")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(rxe, "run", "-root="+r.Name, "-topology=two", bin)
+	cmd.Dir = repo
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("running the harness on the %s root (rdma-core %s): %w\n%s%s", r.Name, r.Version, err, stdout.String(), stderr.String())
+	}
+	out := map[int]Raw{}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var raw Raw
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			return nil, fmt.Errorf("harness output on %s: %q: %w", r.Name, sc.Text(), err)
+		}
+		out[raw.ID] = raw
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/goverbs/goverbs/gen/spec"
+)
+
+// Probes is tools/doccheck/probes.yaml: the experiments doccheck runs, and the functions it
+// declares untestable on rxe.
+type Probes struct {
+	Probes     []*Probe     `yaml:"probes"`
+	Untestable []Untestable `yaml:"untestable"`
+}
+
+// Probe is one call of one function on rxe, under stated preconditions.
+type Probe struct {
+	Function string   `yaml:"function"`
+	Case     string   `yaml:"case"`  // a short name, unique per function
+	Why      string   `yaml:"why"`   // what the case provokes, in words
+	Needs    []string `yaml:"needs"` // fixtures the call uses (see fixtures)
+	// Call is the C expression; Void marks a call of a void function.
+	Call string `yaml:"call"`
+	Void bool   `yaml:"void"`
+	// Cleanup is C run after the call; `ret` is the call's result.
+	Cleanup string `yaml:"cleanup"`
+	// Expect is "success", "error" (any failure the convention allows), or the name of a
+	// documented error (EINVAL, RPMA_E_PROVIDER …).
+	Expect string `yaml:"expect"`
+	// Roots limits the probe to some guest roots ("host": rdma-core 44, "sid": 65).
+	Roots []string `yaml:"roots"`
+
+	id int
+}
+
+// Untestable is a documented function doccheck does not drive on rxe, and why.
+type Untestable struct {
+	Functions []string `yaml:"functions"`
+	Reason    string   `yaml:"reason"`
+}
+
+// fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid"}
+
+var caseName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// LoadProbes reads and checks the probe file against the spec: every function exists, every
+// expected error is documented, and names, fixtures and roots are known.
+func LoadProbes(path string, set *spec.Set) (*Probes, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Probes
+	if err := yaml.UnmarshalWithOptions(raw, &p, yaml.DisallowUnknownField(), yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, true))
+	}
+	seen := map[string]bool{}
+	for i, pr := range p.Probes {
+		pr.id = i
+		where := fmt.Sprintf("%s: probe %d (%s/%s)", path, i+1, pr.Function, pr.Case)
+		f, ok := set.Lookup(pr.Function)
+		if !ok {
+			return nil, fmt.Errorf("%s: no function %s in spec/", where, pr.Function)
+		}
+		if !caseName.MatchString(pr.Case) {
+			return nil, fmt.Errorf("%s: case must be lower-case words joined by '-'", where)
+		}
+		if seen[pr.Function+"/"+pr.Case] {
+			return nil, fmt.Errorf("%s: duplicate case", where)
+		}
+		seen[pr.Function+"/"+pr.Case] = true
+		if strings.TrimSpace(pr.Call) == "" || pr.Why == "" {
+			return nil, fmt.Errorf("%s: call and why are required", where)
+		}
+		for _, n := range pr.Needs {
+			if !slices.Contains(fixtures, n) {
+				return nil, fmt.Errorf("%s: unknown fixture %q (have %v)", where, n, fixtures)
+			}
+		}
+		for _, r := range pr.Roots {
+			if r != "host" && r != "sid" {
+				return nil, fmt.Errorf("%s: unknown root %q", where, r)
+			}
+		}
+		switch pr.Expect {
+		case "success", "error":
+		default:
+			if !slices.ContainsFunc(f.Errors, func(e spec.Error) bool { return e.Name == pr.Expect }) {
+				return nil, fmt.Errorf("%s: expects %s, which the page of %s does not document", where, pr.Expect, pr.Function)
+			}
+		}
+		if pr.Expect != "success" && !hasErrorChannel(f.Convention) {
+			return nil, fmt.Errorf("%s: expects a failure, but %s's convention %s has no error channel", where, pr.Function, f.Convention)
+		}
+	}
+	for _, u := range p.Untestable {
+		if u.Reason == "" {
+			return nil, fmt.Errorf("%s: untestable %v needs a reason", path, u.Functions)
+		}
+		for _, fn := range u.Functions {
+			if _, ok := set.Lookup(fn); !ok {
+				return nil, fmt.Errorf("%s: untestable function %s is not in spec/", path, fn)
+			}
+		}
+	}
+	return &p, nil
+}
+
+func (p *Probe) runsOn(root string) bool {
+	return len(p.Roots) == 0 || slices.Contains(p.Roots, root)
+}

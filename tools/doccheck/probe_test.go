@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/gen/spec"
+)
+
+func loadSpec(t *testing.T) *spec.Set {
+	set, err := spec.Load("../../spec")
+	require.NoError(t, err)
+	return set
+}
+
+func TestRealProbesLoad(t *testing.T) {
+	p, err := LoadProbes("probes.yaml", loadSpec(t))
+	require.NoError(t, err)
+	require.NotEmpty(t, p.Probes)
+	_, err = LoadKnown("known.yaml", p)
+	require.NoError(t, err)
+}
+
+func TestBadProbes(t *testing.T) {
+	set := loadSpec(t)
+	for _, tc := range []struct{ yaml, want string }{
+		{"probes:\n  - function: ibv_no_such\n    case: x\n    why: w\n    call: f()\n    expect: success\n", "no function ibv_no_such"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EWHATEVER\n", "does not document"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    needs: [gpu]\n    expect: success\n", `unknown fixture "gpu"`},
+		{"probes:\n  - function: ibv_create_cq\n    cas: x\n", "unknown field"},
+		{"probes:\n  - function: ibv_create_cq\n    case: Bad Name\n    why: w\n    call: f()\n    expect: success\n", "lower-case words"},
+		{"probes:\n  - function: ibv_get_device_name\n    case: x\n    why: w\n    call: f()\n    expect: error\n", "", // pointer_or_null has an error channel
+		},
+		{"probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f(0)\n    expect: error\n", "no error channel"},
+		{"untestable:\n  - functions: [ibv_create_cq]\n", "needs a reason"},
+	} {
+		path := filepath.Join(t.TempDir(), "probes.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(tc.yaml), 0o644))
+		_, err := LoadProbes(path, set)
+		if tc.want == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, tc.want)
+	}
+}
