@@ -12,7 +12,7 @@ GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build .*\brxe\b' --include='*_test.go' . | grep -v '^./.cache/')))
 RXE_ROOTS := host sid
 
-.PHONY: main all test host-deps inputs vet test-host test-rxe generate check-generate doccheck bed-time clean
+.PHONY: main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -24,7 +24,7 @@ doccheck: bin/rxe
 
 all: main test
 
-test: host-deps inputs vet check-generate test-host doccheck test-rxe
+test: host-deps inputs vet check-generate test-host fuzz-short doccheck test-rxe
 
 host-deps:
 	tools/inputs/host-deps.sh
@@ -57,6 +57,11 @@ test-rxe: bin/rxe bin/gotestcheck
 
 generate:
 	$(GO) generate ./...
+
+# Each Fuzz target for FUZZTIME: CI's short fuzz run (corpora in testdata/fuzz).
+FUZZTIME ?= 10s
+fuzz-short:
+	tools/fuzz-short.sh $(FUZZTIME)
 
 # Generated code is committed: regenerating must not change the tree.
 check-generate:

@@ -100,17 +100,23 @@ func (s *Set) loadFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
+	_, err = s.loadData(path, data)
+	return err
+}
+
+// loadData checks and adds the library file read from path.
+func (s *Set) loadData(path string, data []byte) (*File, error) {
 	var f File
 	file, err := decodeStrict(path, data, &f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	base := filepath.Base(path)
 	if !libraries[f.Library] {
-		return fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", at(path, file, "$.library"), f.Library)
+		return nil, fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", at(path, file, "$.library"), f.Library)
 	}
 	if base != f.Library+".yaml" {
-		return fmt.Errorf("%s: library %q must live in %s.yaml", at(path, file, "$.library"), f.Library, f.Library)
+		return nil, fmt.Errorf("%s: library %q must live in %s.yaml", at(path, file, "$.library"), f.Library, f.Library)
 	}
 	goNames := map[string]string{}
 	for i := range f.Functions {
@@ -119,32 +125,32 @@ func (s *Set) loadFile(path string) error {
 		field := func(name string) string { return at(path, file, fmt.Sprintf("$.functions[%d].%s", i, name)) }
 		switch {
 		case !cIdent.MatchString(fn.Name):
-			return fmt.Errorf("%s: bad function name %q", field("name"), fn.Name)
+			return nil, fmt.Errorf("%s: bad function name %q", field("name"), fn.Name)
 		case s.byName[fn.Name] != nil:
-			return fmt.Errorf("%s: function %s defined twice (also in %s.yaml)", field("name"), fn.Name, s.byName[fn.Name].Library)
+			return nil, fmt.Errorf("%s: function %s defined twice (also in %s.yaml)", field("name"), fn.Name, s.byName[fn.Name].Library)
 		case !fn.Convention.Valid():
-			return fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), fn.Name, fn.Convention, Conventions())
+			return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), fn.Name, fn.Convention, Conventions())
 		case !goIdent.MatchString(fn.GoName):
-			return fmt.Errorf("%s: %s: bad go_name %q (want an exported Go identifier)", field("go_name"), fn.Name, fn.GoName)
+			return nil, fmt.Errorf("%s: %s: bad go_name %q (want an exported Go identifier)", field("go_name"), fn.Name, fn.GoName)
 		case goNames[fn.GoName] != "":
-			return fmt.Errorf("%s: %s: go_name %s already used by %s", field("go_name"), fn.Name, fn.GoName, goNames[fn.GoName])
+			return nil, fmt.Errorf("%s: %s: go_name %s already used by %s", field("go_name"), fn.Name, fn.GoName, goNames[fn.GoName])
 		case fn.Header == "":
-			return fmt.Errorf("%s: %s: missing header", field("name"), fn.Name)
+			return nil, fmt.Errorf("%s: %s: missing header", field("name"), fn.Name)
 		case fn.Documented && fn.Page == "":
-			return fmt.Errorf("%s: %s: documented but no page", field("documented"), fn.Name)
+			return nil, fmt.Errorf("%s: %s: documented but no page", field("documented"), fn.Name)
 		case fn.Override != nil && fn.Override.Reason == "":
-			return fmt.Errorf("%s: %s: override without a reason", field("override"), fn.Name)
+			return nil, fmt.Errorf("%s: %s: override without a reason", field("override"), fn.Name)
 		}
 		for j, e := range fn.Errors {
 			if !cIdent.MatchString(e.Name) {
-				return fmt.Errorf("%s: %s: bad error name %q", at(path, file, fmt.Sprintf("$.functions[%d].errors[%d].name", i, j)), fn.Name, e.Name)
+				return nil, fmt.Errorf("%s: %s: bad error name %q", at(path, file, fmt.Sprintf("$.functions[%d].errors[%d].name", i, j)), fn.Name, e.Name)
 			}
 		}
 		goNames[fn.GoName] = fn.Name
 		s.byName[fn.Name] = fn
 		s.names = append(s.names, fn.Name)
 	}
-	return nil
+	return &f, nil
 }
 
 // LoadOverrides reads dir/*.yaml (a missing dir holds no overrides) and
@@ -164,27 +170,39 @@ func LoadOverrides(dir string) ([]OverrideEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("spec: %w", err)
 		}
-		var of OverrideFile
-		file, err := decodeStrict(path, data, &of)
+		ovs, err := parseOverrides(path, data, seen)
 		if err != nil {
 			return nil, err
 		}
-		for i, o := range of.Overrides {
-			field := func(name string) string { return at(path, file, fmt.Sprintf("$.overrides[%d].%s", i, name)) }
-			o.Pos = field("function")
-			switch {
-			case !cIdent.MatchString(o.Function):
-				return nil, fmt.Errorf("%s: bad function name %q", o.Pos, o.Function)
-			case seen[o.Function] != "":
-				return nil, fmt.Errorf("%s: %s overridden twice (first at %s)", o.Pos, o.Function, seen[o.Function])
-			case o.Convention != "" && !o.Convention.Valid():
-				return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), o.Function, o.Convention, Conventions())
-			case o.Reason == "":
-				return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
-			}
-			seen[o.Function] = o.Pos
-			out = append(out, o)
+		out = append(out, ovs...)
+	}
+	return out, nil
+}
+
+// parseOverrides checks the entries of the overrides file read from path; seen maps each
+// function already overridden to its position.
+func parseOverrides(path string, data []byte, seen map[string]string) ([]OverrideEntry, error) {
+	var out []OverrideEntry
+	var of OverrideFile
+	file, err := decodeStrict(path, data, &of)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range of.Overrides {
+		field := func(name string) string { return at(path, file, fmt.Sprintf("$.overrides[%d].%s", i, name)) }
+		o.Pos = field("function")
+		switch {
+		case !cIdent.MatchString(o.Function):
+			return nil, fmt.Errorf("%s: bad function name %q", o.Pos, o.Function)
+		case seen[o.Function] != "":
+			return nil, fmt.Errorf("%s: %s overridden twice (first at %s)", o.Pos, o.Function, seen[o.Function])
+		case o.Convention != "" && !o.Convention.Valid():
+			return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), o.Function, o.Convention, Conventions())
+		case o.Reason == "":
+			return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
 		}
+		seen[o.Function] = o.Pos
+		out = append(out, o)
 	}
 	return out, nil
 }

@@ -105,6 +105,12 @@ func makePlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, bedErr(ExitNoKernel, err, "the pinned kernel is not unpacked in %s (run make inputs)", kernelDir)
 	}
+	// The guest reads the kernel's files through the host root's share, where a symbolic
+	// link with an absolute target (a worktree's .cache pointing at a shared one) would
+	// resolve inside the guest's own tree: use the real path.
+	if real, err := filepath.EvalSymlinks(kdir); err == nil {
+		kdir = real
+	}
 	p.vmlinux = filepath.Join(kdir, "boot/vmlinux")
 	if _, err := os.Stat(p.vmlinux); err != nil {
 		return nil, bedErr(ExitNoKernel, err, "no vmlinux in %s (run make inputs)", kernelDir)
@@ -144,6 +150,9 @@ func makePlan(o *Options) (*plan, error) {
 		lower = filepath.Join(o.Repo, sidRootDir)
 		if _, err := os.Stat(filepath.Join(lower, sidStamp)); err != nil {
 			return nil, bedErr(ExitNoRoot, err, "the sid root (rdma-core 65) is not built in %s (run make inputs)", sidRootDir)
+		}
+		if real, err := filepath.EvalSymlinks(lower); err == nil {
+			lower = real // as for the kernel: the guest mounts it through the host root
 		}
 	default:
 		return nil, bedErr(ExitUsage, nil, "unknown root %q (want %s or %s)", o.Root, RootHost, RootSid)

@@ -3,6 +3,7 @@ package rxebed
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,12 +30,23 @@ func moduleName(path string) string {
 
 // LoadModules reads modules.dep and modules.builtin from dir.
 func LoadModules(dir string) (*Modules, error) {
-	m := &Modules{Dir: dir, deps: map[string][]string{}, paths: map[string]string{}, builtin: map[string]bool{}}
 	dep, err := os.Open(filepath.Join(dir, "modules.dep"))
 	if err != nil {
 		return nil, fmt.Errorf("kernel modules index: %w (run make inputs: depmod -b writes it)", err)
 	}
 	defer dep.Close()
+	var builtin io.Reader = strings.NewReader("")
+	if f, err := os.Open(filepath.Join(dir, "modules.builtin")); err == nil {
+		defer f.Close()
+		builtin = f
+	}
+	return ParseModules(dir, dep, builtin)
+}
+
+// ParseModules reads a modules.dep ("path: dependency paths" per line; lines without a
+// colon are ignored) and a modules.builtin (one path per line) as the index of dir.
+func ParseModules(dir string, dep, builtin io.Reader) (*Modules, error) {
+	m := &Modules{Dir: dir, deps: map[string][]string{}, paths: map[string]string{}, builtin: map[string]bool{}}
 	sc := bufio.NewScanner(dep)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -49,10 +61,12 @@ func LoadModules(dir string) (*Modules, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading modules.dep: %w", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "modules.builtin")); err == nil {
-		for _, line := range strings.Fields(string(b)) {
-			m.builtin[moduleName(line)] = true
-		}
+	b, err := io.ReadAll(builtin)
+	if err != nil {
+		return nil, fmt.Errorf("reading modules.builtin: %w", err)
+	}
+	for _, line := range strings.Fields(string(b)) {
+		m.builtin[moduleName(line)] = true
 	}
 	return m, nil
 }

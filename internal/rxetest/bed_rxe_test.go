@@ -22,6 +22,7 @@ import (
 // veth link — and stop passing it when the link is down.
 
 func TestDevicesVisible(t *testing.T) {
+	NoLeaks(t)
 	e := Guest(t)
 	out, err := exec.Command("ibv_devices").CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -37,6 +38,7 @@ func TestDevicesVisible(t *testing.T) {
 }
 
 func TestRCPingpongAcrossLink(t *testing.T) {
+	NoLeaks(t)
 	e := Guest(t)
 	a, b := e.Pair(t)
 	gid := strconv.Itoa(e.GIDIndex)
@@ -58,6 +60,7 @@ func TestRCPingpongAcrossLink(t *testing.T) {
 }
 
 func TestRpingAcrossLink(t *testing.T) {
+	NoLeaks(t)
 	e := Guest(t)
 	a, b := e.Pair(t)
 	srv := start(t, "rping", "-s", "-a", b.IP, "-C", "10", "-v")
@@ -71,6 +74,7 @@ func TestRpingAcrossLink(t *testing.T) {
 }
 
 func TestLinkDownCutsTraffic(t *testing.T) {
+	NoLeaks(t)
 	e := Guest(t)
 	a, b := e.Pair(t)
 	gid := strconv.Itoa(e.GIDIndex)

@@ -1,0 +1,174 @@
+package rxetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Kinds are the verbs object kinds the kernel tracks per process and `rdma resource show`
+// lists (iproute2 6.1 in the host root and 7.x in the sid root both know all of them).
+var Kinds = []string{"ctx", "pd", "mr", "cq", "srq", "qp", "cm_id"}
+
+// idField is the JSON field holding each kind's number.
+var idField = map[string]string{
+	"ctx": "ctxn", "pd": "pdn", "mr": "mrn", "cq": "cqn", "srq": "srqn", "qp": "lqpn", "cm_id": "cm-idn",
+}
+
+// Resource is one verbs object the kernel's resource tracker knows.
+type Resource struct {
+	Kind string // one of Kinds
+	Dev  string // RDMA device, e.g. "rxe_a"
+	ID   int64  // the object's number on the device (pdn, lqpn, ...)
+	PID  int    // owning process; 0 for the kernel's own objects
+	Comm string // owning process's name (or "ib_core")
+}
+
+func (r Resource) String() string {
+	return fmt.Sprintf("%s %d on %s (pid %d %s)", r.Kind, r.ID, r.Dev, r.PID, r.Comm)
+}
+
+// Resources returns the verbs objects that process pid owns, as `rdma -j resource show
+// <kind>` lists them, in Kinds order. It needs the rdma tool (iproute2) and an RDMA
+// netlink socket, that is, the guest.
+//
+// The kernel records the thread that created an object and reports that thread's id as
+// its "pid" (task_pid_vnr), so a Go program's objects carry the ids of whichever of its
+// threads made the call. Resources therefore matches pid and every thread of pid.
+func Resources(pid int) ([]Resource, error) {
+	owners, err := threads(pid)
+	if err != nil {
+		return nil, err
+	}
+	var all []Resource
+	for _, kind := range Kinds {
+		cmd := exec.Command("rdma", "-j", "resource", "show", kind)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("rdma -j resource show %s: %w: %s", kind, err, strings.TrimSpace(stderr.String()))
+		}
+		rs, err := parseResources(kind, out)
+		if err != nil {
+			return nil, fmt.Errorf("rdma -j resource show %s: %w (stderr: %s)", kind, err, strings.TrimSpace(stderr.String()))
+		}
+		for _, r := range rs {
+			if owners[r.PID] {
+				all = append(all, r)
+			}
+		}
+	}
+	return all, nil
+}
+
+// threads returns the ids of pid's threads (pid among them) from /proc/pid/task.
+func threads(pid int) (map[int]bool, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, fmt.Errorf("threads of %d: %w", pid, err)
+	}
+	ids := map[int]bool{pid: true}
+	for _, e := range ents {
+		if id, err := strconv.Atoi(e.Name()); err == nil {
+			ids[id] = true
+		}
+	}
+	return ids, nil
+}
+
+// parseResources decodes the JSON array `rdma -j resource show kind` prints (iproute2 7.x
+// puts a newline before each element; 6.1 prints one line).
+func parseResources(kind string, data []byte) ([]Resource, error) {
+	field, ok := idField[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown resource kind %q", kind)
+	}
+	var raw []map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a JSON array of objects: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after the JSON array")
+	}
+	out := make([]Resource, 0, len(raw))
+	for i, m := range raw {
+		r := Resource{Kind: kind}
+		if err := jsonField(m, "ifname", &r.Dev, true); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		if err := jsonField(m, field, &r.ID, true); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		if err := jsonField(m, "pid", &r.PID, false); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		if err := jsonField(m, "comm", &r.Comm, false); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func jsonField(m map[string]json.RawMessage, name string, v any, required bool) error {
+	b, ok := m[name]
+	if !ok {
+		if required {
+			return fmt.Errorf("no %q", name)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("field %q: %w", name, err)
+	}
+	return nil
+}
+
+// NoLeaks, called as the first line of an rxe test, fails the test at its end if the test
+// process still owns verbs objects (see Kinds) or runs goroutines that were not running
+// when NoLeaks was called. Its check runs after every cleanup registered later, so objects
+// closed in t.Cleanup do not count. The verbs objects are per process: do not combine it
+// with t.Parallel.
+func NoLeaks(t testing.TB) {
+	t.Helper()
+	noLeaks(t, func() ([]Resource, error) { return Resources(os.Getpid()) }, goleak.IgnoreCurrent())
+}
+
+func noLeaks(t testing.TB, list func() ([]Resource, error), opts ...goleak.Option) {
+	t.Helper()
+	t.Cleanup(func() {
+		t.Helper()
+		if msg := leakReport(list, opts...); msg != "" {
+			t.Error(msg)
+		}
+	})
+}
+
+// leakReport describes what leaked, or returns "" when nothing did.
+func leakReport(list func() ([]Resource, error), opts ...goleak.Option) string {
+	var b strings.Builder
+	res, err := list()
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "cannot list verbs objects: %v\n", err)
+	case len(res) > 0:
+		fmt.Fprintf(&b, "%d verbs object(s) leaked:\n", len(res))
+		for _, r := range res {
+			fmt.Fprintf(&b, "  %s\n", r)
+		}
+	}
+	if err := goleak.Find(opts...); err != nil {
+		fmt.Fprintf(&b, "goroutines leaked: %v\n", err)
+	}
+	return b.String()
+}
