@@ -16,6 +16,9 @@ type Coverage struct {
 	Enums, Flags, Values, Consts     int
 	Extern, Inline, Shims            int
 	Skipped                          []ir.Skip
+	// Unbound lists the spec functions without an exported binding, with
+	// the reason.
+	Unbound []ir.Skip
 }
 
 // Coverage computes the package's coverage and the declarations it does
@@ -75,6 +78,10 @@ func (e *Emitter) Coverage() Coverage {
 		}
 		c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: "static inline (" + shape + ") without a generated shim yet"})
 	}
+	for n, why := range e.unbound {
+		c.Unbound = append(c.Unbound, ir.Skip{Name: n, Reason: why})
+	}
+	sort.Slice(c.Unbound, func(i, j int) bool { return c.Unbound[i].Name < c.Unbound[j].Name })
 	sort.Slice(c.Skipped, func(i, j int) bool { return c.Skipped[i].Name < c.Skipped[j].Name })
 	return c
 }
@@ -93,6 +100,15 @@ func (e *Emitter) coverage(f *jen.File) error {
 		fmt.Sprintf("  - structs: %d, unions: %d, incomplete types: %d, foreign opaque types: %d", c.Records, c.Unions, c.Opaque, c.Foreign),
 		fmt.Sprintf("  - enum types: %d (bit-flag types: %d), enumerators: %d, integer macros: %d", c.Enums, c.Flags, c.Values, c.Consts),
 		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d generated shims)", c.Extern, c.Inline, c.Shims),
+	}
+	if e.Spec != nil {
+		lines = append(lines, fmt.Sprintf("  - exported functions and methods: %d of the spec's %d", len(e.SpecFuncs())-len(c.Unbound), len(e.SpecFuncs())))
+	}
+	if len(c.Unbound) > 0 {
+		lines = append(lines, "", "Spec functions without an exported binding, and why:", "")
+		for _, s := range c.Unbound {
+			lines = append(lines, fmt.Sprintf("  - %s: %s", s.Name, s.Reason))
+		}
 	}
 	if len(c.Skipped) > 0 {
 		lines = append(lines, "", "Declarations not generated, and why:", "")
