@@ -4229,11 +4229,11 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
-func (context *Context) QueryPort(portNum uint8, portAttr *CompatIbvPortAttr) error {
-	r, _, err := c_ibv_query_port(context, portNum, portAttr)
+func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
+	r, _, err := c____ibv_query_port(context, portNum, portAttr)
 	if err != nil {
 		return err
 	}

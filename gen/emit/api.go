@@ -50,6 +50,9 @@ func (e *Emitter) SpecFuncs() []*spec.Function {
 // what the inline ends in; without such a symbol, the implementing
 // function.
 func (e *Emitter) target(sf *spec.Function) *ir.Func {
+	if sf.Impl != "" && HandShims[sf.Impl] != "" {
+		return e.irFunc(sf.Impl)
+	}
 	if f := e.irFunc(sf.Name); f != nil && (sf.Impl == "" || !f.Inline) {
 		return f
 	}
@@ -98,7 +101,11 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 			return nil, fmt.Errorf("spec function %s: not declared by the headers", sf.Name)
 		}
 		if Hand[sf.Name] != "" {
-			e.unbound[sf.Name] = "written by hand in " + Hand[sf.Name]
+			e.unbound[sf.Name] = "bound by hand in " + Hand[sf.Name]
+			continue
+		}
+		if why := Excluded[sf.Name]; why != "" {
+			e.unbound[sf.Name] = why
 			continue
 		}
 		if fn.Name == "verbs_get_ctx" {

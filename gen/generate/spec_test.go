@@ -1,9 +1,11 @@
 package generate
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,5 +68,37 @@ func TestEveryFunctionBound(t *testing.T) {
 		for _, u := range e.Coverage().Unbound {
 			assert.NotEmpty(t, u.Reason, "%s: %s", s.Name, u.Name)
 		}
+	}
+}
+
+// TestHandWritten checks that every function the generator leaves to a
+// hand-written file is declared there.
+func TestHandWritten(t *testing.T) {
+	repo, err := input.RepoRoot(".")
+	require.NoError(t, err)
+	set, err := spec.Load(filepath.Join(repo, "spec"))
+	require.NoError(t, err)
+	check := func(c, file string, want ...string) {
+		b, err := os.ReadFile(filepath.Join(repo, file))
+		if assert.NoError(t, err, c) {
+			found := false
+			for _, w := range want {
+				found = found || strings.Contains(string(b), w)
+			}
+			assert.True(t, found, "%s: %s: none of %q", file, c, want)
+		}
+	}
+	for c, file := range emit.Hand {
+		f, ok := set.Lookup(c)
+		if assert.True(t, ok, "%s is not in the spec", c) {
+			check(c, file, ") "+f.GoName+"(", "func "+f.GoName+"(")
+		}
+	}
+	for c, file := range emit.HandShims {
+		check(c, file, "func c_"+c+"(")
+	}
+	for c := range emit.Excluded {
+		_, ok := set.Lookup(c)
+		assert.True(t, ok, "%s is not in the spec", c)
 	}
 }
