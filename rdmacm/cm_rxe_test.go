@@ -77,8 +77,8 @@ func TestEndpointSendRecv(t *testing.T) {
 	defer listen.DestroyEP()
 	require.NoError(t, listen.Listen(1))
 	srvBuf := page(t, 4096)
-	served := make(chan error, 1)
-	go func() { served <- serve(listen, srvBuf) }()
+	served, rkey, done := make(chan error, 1), make(chan uint32, 1), make(chan struct{})
+	go func() { served <- serve(listen, srvBuf, rkey, done) }()
 
 	// Client on A.
 	attr = qpAttr()
@@ -109,6 +109,19 @@ func TestEndpointSendRecv(t *testing.T) {
 	assert.Equal(t, ibv.WCSuccess, wc.Status)
 	assert.Equal(t, "pong: "+msg, string(buf[2048:2048+wc.ByteLen]))
 
+	// RDMA write into the server's buffer (registered by rdma_reg_write).
+	data := "written through rdma_post_write"
+	copy(buf[512:], data)
+	require.NoError(t, id.PostWrite(5, unsafe.Pointer(&buf[512]), uint64(len(data)), mr, ibv.SendSignaled,
+		uint64(uintptr(unsafe.Pointer(&srvBuf[3072]))), <-rkey))
+	n, err = id.GetSendComp(&wc)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, ibv.WCRDMAWrite, wc.Opcode)
+	assert.Equal(t, data, string(srvBuf[3072:3072+len(data)]))
+	close(done)
+
 	select {
 	case err := <-served:
 		require.NoError(t, err)
@@ -119,18 +132,20 @@ func TestEndpointSendRecv(t *testing.T) {
 }
 
 // serve accepts one connection on listen, receives a message into buf
-// and answers "pong: " and the message.
-func serve(listen *CMID, buf []byte) error {
+// and answers "pong: " and the message; it hands the rkey of buf to the
+// client for an RDMA write and keeps the connection until done.
+func serve(listen *CMID, buf []byte, rkey chan<- uint32, done <-chan struct{}) error {
 	var id *CMID
 	if err := listen.GetRequest(&id); err != nil {
 		return err
 	}
 	defer id.DestroyEP()
-	mr, err := id.RegMsgs(unsafe.Pointer(&buf[0]), uint64(len(buf)))
+	mr, err := id.RegWrite(unsafe.Pointer(&buf[0]), uint64(len(buf)))
 	if err != nil {
 		return err
 	}
 	defer DeregMR(mr)
+	rkey <- mr.Rkey
 	if err := id.PostRecv(3, unsafe.Pointer(&buf[0]), 1024, mr); err != nil {
 		return err
 	}
@@ -155,6 +170,7 @@ func serve(listen *CMID, buf []byte) error {
 	if wc.Status != ibv.WCSuccess {
 		return errors.New("send: " + ibv.WCStatusStr(wc.Status))
 	}
+	<-done
 	return nil
 }
 
@@ -183,4 +199,48 @@ func TestCreateEPAddressInUse(t *testing.T) {
 	var e *Error
 	require.True(t, errors.As(err, &e))
 	assert.Equal(t, "rdma_create_ep", e.Func)
+}
+
+// TestNewerThanInstalled calls rdma_write_cm_event, new in rdma-core 65:
+// on the sid root librdmacm has it and passes it to the kernel (the
+// guest's Linux 6.1 predates the ucma command and answers EINVAL, an
+// *Error naming the function; a newer kernel returns the user event
+// through the channel); on the host root (rdma-core 44) the call fails
+// with a *MissingError wrapping EOPNOTSUPP that names the release.
+func TestNewerThanInstalled(t *testing.T) {
+	env := rxetest.Guest(t)
+	ch, err := CreateEventChannel()
+	require.NoError(t, err)
+	defer ch.Destroy()
+	var id *CMID
+	require.NoError(t, ch.CreateID(&id, nil, PsTCP))
+	defer func() { require.NoError(t, id.DestroyID()) }()
+
+	err = id.WriteCMEvent(CMEventUser, 0, 42)
+	switch env.Root {
+	case "sid":
+		var m *MissingError
+		require.False(t, errors.As(err, &m), "rdma-core 65 has the symbol: %v", err)
+		if err != nil {
+			var e *Error
+			require.True(t, errors.As(err, &e), "%T: %v", err, err)
+			assert.Equal(t, "rdma_write_cm_event", e.Func)
+			assert.ErrorIs(t, err, unix.EINVAL)
+			break
+		}
+		var ev *CMEvent
+		require.NoError(t, ch.GetCMEvent(&ev))
+		assert.Equal(t, CMEventUser, ev.Event, ev.Event.String())
+		assert.Equal(t, id, ev.ID)
+		require.NoError(t, ev.Ack())
+	case "host":
+		require.ErrorIs(t, err, unix.EOPNOTSUPP)
+		var m *MissingError
+		require.True(t, errors.As(err, &m), "%T: %v", err, err)
+		assert.Equal(t, "rdma_write_cm_event", m.Symbol)
+		assert.Equal(t, "rdma-core 65", m.Since)
+		assert.Contains(t, err.Error(), "needs rdma-core 65")
+	default:
+		t.Fatalf("unknown root %q", env.Root)
+	}
 }
