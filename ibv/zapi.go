@@ -218,7 +218,7 @@ func (pd *PD) AllocBuf(size uint64, buf **Buf) (unsafe.Pointer, error) {
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_device_ex(3).
+// See also [Context.QueryDeviceEx].
 func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
 	r, errno, err := c_ibv_alloc_dm(context, attr)
 	if err != nil {
@@ -290,6 +290,36 @@ func (context *Context) AllocDMAH(attr *DmahInitAttr) (*Dmah, error) {
 		return nil, err
 	}
 	if err := cerr.PointerOrNull("ibv_alloc_dmah", unsafe.Pointer(r)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// AllocMW calls ibv_alloc_mw (infiniband/verbs.h): allocate or deallocate a memory window (MW).
+//
+// [PD.AllocMW] allocates a memory window (MW) associated with the protection domain pd. The MW's type (1 or 2A/2B) is type.
+//
+// The MW is created not bound. For it to be useful, the MW must be bound, through either ibv_bind_mw (type 1) or a special WR (type 2). Once bound, the memory window allows RDMA (remote) access to a subset of the MR to which it was bound, until invalidated by: ibv_bind_mw verb with zero length for type 1, IBV_WR_LOCAL_INV/IBV_WR_SEND_WITH_INV WR opcode for type 2, deallocation.
+//
+// # Return value
+//
+// [PD.AllocMW] returns a pointer to the allocated MW, or NULL if the request fails. The remote key (R_Key) field rkey is used by remote processes to perform Atomic and RDMA operations. This key will be changed during bind operations. The remote process places this rkey as the rkey field of struct ibv_send_wr passed to the ibv_post_send function.
+//
+// # Notes
+//
+// [MR.Dereg] fails if any memory window is still bound to this MR.
+//
+// # Failure
+//
+// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_mw; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [Context.AllocPD], [QP.PostSend], ibv_bind_mw(3), [PD.RegMR].
+func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
+	r, _, err := c_ibv_alloc_mw(pd, type_)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNull("ibv_alloc_mw", unsafe.Pointer(r)); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -581,6 +611,31 @@ func (context *Context) CloseDevice() error {
 		return err
 	}
 	return cerr.ZeroOrMinusOne("ibv_close_device", int32(r))
+}
+
+// Close calls ibv_close_xrcd (infiniband/verbs.h): open or close an XRC protection domain (XRCDs).
+//
+// [XRCD.Close] closes the XRCD xrcd. If this is the last reference, the XRCD will be destroyed.
+//
+// # Return value
+//
+// [XRCD.Close] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+//
+// # Notes
+//
+// [XRCD.Close] may fail if any other resource is still associated with the XRCD being closed.
+//
+// # Failure
+//
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_close_xrcd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [Context.CreateSRQEx], [Context.CreateQPEx].
+func (xrcd *XRCD) Close() error {
+	r, _, err := c_ibv_close_xrcd(xrcd)
+	if err != nil {
+		return err
+	}
+	return cerr.ZeroOrErrno("ibv_close_xrcd", int32(r))
 }
 
 // CreateAH calls ibv_create_ah (infiniband/verbs.h): create or destroy an address handle (AH).
@@ -1282,6 +1337,123 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 	return r, nil
 }
 
+// CreateQPEx calls ibv_create_qp_ex (infiniband/verbs.h): create or destroy a queue pair (QP).
+//
+// [Context.CreateQPEx] creates a queue pair (QP) associated with the protection domain pd. The argument qp_init_attr_ex is an ibv_qp_init_attr_ex struct, as defined in <infiniband/verbs.h>.
+//
+//	struct ibv_qp_init_attr_ex {
+//
+//	void                   *qp_context;     /* Associated context of the QP */
+//	struct ibv_cq          *send_cq;        /* CQ to be associated with the Send Queue (SQ) */
+//	struct ibv_cq          *recv_cq;        /* CQ to be associated with the Receive Queue (RQ) */
+//	struct ibv_srq         *srq;            /* SRQ handle if QP is to be associated with an SRQ, otherwise NULL */
+//	struct ibv_qp_cap       cap;            /* QP capabilities */
+//	enum ibv_qp_type        qp_type;        /* QP Transport Service Type: IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_RAW_PACKET or IBV_QPT_DRIVER */
+//	int                     sq_sig_all;     /* If set, each Work Request (WR) submitted to the SQ generates a completion entry */
+//	uint32_t                comp_mask;	/* Identifies valid fields */
+//	struct ibv_pd          *pd;		/* PD to be associated with the QP */
+//	struct ibv_xrcd        *xrcd;		/* XRC domain to be associated with the target QP */
+//	enum ibv_qp_create_flags create_flags;	/* Creation flags for this QP */
+//	uint16_t                max_tso_header; /* Maximum TSO header size */
+//	struct ibv_rwq_ind_table *rwq_ind_tbl;  /* Indirection table to be associated with the QP */
+//	struct ibv_rx_hash_conf  rx_hash_conf;  /* RX hash configuration to be used */
+//	uint32_t                source_qpn;     /* Source QP number, creation flag IBV_QP_CREATE_SOURCE_QPN should be set, few NOTEs below */
+//	uint64_t                send_ops_flags; /* Select which QP send ops will be defined in struct ibv_qp_ex. Use enum ibv_qp_create_send_ops_flags */
+//
+//	};
+//
+//	struct ibv_qp_cap {
+//
+//	uint32_t                max_send_wr;    /* Requested max number of outstanding WRs in the SQ */
+//	uint32_t                max_recv_wr;    /* Requested max number of outstanding WRs in the RQ */
+//	uint32_t                max_send_sge;   /* Requested max number of scatter/gather (s/g) elements in a WR in the SQ */
+//	uint32_t                max_recv_sge;   /* Requested max number of s/g elements in a WR in the RQ */
+//	uint32_t                max_inline_data;/* Requested max number of data (bytes) that can be posted inline to the SQ, otherwise 0 */
+//
+//	};
+//
+//	enum ibv_qp_create_flags {
+//
+//	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB       = 1 << 1, /* Prevent self multicast loopback */
+//	IBV_QP_CREATE_SCATTER_FCS               = 1 << 8, /* FCS field will be scattered to host memory */
+//	IBV_QP_CREATE_CVLAN_STRIPPING           = 1 << 9, /* CVLAN field will be stripped from incoming packets */
+//	IBV_QP_CREATE_SOURCE_QPN                = 1 << 10, /* The created QP will use the source_qpn as its wire QP number */
+//	IBV_QP_CREATE_PCI_WRITE_END_PADDING     = 1 << 11, /* Incoming packets will be padded to cacheline size */
+//
+//	};
+//
+//	struct ibv_rx_hash_conf {
+//
+//	uint8_t                rx_hash_function;       /* RX hash function, use enum ibv_rx_hash_function_flags */
+//	uint8_t                rx_hash_key_len;        /* RX hash key length */
+//	uint8_t                *rx_hash_key;           /* RX hash key data */
+//	uint64_t               rx_hash_fields_mask;    /* RX fields that should participate in the hashing, use enum ibv_rx_hash_fields */
+//
+//	};
+//
+//	enum ibv_rx_hash_fields {
+//
+//	IBV_RX_HASH_SRC_IPV4            = 1 << 0,
+//	IBV_RX_HASH_DST_IPV4            = 1 << 1,
+//	IBV_RX_HASH_SRC_IPV6            = 1 << 2,
+//	IBV_RX_HASH_DST_IPV6            = 1 << 3,
+//	IBV_RX_HASH_SRC_PORT_TCP        = 1 << 4,
+//	IBV_RX_HASH_DST_PORT_TCP        = 1 << 5,
+//	IBV_RX_HASH_SRC_PORT_UDP        = 1 << 6,
+//	IBV_RX_HASH_DST_PORT_UDP        = 1 << 7,
+//	IBV_RX_HASH_IPSEC_SPI           = 1 << 8,
+//	/* When using tunneling protocol, e.g. VXLAN, then we have an inner (encapsulated packet) and outer.
+//
+//	 * For applying RSS on the inner packet, then the following field should be set with one of the L3/L4 fields.
+//	*/
+//	IBV_RX_HASH_INNER		= (1UL << 31),
+//
+//	};
+//
+//	struct ibv_qp_create_send_ops_flags {
+//
+//	IBV_QP_EX_WITH_RDMA_WRITE		= 1 << 0,
+//	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM	= 1 << 1,
+//	IBV_QP_EX_WITH_SEND			= 1 << 2,
+//	IBV_QP_EX_WITH_SEND_WITH_IMM		= 1 << 3,
+//	IBV_QP_EX_WITH_RDMA_READ		= 1 << 4,
+//	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP	= 1 << 5,
+//	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD	= 1 << 6,
+//	IBV_QP_EX_WITH_LOCAL_INV		= 1 << 7,
+//	IBV_QP_EX_WITH_BIND_MW			= 1 << 8,
+//	IBV_QP_EX_WITH_SEND_WITH_INV		= 1 << 9,
+//	IBV_QP_EX_WITH_TSO			= 1 << 10,
+//
+//	};
+//
+// The function [Context.CreateQPEx] will update the qp_init_attr_ex->cap struct with the actual QP values of the QP that was created; the values will be greater than or equal to the values requested.
+//
+// # Return value
+//
+// [Context.CreateQPEx] returns a pointer to the created QP, or NULL if the request fails. Check the QP number (qp_num) in the returned QP.
+//
+// # Notes
+//
+// The attributes max_recv_wr and max_recv_sge are ignored by [Context.CreateQPEx] if the QP is to be associated with an SRQ.
+//
+// The attribute source_qpn is supported only on UD QP, without flow steering RX should not be possible.
+//
+// # Failure
+//
+// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_qp_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
+func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
+	r, _, err := c_ibv_create_qp_ex(context, qpInitAttrEx)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNull("ibv_create_qp_ex", unsafe.Pointer(r)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // CreateRWQIndTable calls ibv_create_rwq_ind_table (infiniband/verbs.h): create or destroy a Receive Work Queue Indirection Table (RWQ IND TBL).
 //
 // [Context.CreateRWQIndTable] creates a RWQ IND TBL associated with the ibv_context context. The argument init_attr is an ibv_rwq_ind_table_init_attr struct, as defined in <infiniband/verbs.h>.
@@ -1302,13 +1474,13 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // # Notes
 //
-// The created object should be used as part of ibv_create_qp_ex() to enable dispatching of incoming packets based on some RX hash configuration.
+// The created object should be used as part of [Context.CreateQPEx] to enable dispatching of incoming packets based on some RX hash configuration.
 //
 // # Failure
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_rwq_ind_table; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_wq(3), [WQ.Modify], ibv_create_qp_ex(3).
+// See also ibv_create_wq(3), [WQ.Modify], [Context.CreateQPEx].
 func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
 	r, _, err := c_ibv_create_rwq_ind_table(context, initAttr)
 	if err != nil {
@@ -1356,6 +1528,60 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 		return nil, err
 	}
 	if err := cerr.PointerOrNullErrno("ibv_create_srq", unsafe.Pointer(r), errno); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// CreateSRQEx calls ibv_create_srq_ex (infiniband/verbs.h): create or destroy a shared receive queue (SRQ).
+//
+// [Context.CreateSRQEx] creates a shared receive queue (SRQ) supporting both basic and xrc modes. The argument srq_init_attr_ex is an ibv_srq_init_attr_ex struct, as defined in <infiniband/verbs.h>.
+//
+//	struct ibv_srq_init_attr_ex {
+//
+//	void                   *srq_context;    /* Associated context of the SRQ */
+//	struct ibv_srq_attr     attr;           /* SRQ attributes */
+//	uint32_t                comp_mask;      /* Identifies valid fields */
+//	enum ibv_srq_type       srq_type;       /* Basic / XRC / tag matching */
+//	struct ibv_pd          *pd;             /* PD associated with the SRQ */
+//	struct ibv_xrcd        *xrcd;           /* XRC domain to associate with the SRQ */
+//	struct ibv_cq          *cq;             /* CQ to associate with the SRQ for XRC mode */
+//	struct ibv_tm_cap       tm_cap;         /* Tag matching attributes */
+//
+//	};
+//
+//	struct ibv_srq_attr {
+//
+//	uint32_t                max_wr;         /* Requested max number of outstanding work requests (WRs) in the SRQ */
+//	uint32_t                max_sge;        /* Requested max number of scatter elements per WR */
+//	uint32_t                srq_limit;      /* The limit value of the SRQ */
+//
+//	};
+//
+//	struct ibv_tm_cap {
+//
+//	uint32_t                max_num_tags;   /* Tag matching list size */
+//	uint32_t                max_ops;        /* Number of outstanding tag list operations */
+//
+//	};
+//
+// The function [Context.CreateSRQEx] will update the srq_init_attr_ex struct with the original values of the SRQ that was created; the values of max_wr and max_sge will be greater than or equal to the values requested.
+//
+// # Return value
+//
+// [Context.CreateSRQEx] returns a pointer to the created SRQ, or NULL if the request fails.
+//
+// # Failure
+//
+// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_srq_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
+func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
+	r, _, err := c_ibv_create_srq_ex(context, srqInitAttrEx)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNull("ibv_create_srq_ex", unsafe.Pointer(r)); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1945,13 +2171,13 @@ func (qp *QP) Destroy() error {
 //
 // # Notes
 //
-// The created object should be used as part of ibv_create_qp_ex() to enable dispatching of incoming packets based on some RX hash configuration.
+// The created object should be used as part of [Context.CreateQPEx] to enable dispatching of incoming packets based on some RX hash configuration.
 //
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_wq(3), [WQ.Modify], ibv_create_qp_ex(3).
+// See also ibv_create_wq(3), [WQ.Modify], [Context.CreateQPEx].
 func (rwqIndTable *RWQIndTable) Destroy() error {
 	r, _, err := c_ibv_destroy_rwq_ind_table(rwqIndTable)
 	if err != nil {
@@ -2263,7 +2489,7 @@ func FreeDeviceList(list **Device) {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_free_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_device_ex(3).
+// See also [Context.QueryDeviceEx].
 func (dm *DM) Free() error {
 	r, _, err := c_ibv_free_dm(dm)
 	if err != nil {
@@ -2529,7 +2755,7 @@ func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_get_srq_num that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.AllocPD], ibv_create_srq_ex(3), [SRQ.Modify].
+// See also [Context.AllocPD], [Context.CreateSRQEx], [SRQ.Modify].
 func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
 	r, _, err := c_ibv_get_srq_num(srq, srqNum)
 	if err != nil {
@@ -2878,7 +3104,7 @@ func IsForkInitialized() ForkStatus {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_from_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_device_ex(3).
+// See also [Context.QueryDeviceEx].
 func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint64) error {
 	r, _, err := c_ibv_memcpy_from_dm(hostAddr, dm, dmOffset, length)
 	if err != nil {
@@ -2917,7 +3143,7 @@ func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint6
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_to_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_device_ex(3).
+// See also [Context.QueryDeviceEx].
 func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) error {
 	r, _, err := c_ibv_memcpy_to_dm(dm, dmOffset, hostAddr, length)
 	if err != nil {
@@ -3477,7 +3703,7 @@ func (device *Device) Open() (*Context, error) {
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_qp; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.AllocPD], [PD.CreateQP], ibv_create_qp_ex(3), [QP.Modify], [QP.Query].
+// See also [Context.AllocPD], [PD.CreateQP], [Context.CreateQPEx], [QP.Modify], [QP.Query].
 func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 	r, _, err := c_ibv_open_qp(context, qpOpenAttr)
 	if err != nil {
@@ -3514,7 +3740,7 @@ func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_xrcd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_srq_ex(3), ibv_create_qp_ex(3).
+// See also [Context.CreateSRQEx], [Context.CreateQPEx].
 func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
 	r, _, err := c_ibv_open_xrcd(context, xrcdInitAttr)
 	if err != nil {
@@ -3859,7 +4085,7 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_ops that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_srq_ex(3).
+// See also [Context.CreateSRQEx].
 func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 	r, _, err := c_ibv_post_srq_ops(srq, op, badOp)
 	if err != nil {
@@ -4089,6 +4315,161 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 		return err
 	}
 	return cerr.ZeroOrErrno("ibv_query_device", int32(r))
+}
+
+// QueryDeviceEx calls ibv_query_device_ex (infiniband/verbs.h): query an RDMA device's attributes including extended device properties.
+//
+// [Context.QueryDeviceEx] returns the attributes of the device with context context. The argument input is a pointer to an ibv_query_device_ex_input structure, used for future extensions The argument attr is a pointer to an ibv_device_attr_ex struct, as defined in <infiniband/verbs.h>.
+//
+//	struct ibv_device_attr_ex {
+//
+//	struct ibv_device_attr orig_attr;
+//	uint32_t               comp_mask;                  /* Compatibility mask that defines which of the following variables are valid */
+//	struct ibv_odp_caps    odp_caps;                   /* On-Demand Paging capabilities */
+//	uint64_t               completion_timestamp_mask;  /* Completion timestamp mask (0 = unsupported) */
+//	uint64_t               hca_core_clock;             /* The frequency (in kHZ) of the HCA (0 = unsupported) */
+//	uint64_t               device_cap_flags_ex;        /* Extended device capability flags */
+//	struct ibv_tso_caps    tso_caps;                   /* TCP segmentation offload capabilities */
+//	struct ibv_rss_caps    rss_caps;                   /* RSS capabilities */
+//	uint32_t               max_wq_type_rq;             /* Max Work Queue from type RQ */
+//	struct ibv_packet_pacing_caps packet_pacing_caps; /* Packet pacing capabilities */
+//	uint32_t               raw_packet_caps;            /* Raw packet capabilities, use enum ibv_raw_packet_caps */
+//	struct ibv_tm_caps     tm_caps;                    /* Tag matching capabilities */
+//	struct ibv_cq_moderation_caps  cq_mod_caps;        /* CQ moderation max capabilities */
+//	uint64_t     	       max_dm_size;		   /* Max Device Memory size (in bytes) available for allocation */
+//	struct ibv_pci_atomic_caps atomic_caps;            /* PCI atomic operations capabilities, use enum ibv_pci_atomic_op_size */
+//	uint32_t               xrc_odp_caps;               /* Mask with enum ibv_odp_transport_cap_bits to know which operations are supported. */
+//	uint32_t	       phys_port_cnt_ex		   /* Extended number of physical port count, allows exposing more than 255 ports device */
+//
+//	};
+//	struct ibv_odp_caps {
+//
+//	        uint64_t general_odp_caps;    /* Mask with enum ibv_odp_general_cap_bits */
+//
+//	        struct {
+//
+//	                uint32_t rc_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
+//
+//	                uint32_t uc_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
+//
+//	                uint32_t ud_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
+//
+//	        } per_transport_caps;
+//	};
+//	enum ibv_odp_general_cap_bits {
+//
+//	        IBV_ODP_SUPPORT = 1 << 0, /* On demand paging is supported */
+//
+//	        IBV_ODP_SUPPORT_IMPLICIT = 1 << 1, /* Implicit on demand paging is supported */
+//	};
+//	enum ibv_odp_transport_cap_bits {
+//
+//	        IBV_ODP_SUPPORT_SEND     = 1 << 0, /* Send operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_RECV     = 1 << 1, /* Receive operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_WRITE    = 1 << 2, /* RDMA-Write operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_READ     = 1 << 3, /* RDMA-Read operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_ATOMIC   = 1 << 4, /* RDMA-Atomic operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_SRQ_RECV = 1 << 5, /* SRQ receive operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_FLUSH    = 1 << 6, /* RDMA-Flush operations support on-demand paging */
+//
+//	        IBV_ODP_SUPPORT_ATOMIC_WRITE     = 1 << 7, /* RDMA-Atomic-write operations support on-demand paing */
+//	};
+//	struct ibv_tso_caps {
+//
+//	        uint32_t max_tso;        /* Maximum payload size in bytes supported for segmentation by TSO engine.*/
+//
+//	        uint32_t supported_qpts; /* Bitmap showing which QP types are supported by TSO operation. */
+//	};
+//	struct ibv_rss_caps {
+//
+//	        uint32_t supported_qpts;                   /* Bitmap showing which QP types are supported RSS */
+//
+//	        uint32_t max_rwq_indirection_tables;       /* Max receive work queue indirection tables */
+//
+//	        uint32_t max_rwq_indirection_table_size;   /* Max receive work queue indirection table size */
+//
+//	        uint64_t rx_hash_fields_mask;              /* Mask with enum ibv_rx_hash_fields to know which incoming packet's field can participates in the RX hash */
+//
+//	        uint8_t  rx_hash_function;                 /* Mask with enum ibv_rx_hash_function_flags to know which hash functions are supported */
+//	};
+//	struct ibv_packet_pacing_caps {
+//
+//	       uint32_t qp_rate_limit_min; /* Minimum rate limit in kbps */
+//
+//	       uint32_t qp_rate_limit_max; /* Maximum rate limit in kbps */
+//
+//	       uint32_t supported_qpts;    /* Bitmap showing which QP types are supported. */
+//	};
+//	enum ibv_raw_packet_caps {
+//
+//	IBV_RAW_PACKET_CAP_CVLAN_STRIPPING	= 1 << 0, /* CVLAN stripping is supported */
+//	IBV_RAW_PACKET_CAP_SCATTER_FCS		= 1 << 1, /* FCS scattering is supported */
+//	IBV_RAW_PACKET_CAP_IP_CSUM		= 1 << 2, /* IP CSUM offload is supported */
+//
+//	};
+//	enum ibv_tm_cap_flags {
+//
+//	IBV_TM_CAP_RC   = 1 << 0,            /* Support tag matching on RC transport */
+//
+//	};
+//	struct ibv_tm_caps {
+//
+//	uint32_t        max_rndv_hdr_size;   /* Max size of rendezvous request header */
+//	uint32_t        max_num_tags;        /* Max number of tagged buffers in a TM-SRQ matching list */
+//	uint32_t        flags;    	     /* From enum ibv_tm_cap_flags */
+//	uint32_t        max_ops;             /* Max number of outstanding list operations */
+//	uint32_t        max_sge;             /* Max number of SGEs in a tagged buffer */
+//
+//	};
+//	struct ibv_cq_moderation_caps {
+//		uint16_t max_cq_count;
+//		uint16_t max_cq_period;
+//	};
+//	enum ibv_pci_atomic_op_size {
+//
+//	IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP = 1 << 0,
+//	IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP = 1 << 1,
+//	IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP = 1 << 2,
+//
+//	};
+//	struct ibv_pci_atomic_caps {
+//
+//	uint16_t fetch_add;	/* Supported sizes for an atomic fetch and add operation, use enum ibv_pci_atomic_op_size */
+//	uint16_t swap;		/* Supported sizes for an atomic unconditional swap operation, use enum ibv_pci_atomic_op_size */
+//	uint16_t compare_swap;	/* Supported sizes for an atomic compare and swap operation, use enum ibv_pci_atomic_op_size */
+//
+//	};
+//
+// Extended device capability flags (device_cap_flags_ex):
+//
+//   - IBV_DEVICE_PCI_WRITE_END_PADDING: Indicates the device has support for padding PCI writes to a full cache line. Padding packets to full cache lines reduces the amount of traffic required at the memory controller at the expense of creating more traffic on the PCI-E port. Workloads that have a high CPU memory load and low PCI-E utilization will benefit from this feature, while workloads that have a high PCI-E utilization and small packets will be harmed. For instance, with a 128 byte cache line size, the transfer of any packets less than 128 bytes will require a full 128 transfer on PCI, potentially doubling the required PCI-E bandwidth. This feature can be enabled on a QP or WQ basis via the IBV_QP_CREATE_PCI_WRITE_END_PADDING or IBV_WQ_FLAGS_PCI_WRITE_END_PADDING flags.
+//   - IBV_DEVICE_CC_DMA_BOUNCE: Indicates the device is running inside a Confidential Computing (CoCo) guest and requires DMA bounce buffering. Applications that explicitly opt in to unprotected/shared memory allocation should create a parent domain with IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC, allocate buffers through [PD.AllocBuf], and register them with [PD.RegBufMR] (or [PD.RegMREx] with IBV_REG_MR_MASK_BUF).
+//
+// # Return value
+//
+// [Context.QueryDeviceEx] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+//
+// # Notes
+//
+// The maximum values returned by this function are the upper limits of supported resources by the device. However, it may not be possible to use these maximum values, since the actual number of any resource that can be created may be limited by the machine configuration, the amount of host memory, user permissions, and the amount of resources already in use by other users/processes.
+//
+// # Failure
+//
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
+func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAttrEx) error {
+	r, _, err := c_ibv_query_device_ex(context, input, attr)
+	if err != nil {
+		return err
+	}
+	return cerr.ZeroOrErrno("ibv_query_device_ex", int32(r))
 }
 
 // QueryECE calls ibv_query_ece (infiniband/verbs.h): query ECE options.
@@ -4751,7 +5132,7 @@ func (pd *PD) RegBufMR(buf *Buf, addr unsafe.Pointer, length uint64, access int3
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dm_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_device_ex(3).
+// See also [Context.QueryDeviceEx].
 func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*MR, error) {
 	r, errno, err := c_ibv_reg_dm_mr(pd, dm, dmOffset, length, access)
 	if err != nil {
@@ -5615,7 +5996,7 @@ func WCStatusStr(status WCStatus) string {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5652,7 +6033,7 @@ func WCStatusStr(status WCStatus) string {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Abort() error {
 	_, err := c_ibv_wr_abort(qp)
 	return err
@@ -5666,7 +6047,7 @@ func (qp *QPEx) Abort() error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5712,7 +6093,7 @@ func (qp *QPEx) Abort() error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swap uint64) error {
 	_, err := c_ibv_wr_atomic_cmp_swp(qp, rkey, remoteAddr, compare, swap)
 	return err
@@ -5726,7 +6107,7 @@ func (qp *QPEx) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swa
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5772,7 +6153,7 @@ func (qp *QPEx) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swa
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) AtomicFetchAdd(rkey uint32, remoteAddr uint64, add uint64) error {
 	_, err := c_ibv_wr_atomic_fetch_add(qp, rkey, remoteAddr, add)
 	return err
@@ -5796,7 +6177,7 @@ func (qp *QPEx) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR unsafe.Poin
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5842,7 +6223,7 @@ func (qp *QPEx) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR unsafe.Poin
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 	_, err := c_ibv_wr_bind_mw(qp, mw, rkey, bindInfo)
 	return err
@@ -5858,7 +6239,7 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5903,7 +6284,7 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_wr_complete that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Complete() error {
 	r, _, err := c_ibv_wr_complete(qp)
 	if err != nil {
@@ -5920,7 +6301,7 @@ func (qp *QPEx) Complete() error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -5959,7 +6340,7 @@ func (qp *QPEx) Complete() error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) error {
 	_, err := c_ibv_wr_flush(qp, rkey, remoteAddr, len, type_, level)
 	return err
@@ -5973,7 +6354,7 @@ func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, l
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6019,7 +6400,7 @@ func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, l
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) LocalInv(invalidateRkey uint32) error {
 	_, err := c_ibv_wr_local_inv(qp, invalidateRkey)
 	return err
@@ -6046,7 +6427,7 @@ func WROpcodeStr(opcode WROpcode) (string, error) {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6092,7 +6473,7 @@ func WROpcodeStr(opcode WROpcode) (string, error) {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMARead(rkey uint32, remoteAddr uint64) error {
 	_, err := c_ibv_wr_rdma_read(qp, rkey, remoteAddr)
 	return err
@@ -6106,7 +6487,7 @@ func (qp *QPEx) RDMARead(rkey uint32, remoteAddr uint64) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6152,7 +6533,7 @@ func (qp *QPEx) RDMARead(rkey uint32, remoteAddr uint64) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
 	_, err := c_ibv_wr_rdma_write(qp, rkey, remoteAddr)
 	return err
@@ -6166,7 +6547,7 @@ func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6212,7 +6593,7 @@ func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) error {
 	_, err := c_ibv_wr_rdma_write_imm(qp, rkey, remoteAddr, immData)
 	return err
@@ -6226,7 +6607,7 @@ func (qp *QPEx) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) err
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6280,7 +6661,7 @@ func (qp *QPEx) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) err
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Send() error {
 	_, err := c_ibv_wr_send(qp)
 	return err
@@ -6294,7 +6675,7 @@ func (qp *QPEx) Send() error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6342,7 +6723,7 @@ func (qp *QPEx) Send() error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SendImm(immData uint32) error {
 	_, err := c_ibv_wr_send_imm(qp, immData)
 	return err
@@ -6356,7 +6737,7 @@ func (qp *QPEx) SendImm(immData uint32) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6404,7 +6785,7 @@ func (qp *QPEx) SendImm(immData uint32) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SendInv(invalidateRkey uint32) error {
 	_, err := c_ibv_wr_send_inv(qp, invalidateRkey)
 	return err
@@ -6418,7 +6799,7 @@ func (qp *QPEx) SendInv(invalidateRkey uint32) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6466,7 +6847,7 @@ func (qp *QPEx) SendInv(invalidateRkey uint32) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SendTSO(hdr unsafe.Pointer, hdrSz uint16, mss uint16) error {
 	_, err := c_ibv_wr_send_tso(qp, hdr, hdrSz, mss)
 	return err
@@ -6480,7 +6861,7 @@ func (qp *QPEx) SendTSO(hdr unsafe.Pointer, hdrSz uint16, mss uint16) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6517,7 +6898,7 @@ func (qp *QPEx) SendTSO(hdr unsafe.Pointer, hdrSz uint16, mss uint16) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SetInlineData(addr unsafe.Pointer, length uint64) error {
 	_, err := c_ibv_wr_set_inline_data(qp, addr, length)
 	return err
@@ -6531,7 +6912,7 @@ func (qp *QPEx) SetInlineData(addr unsafe.Pointer, length uint64) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6568,7 +6949,7 @@ func (qp *QPEx) SetInlineData(addr unsafe.Pointer, length uint64) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SetInlineDataList(numBuf uint64, bufList *DataBuf) error {
 	_, err := c_ibv_wr_set_inline_data_list(qp, numBuf, bufList)
 	return err
@@ -6582,7 +6963,7 @@ func (qp *QPEx) SetInlineDataList(numBuf uint64, bufList *DataBuf) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6625,7 +7006,7 @@ func (qp *QPEx) SetInlineDataList(numBuf uint64, bufList *DataBuf) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length uint32) error {
 	_, err := c_ibv_wr_set_sge(qp, lkey, addr, length)
 	return err
@@ -6639,7 +7020,7 @@ func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length uint32) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6676,7 +7057,7 @@ func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length uint32) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 	_, err := c_ibv_wr_set_sge_list(qp, numSGE, sgList)
 	return err
@@ -6690,7 +7071,7 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6722,7 +7103,7 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 	_, err := c_ibv_wr_set_ud_addr(qp, ah, remoteQPN, remoteQkey)
 	return err
@@ -6736,7 +7117,7 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6768,7 +7149,7 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
 	_, err := c_ibv_wr_set_xrc_srqn(qp, remoteSrqn)
 	return err
@@ -6784,7 +7165,7 @@ func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
 //
 // # Usage
 //
-// To use these APIs the QP must be created using ibv_create_qp_ex() which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
+// To use these APIs the QP must be created using [Context.CreateQPEx] which allows setting the IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask. The send_ops_flags should be set to the OR of the work request types that will be posted to the QP.
 //
 // If the QP does not support all the requested work request types then QP creation will fail.
 //
@@ -6827,7 +7208,7 @@ func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [QP.PostSend], ibv_create_qp_ex(3).
+// See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Start() error {
 	_, err := c_ibv_wr_start(qp)
 	return err

@@ -39,17 +39,17 @@ var Hand = map[string]string{
 // of it as for any other raw wrapper. A spec function whose Impl is listed
 // here binds the Impl, not the compatibility symbol of its public name.
 var HandShims = map[string]string{
-	"___ibv_query_port": "ibv/shim_query_port.go",
+	"___ibv_query_port":   "ibv/shim_query_port.go",
+	"ibv_query_device_ex": "ibv/shim_fallback.go",
+	"ibv_create_qp_ex":    "ibv/shim_fallback.go",
+	"ibv_create_srq_ex":   "ibv/shim_fallback.go",
+	"ibv_close_xrcd":      "ibv/shim_fallback.go",
+	"ibv_alloc_mw":        "ibv/shim_fallback.go",
 }
 
 // Excluded lists spec functions without a binding yet, with the reason.
 var Excluded = map[string]string{
-	"rdma_seterrno":       "internal helper of the rdma_verbs.h inlines (moves a return code into errno); the Go helpers return errors instead",
-	"ibv_alloc_mw":        "member-call inline with its own EOPNOTSUPP path (ops.alloc_mw, then mw initialisation); needs a hand-checked shim",
-	"ibv_bind_mw":         "member-call inline that validates mw_bind before ops.bind_mw; needs a hand-checked shim",
-	"ibv_close_xrcd":      "member-call inline through verbs_context.close_xrcd; needs a hand-checked shim",
-	"ibv_create_qp_ex":    "ctx-op inline falling back to ibv_create_qp when only the PD is set; needs a hand-checked shim",
-	"ibv_create_srq_ex":   "ctx-op inline falling back to ibv_create_srq for basic SRQs; needs a hand-checked shim",
-	"ibv_create_wq":       "ctx-op inline that initialises wq->events_completed after the op; needs a hand-checked shim",
-	"ibv_query_device_ex": "ctx-op inline falling back to ibv_query_device on EOPNOTSUPP/ENOSYS; needs a hand-checked shim",
+	"rdma_seterrno": "internal helper of the rdma_verbs.h inlines (moves a return code into errno); the Go helpers return errors instead",
+	"ibv_bind_mw":   "member-call inline that validates mw_bind before ops.bind_mw; needs a hand-checked shim",
+	"ibv_create_wq": "ctx-op inline that initialises the new WQ's pthread mutex and condition after the op; the generated C may not include pthread.h (hermetic), so it needs a C shim design",
 }
