@@ -68,5 +68,23 @@ func TestExtendedVerbs(t *testing.T) {
 	mw, err := pd.AllocMW(MWType2)
 	require.NoError(t, err)
 	assert.Equal(t, MWType2, mw.Type)
-	require.NoError(t, mw.Dealloc())
+	defer func() { require.NoError(t, mw.Dealloc()) }()
+
+	// ibv_bind_mw binds type 1 windows only: EINVAL before the provider.
+	qp, err := pd.CreateQP(&QPInitAttr{SendCQ: cq, RecvCQ: cq, QPType: QptRC,
+		Cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, qp.Destroy()) }()
+	err = qp.BindMW(mw, &MWBind{})
+	assert.ErrorIs(t, err, unix.EINVAL)
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, "ibv_bind_mw", e.Func)
+
+	// rxe has no work queues: ibv_create_wq fails (pointer_or_null: the
+	// cause is not promised), an *Error naming it.
+	wq, err := ctx.CreateWQ(&WQInitAttr{WQType: WqtRq, MaxWR: 4, MaxSGE: 1, PD: pd, CQ: cq})
+	assert.Nil(t, wq)
+	require.Error(t, err)
+	require.True(t, errors.As(err, &e), "%T: %v", err, err)
+	assert.Equal(t, "ibv_create_wq", e.Func)
 }

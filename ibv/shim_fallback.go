@@ -11,6 +11,8 @@ static int32_t zhand_close_xrcd(void *fn, void *xrcd)
 { return ((int32_t (*)(void *))fn)(xrcd); }
 static void *zhand_alloc_mw(void *fn, void *pd, uint32_t type)
 { return ((void *(*)(void *, uint32_t))fn)(pd, type); }
+static int32_t zhand_bind_mw(void *fn, void *qp, void *mw, void *bind)
+{ return ((int32_t (*)(void *, void *, void *))fn)(qp, mw, bind); }
 */
 import "C"
 
@@ -102,4 +104,46 @@ func c_ibv_alloc_mw(pd *PD, type_ MWType) (r *MW, errno syscall.Errno, err error
 	cr, cerr := C.zhand_alloc_mw(fn, unsafe.Pointer(pd), C.uint32_t(type_))
 	errno, _ = cerr.(syscall.Errno)
 	return (*MW)(cr), errno, nil
+}
+
+// c_ibv_bind_mw: EINVAL unless mw is of type 1 and the bind names an MR
+// for a non-empty range; EPERM when the MR is of another PD; else the op
+// context->ops.bind_mw (a *NilOpError without it).
+func c_ibv_bind_mw(qp *QP, mw *MW, mwBind *MWBind) (r int32, errno syscall.Errno, err error) {
+	info := &mwBind.BindInfo
+	switch {
+	case mw.Type != MWType1:
+		return int32(unix.EINVAL), 0, nil
+	case info.MR == nil && (info.Addr != 0 || info.Length != 0):
+		return int32(unix.EINVAL), 0, nil
+	case info.MR != nil && mw.PD != info.MR.PD:
+		return int32(unix.EPERM), 0, nil
+	}
+	fn := mw.Context.Ops.BindMW
+	if fn == nil {
+		return 0, 0, &NilOpError{Func: "ibv_bind_mw", Op: "context->ops.bind_mw"}
+	}
+	cr, cerr := C.zhand_bind_mw(fn, unsafe.Pointer(qp), unsafe.Pointer(mw), unsafe.Pointer(mwBind))
+	errno, _ = cerr.(syscall.Errno)
+	return int32(cr), errno, nil
+}
+
+// c_ibv_create_wq: the op create_wq (NULL with errno EOPNOTSUPP without
+// it); the new WQ gets the caller's wq_context, a zero event count, and
+// its mutex and condition initialised as pthread_mutex_init and
+// pthread_cond_init with default attributes do on glibc: all zero bytes
+// (PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER), which Go writes
+// without naming pthread.h in the hermetic preamble.
+func c_ibv_create_wq(context *Context, wqInitAttr *WQInitAttr) (r *WQ, errno syscall.Errno, err error) {
+	v := verbsGetCtx(context)
+	if v == nil || v.Sz < uint64(unsafe.Sizeof(*v)-unsafe.Offsetof(v.CreateWQ)) || v.CreateWQ == nil {
+		return nil, unix.EOPNOTSUPP, nil
+	}
+	cr, cerr := C.zhand_create_ex(v.CreateWQ, unsafe.Pointer(context), unsafe.Pointer(wqInitAttr))
+	errno, _ = cerr.(syscall.Errno)
+	if r = (*WQ)(cr); r != nil {
+		r.WQContext, r.EventsCompleted = wqInitAttr.WQContext, 0
+		r.Mutex, r.Cond = PthreadMutex{}, PthreadCond{}
+	}
+	return r, errno, nil
 }

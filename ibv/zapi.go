@@ -313,7 +313,7 @@ func (context *Context) AllocDMAH(attr *DmahInitAttr) (*Dmah, error) {
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_mw; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.AllocPD], [QP.PostSend], ibv_bind_mw(3), [PD.RegMR].
+// See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
 	r, _, err := c_ibv_alloc_mw(pd, type_)
 	if err != nil {
@@ -335,7 +335,7 @@ func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
 //
 // Specifically upon [QP.PostSend] the device skips PCI read cycles and upon [QP.PostRecv] the device skips PCI write cycles which finally improves performance.
 //
-// [MR.Dereg] deregisters the MR. The use of [MR.Rereg] or ibv_bind_mw() with this MR is invalid.
+// [MR.Dereg] deregisters the MR. The use of [MR.Rereg] or [QP.BindMW] with this MR is invalid.
 //
 // # Return value
 //
@@ -584,6 +584,66 @@ func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
 		return err
 	}
 	return cerr.ZeroOrErrno("ibv_attach_mcast", int32(r))
+}
+
+// BindMW calls ibv_bind_mw (infiniband/verbs.h): post a request to bind a type 1 memory window to a memory region.
+//
+// [QP.BindMW] posts to the queue pair qp a request to bind the memory window mw according to the details in mw_bind.
+//
+// The argument mw_bind is an ibv_mw_bind struct, as defined in <infiniband/verbs.h>.
+//
+//	struct ibv_mw_bind {
+//
+//	uint64_t                     wr_id;           /* User defined WR ID */
+//	unsigned int                 send_flags;      /* Use ibv_send_flags */
+//	struct ibv_mw_bind_info      bind_info;       /* MW bind information */
+//
+//	}
+//
+//	struct ibv_mw_bind_info {
+//
+//	struct ibv_mr                *mr;             /* The MR to bind the MW to */
+//	uint64_t                     addr;            /* The address the MW should start at */
+//	uint64_t                     length;          /* The length (in bytes) the MW should span */
+//	unsigned int                 mw_access_flags; /* Access flags to the MW. Use ibv_access_flags */
+//
+//	};
+//
+// The QP Transport Service Type must be either UC, RC or XRC_SEND for bind operations.
+//
+// The attribute send_flags describes the properties of the WR. It is either 0 or the bitwise OR of one or more of the following flags:
+//
+//   - IBV_SEND_FENCE Set the fence indicator.
+//   - IBV_SEND_SIGNALED Set the completion notification indicator. Relevant only if QP was created with sq_sig_all=0
+//
+// The mw_access_flags define the allowed access to the MW after the bind completes successfully. It is either 0 or the bitwise OR of one or more of the following flags:
+//
+//   - IBV_ACCESS_REMOTE_WRITE Enable Remote Write Access. Requires local write access to the MR.
+//   - IBV_ACCESS_REMOTE_READ Enable Remote Read Access
+//   - IBV_ACCESS_REMOTE_ATOMIC Enable Remote Atomic Operation Access (if supported). Requires local write access to the MR.
+//   - IBV_ACCESS_ZERO_BASED If set, the address set on the 'remote_addr' field on the WR will be an offset from the MW's start address.
+//
+// # Return value
+//
+// [QP.BindMW] returns 0 on success, or the value of errno on failure (which indicates the failure reason). In case of a success, the R_key of the memory window after the bind is returned in the mw_bind->mw->rkey field.
+//
+// # Notes
+//
+// The bind does not complete when the function return - it is merely posted to the QP. The user should keep a copy of the old R_key, and fix the mw structure if the subsequent CQE for the bind operation indicates a failure. The user may safely send the R_key using a send request on the same QP, (based on QP ordering rules: a send after a bind request on the same QP are always ordered), but must not transfer it to the remote in any other manner before reading a successful CQE.
+//
+// Note that for type 2 MW, one should directly post bind WR to the QP, using ibv_post_send.
+//
+// # Failure
+//
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_bind_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [PD.AllocMW], [QP.PostSend], [CQ.Poll], [PD.RegMR].
+func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
+	r, _, err := c_ibv_bind_mw(qp, mw, mwBind)
+	if err != nil {
+		return err
+	}
+	return cerr.ZeroOrErrno("ibv_bind_mw", int32(r))
 }
 
 // CloseDevice calls ibv_close_device (infiniband/verbs.h): open and close an RDMA device context.
@@ -1480,7 +1540,7 @@ func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_rwq_ind_table; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_wq(3), [WQ.Modify], [Context.CreateQPEx].
+// See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
 func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
 	r, _, err := c_ibv_create_rwq_ind_table(context, initAttr)
 	if err != nil {
@@ -1587,6 +1647,55 @@ func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) 
 	return r, nil
 }
 
+// CreateWQ calls ibv_create_wq (infiniband/verbs.h): create or destroy a Work Queue (WQ).
+//
+// [Context.CreateWQ] creates a WQ associated with the ibv_context context. The argument wq_init_attr is an ibv_wq_init_attr struct, as defined in <infiniband/verbs.h>.
+//
+//	struct ibv_wq_init_attr {
+//
+//	void                      *wq_context;    /* Associated context of the WQ */
+//	enum ibv_wq_type           wq_type;       /* WQ type */
+//	uint32_t                   max_wr;        /* Requested max number of outstanding WRs in the WQ */
+//	uint32_t                   max_sge;       /* Requested max number of scatter/gather (s/g) elements per WR in the WQ */
+//	struct  ibv_pd            *pd;            /* PD to be associated with the WQ */
+//	struct  ibv_cq            *cq;            /* CQ to be associated with the WQ */
+//	uint32_t                   comp_mask;     /* Identifies valid fields. Use ibv_wq_init_attr_mask */
+//	uint32_t                   create_flags    /* Creation flags for this WQ, use enum ibv_wq_flags */
+//
+//	};
+//
+//	enum ibv_wq_flags {
+//
+//	IBV_WQ_FLAGS_CVLAN_STRIPPING            = 1 << 0, /* CVLAN field will be stripped from incoming packets */
+//	IBV_WQ_FLAGS_SCATTER_FCS                = 1 << 1, /* FCS field will be scattered to host memory */
+//	IBV_WQ_FLAGS_DELAY_DROP                 = 1 << 2, /* Packets won't be dropped immediately if no receive WQEs */
+//	IBV_WQ_FLAGS_PCI_WRITE_END_PADDING      = 1 << 3, /* Incoming packets will be padded to cacheline size */
+//	IBV_WQ_FLAGS_RESERVED                   = 1 << 4,
+//
+//	};
+//
+// The function [Context.CreateWQ] will update the wq_init_attr->max_wr and wq_init_attr->max_sge fields with the actual WQ values of the WQ that was created; the values will be greater than or equal to the values requested.
+//
+// # Return value
+//
+// [Context.CreateWQ] returns a pointer to the created WQ, or NULL if the request fails.
+//
+// # Failure
+//
+// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_wq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+//
+// See also [WQ.Modify].
+func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
+	r, _, err := c_ibv_create_wq(context, wqInitAttr)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNull("ibv_create_wq", unsafe.Pointer(r)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // DeallocDMAH calls ibv_dealloc_dmah (infiniband/verbs.h): deallocate a dma handle.
 //
 // Once the ibv_dmah usage has been ended [Dmah.DeallocDMAH] should be called.
@@ -1661,7 +1770,7 @@ func (dmah *Dmah) DeallocDMAH() error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.AllocPD], [QP.PostSend], ibv_bind_mw(3), [PD.RegMR].
+// See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (mw *MW) Dealloc() error {
 	r, _, err := c_ibv_dealloc_mw(mw)
 	if err != nil {
@@ -2177,7 +2286,7 @@ func (qp *QP) Destroy() error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_wq(3), [WQ.Modify], [Context.CreateQPEx].
+// See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
 func (rwqIndTable *RWQIndTable) Destroy() error {
 	r, _, err := c_ibv_destroy_rwq_ind_table(rwqIndTable)
 	if err != nil {
@@ -3604,7 +3713,7 @@ func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_create_wq(3), [WQ.Destroy].
+// See also [Context.CreateWQ], [WQ.Destroy].
 func (wq *WQ) Modify(wqAttr *WQAttr) error {
 	r, _, err := c_ibv_modify_wq(wq, wqAttr)
 	if err != nil {

@@ -6,7 +6,7 @@ package rdmacm
 //
 //   - structs: 15, unions: 4, incomplete types: 0, foreign opaque types: 4
 //   - enum types: 4 (bit-flag types: 1), enumerators: 39, integer macros: 20
-//   - functions: 44 extern (raw wrappers over dlsym), 18 static inline (0 generated shims)
+//   - functions: 44 extern (raw wrappers over dlsym), 18 static inline (0 shims, generated or hand-checked)
 //   - generated exported functions and methods: 44 of the spec's 62 (the others below)
 //
 // Spec functions without an exported binding, and why:

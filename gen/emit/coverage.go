@@ -126,7 +126,7 @@ func (e *Emitter) coverage(f *jen.File) error {
 		"",
 		fmt.Sprintf("  - structs: %d, unions: %d, incomplete types: %d, foreign opaque types: %d", c.Records, c.Unions, c.Opaque, c.Foreign),
 		fmt.Sprintf("  - enum types: %d (bit-flag types: %d), enumerators: %d, integer macros: %d", c.Enums, c.Flags, c.Values, c.Consts),
-		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d generated shims)", c.Extern, c.Inline, c.Shims),
+		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d shims, generated or hand-checked)", c.Extern, c.Inline, c.Shims),
 	}
 	if e.Spec != nil {
 		lines = append(lines, fmt.Sprintf("  - generated exported functions and methods: %d of the spec's %d (the others below)", len(e.SpecFuncs())-len(c.Unbound), len(e.SpecFuncs())))

@@ -45,11 +45,11 @@ var HandShims = map[string]string{
 	"ibv_create_srq_ex":   "ibv/shim_fallback.go",
 	"ibv_close_xrcd":      "ibv/shim_fallback.go",
 	"ibv_alloc_mw":        "ibv/shim_fallback.go",
+	"ibv_bind_mw":         "ibv/shim_fallback.go",
+	"ibv_create_wq":       "ibv/shim_fallback.go",
 }
 
 // Excluded lists spec functions without a binding yet, with the reason.
 var Excluded = map[string]string{
 	"rdma_seterrno": "internal helper of the rdma_verbs.h inlines (moves a return code into errno); the Go helpers return errors instead",
-	"ibv_bind_mw":   "member-call inline that validates mw_bind before ops.bind_mw; needs a hand-checked shim",
-	"ibv_create_wq": "ctx-op inline that initialises the new WQ's pthread mutex and condition after the op; the generated C may not include pthread.h (hermetic), so it needs a C shim design",
 }
