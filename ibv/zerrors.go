@@ -15,3 +15,31 @@ type MissingError = dl.MissingError
 
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
+
+var (
+	// ErrReregMRErrCmd is the library code IBV_REREG_MR_ERR_CMD: errors.Is(err, ErrReregMRErrCmd) holds for a failure returning it. For example: MR shouldn’t be used, command error.
+	ErrReregMRErrCmd = &Error{
+		Code: int(ReregMRErrCmd),
+		Name: "IBV_REREG_MR_ERR_CMD",
+	}
+	// ErrReregMRErrCmdAndDoForkNew is the library code IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW: errors.Is(err, ErrReregMRErrCmdAndDoForkNew) holds for a failure returning it. For example: MR shouldn’t be used, command error, invalid fork state on new address range.
+	ErrReregMRErrCmdAndDoForkNew = &Error{
+		Code: int(ReregMRErrCmdAndDoForkNew),
+		Name: "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW",
+	}
+	// ErrReregMRErrDontForkNew is the library code IBV_REREG_MR_ERR_DONT_FORK_NEW: errors.Is(err, ErrReregMRErrDontForkNew) holds for a failure returning it. For example: Old MR is valid, failed via don’t fork on new address range.
+	ErrReregMRErrDontForkNew = &Error{
+		Code: int(ReregMRErrDontForkNew),
+		Name: "IBV_REREG_MR_ERR_DONT_FORK_NEW",
+	}
+	// ErrReregMRErrDoForkOld is the library code IBV_REREG_MR_ERR_DO_FORK_OLD: errors.Is(err, ErrReregMRErrDoForkOld) holds for a failure returning it. For example: New MR is valid, failed via do fork on old address range.
+	ErrReregMRErrDoForkOld = &Error{
+		Code: int(ReregMRErrDoForkOld),
+		Name: "IBV_REREG_MR_ERR_DO_FORK_OLD",
+	}
+	// ErrReregMRErrInput is the library code IBV_REREG_MR_ERR_INPUT: errors.Is(err, ErrReregMRErrInput) holds for a failure returning it. For example: Old MR is valid, an input error was detected by libibverbs.
+	ErrReregMRErrInput = &Error{
+		Code: int(ReregMRErrInput),
+		Name: "IBV_REREG_MR_ERR_INPUT",
+	}
+)

@@ -15,3 +15,56 @@ type MissingError = dl.MissingError
 
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
+
+var (
+	// ErrAgain is the library code RPMA_E_AGAIN: errors.Is(err, ErrAgain) holds for a failure returning it. For example: a temporary error occurred, the retry may fix the problem
+	ErrAgain = &Error{
+		Code: int(EAgain),
+		Name: "RPMA_E_AGAIN",
+	}
+	// ErrInval is the library code RPMA_E_INVAL: errors.Is(err, ErrInval) holds for a failure returning it. For example: conn, dst or src is NULL; dst_offset is not aligned to 8 bytes; flags are not set (flags == 0)
+	ErrInval = &Error{
+		Code: int(EInval),
+		Name: "RPMA_E_INVAL",
+	}
+	// ErrNomem is the library code RPMA_E_NOMEM: errors.Is(err, ErrNomem) holds for a failure returning it. For example: out of memory
+	ErrNomem = &Error{
+		Code: int(ENomem),
+		Name: "RPMA_E_NOMEM",
+	}
+	// ErrNosupp is the library code RPMA_E_NOSUPP: errors.Is(err, ErrNosupp) holds for a failure returning it. For example: type is RPMA_FLUSH_TYPE_PERSISTENT and the direct write to pmem is not supported
+	ErrNosupp = &Error{
+		Code: int(ENosupp),
+		Name: "RPMA_E_NOSUPP",
+	}
+	// ErrNotSharedChnl is the library code RPMA_E_NOT_SHARED_CHNL: errors.Is(err, ErrNotSharedChnl) holds for a failure returning it. For example: the completion event channel is not shared
+	ErrNotSharedChnl = &Error{
+		Code: int(ENotSharedChnl),
+		Name: "RPMA_E_NOT_SHARED_CHNL",
+	}
+	// ErrNoCompletion is the library code RPMA_E_NO_COMPLETION: errors.Is(err, ErrNoCompletion) holds for a failure returning it. For example: ibv_get_cq_event(3) failed
+	ErrNoCompletion = &Error{
+		Code: int(ENoCompletion),
+		Name: "RPMA_E_NO_COMPLETION",
+	}
+	// ErrNoEvent is the library code RPMA_E_NO_EVENT: errors.Is(err, ErrNoEvent) holds for a failure returning it. For example: no next connection request available
+	ErrNoEvent = &Error{
+		Code: int(ENoEvent),
+		Name: "RPMA_E_NO_EVENT",
+	}
+	// ErrProvider is the library code RPMA_E_PROVIDER: errors.Is(err, ErrProvider) holds for a failure returning it. For example: ibv_post_send(3) failed
+	ErrProvider = &Error{
+		Code: int(EProvider),
+		Name: "RPMA_E_PROVIDER",
+	}
+	// ErrSharedChannel is the library code RPMA_E_SHARED_CHANNEL: errors.Is(err, ErrSharedChannel) holds for a failure returning it. For example: the completion event channel is shared and cannot be handled by any particular CQ
+	ErrSharedChannel = &Error{
+		Code: int(ESharedChannel),
+		Name: "RPMA_E_SHARED_CHANNEL",
+	}
+	// ErrUnknown is the library code RPMA_E_UNKNOWN: errors.Is(err, ErrUnknown) holds for a failure returning it. For example: unexpected event
+	ErrUnknown = &Error{
+		Code: int(EUnknown),
+		Name: "RPMA_E_UNKNOWN",
+	}
+)

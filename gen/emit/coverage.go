@@ -16,6 +16,9 @@ type Coverage struct {
 	Enums, Flags, Values, Consts     int
 	Extern, Inline, Shims            int
 	Skipped                          []ir.Skip
+	// Unbound lists the spec functions without an exported binding, with
+	// the reason.
+	Unbound []ir.Skip
 }
 
 // Coverage computes the package's coverage and the declarations it does
@@ -65,6 +68,22 @@ func (e *Emitter) Coverage() Coverage {
 			continue
 		}
 		c.Inline++
+		if HandShims[fn.Name] != "" {
+			c.Shims++
+			continue
+		}
+		if f := Hand[fn.Name]; f != "" {
+			c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: "static inline bound by hand in " + f})
+			continue
+		}
+		if why := Excluded[fn.Name]; why != "" {
+			c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: why})
+			continue
+		}
+		if pub := e.implOf(fn.Name); pub != "" {
+			c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: "what the macro " + pub + " expands to; the binding of " + pub + " calls the exported symbol " + pub + " this inline ends in"})
+			continue
+		}
 		if e.shimmed[fn.Name] {
 			c.Shims++
 			continue
@@ -75,8 +94,23 @@ func (e *Emitter) Coverage() Coverage {
 		}
 		c.Skipped = append(c.Skipped, ir.Skip{Name: fn.Name, Reason: "static inline (" + shape + ") without a generated shim yet"})
 	}
+	for n, why := range e.unbound {
+		c.Unbound = append(c.Unbound, ir.Skip{Name: n, Reason: why})
+	}
+	sort.Slice(c.Unbound, func(i, j int) bool { return c.Unbound[i].Name < c.Unbound[j].Name })
 	sort.Slice(c.Skipped, func(i, j int) bool { return c.Skipped[i].Name < c.Skipped[j].Name })
 	return c
+}
+
+// implOf returns the public name of the spec function whose Impl is name,
+// or "".
+func (e *Emitter) implOf(name string) string {
+	for _, f := range e.SpecFuncs() {
+		if f.Impl == name {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // coverage emits zcoverage.go: the counts and the skip list as the
@@ -92,7 +126,16 @@ func (e *Emitter) coverage(f *jen.File) error {
 		"",
 		fmt.Sprintf("  - structs: %d, unions: %d, incomplete types: %d, foreign opaque types: %d", c.Records, c.Unions, c.Opaque, c.Foreign),
 		fmt.Sprintf("  - enum types: %d (bit-flag types: %d), enumerators: %d, integer macros: %d", c.Enums, c.Flags, c.Values, c.Consts),
-		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d generated shims)", c.Extern, c.Inline, c.Shims),
+		fmt.Sprintf("  - functions: %d extern (raw wrappers over dlsym), %d static inline (%d shims, generated or hand-checked)", c.Extern, c.Inline, c.Shims),
+	}
+	if e.Spec != nil {
+		lines = append(lines, fmt.Sprintf("  - generated exported functions and methods: %d of the spec's %d (the others below)", len(e.SpecFuncs())-len(c.Unbound), len(e.SpecFuncs())))
+	}
+	if len(c.Unbound) > 0 {
+		lines = append(lines, "", "Spec functions without an exported binding, and why:", "")
+		for _, s := range c.Unbound {
+			lines = append(lines, fmt.Sprintf("  - %s: %s", s.Name, s.Reason))
+		}
 	}
 	if len(c.Skipped) > 0 {
 		lines = append(lines, "", "Declarations not generated, and why:", "")

@@ -1,6 +1,13 @@
 package emit
 
-import "github.com/dave/jennifer/jen"
+import (
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/goverbs/goverbs/gen/spec"
+)
 
 // CErr is the import path of the C-failure error type.
 const CErr = Module + "/internal/cerr"
@@ -16,5 +23,49 @@ func (e *Emitter) errorTypes(f *jen.File) error {
 	f.Line()
 	f.Comment("NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.")
 	f.Type().Id("NilOpError").Op("=").Qual(DL, "NilOpError")
+	e.sentinels(f)
 	return nil
+}
+
+// sentinels emits one error value per library code the spec's
+// zero_or_neg_code functions document (RPMA_E_INVAL -> ErrInval), so that
+// errors.Is(err, rpma.ErrInval) holds for a failure returning it.
+func (e *Emitter) sentinels(f *jen.File) {
+	meaning := map[string]string{}
+	for _, sf := range e.SpecFuncs() {
+		if sf.Convention != spec.ZeroOrNegCode {
+			continue
+		}
+		for _, er := range sf.Errors {
+			if _, ok := e.Names.Vals[er.Name]; ok {
+				if _, seen := meaning[er.Name]; !seen {
+					meaning[er.Name] = er.Meaning
+				}
+			}
+		}
+	}
+	var names []string
+	for n := range meaning {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var defs []jen.Code
+	for _, n := range names {
+		g := e.Names.Vals[n]
+		if len(g) > 1 && g[0] == 'E' && g[1] >= 'A' && g[1] <= 'Z' {
+			g = g[1:]
+		}
+		doc := "Err" + g + " is the library code " + n + ": errors.Is(err, Err" + g + ") holds for a failure returning it."
+		if m := strings.TrimSpace(meaning[n]); m != "" {
+			doc += " For example: " + m
+		}
+		defs = append(defs, jen.Comment(doc), jen.Id("Err"+g).Op("=").Op("&").Id("Error").Values(jen.Dict{
+			jen.Id("Code"): jen.Int().Call(jen.Id(e.Names.Vals[n])),
+			jen.Id("Name"): jen.Lit(n),
+		}))
+	}
+	if len(defs) > 0 {
+		f.Line()
+		f.Var().Defs(defs...)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/goverbs/goverbs/gen/extract"
 	"github.com/goverbs/goverbs/gen/input"
 	"github.com/goverbs/goverbs/gen/ir"
+	"github.com/goverbs/goverbs/gen/spec"
 )
 
 // Result is a loaded and named package.
@@ -52,7 +53,13 @@ func Files(repo, name string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return emit.New(r.Pkg, r.Names).Files()
+	set, err := spec.Load(filepath.Join(repo, "spec"))
+	if err != nil {
+		return nil, err
+	}
+	e := emit.New(r.Pkg, r.Names)
+	e.Spec = set
+	return e.Files()
 }
 
 // Run generates package name into out (default <repo>/<name>), where repo is

@@ -17,17 +17,28 @@ type Error struct {
 	Func  string        // the C function, e.g. "ibv_modify_qp"
 	Errno syscall.Errno // the error number; 0 when the convention gives none
 	Code  int           // a library-defined code (RPMA_E_*), or the raw failure value
+	Name  string        // the C name of Code, set on the sentinels packages export
 }
 
 // Error says which C function failed and why, as far as known.
 func (e *Error) Error() string {
 	switch {
+	case e.Func == "" && e.Name != "":
+		return fmt.Sprintf("%s (%d)", e.Name, e.Code)
 	case e.Errno != 0:
 		return e.Func + ": " + e.Errno.Error()
 	case e.Code != 0:
 		return fmt.Sprintf("%s: failed (%d)", e.Func, e.Code)
 	}
 	return e.Func + ": failed"
+}
+
+// Is reports whether target is the sentinel of e's library code: an
+// *Error with only Code and Name set, as packages export one per code
+// (rpma.ErrInval for RPMA_E_INVAL), so errors.Is(err, rpma.ErrInval) holds.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Func == "" && t.Errno == 0 && t.Code != 0 && e.Errno == 0 && t.Code == e.Code
 }
 
 // Unwrap returns the errno, or nil when the cause is unknown.

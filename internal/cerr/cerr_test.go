@@ -60,3 +60,12 @@ func TestUnknownCause(t *testing.T) {
 	assert.EqualError(t, PointerOrNull("ibv_create_wq", nil), "ibv_create_wq: failed")
 	assert.NoError(t, CountOrNegative("ibv_poll_cq", 0))
 }
+
+func TestCodeSentinel(t *testing.T) {
+	inval := &Error{Code: -7, Name: "RPMA_E_INVAL"}
+	err := ZeroOrNegCode("rpma_cq_wait", -7)
+	assert.ErrorIs(t, err, inval)
+	assert.NotErrorIs(t, ZeroOrNegCode("rpma_cq_wait", -8), inval)
+	assert.NotErrorIs(t, ZeroOrErrno("ibv_modify_qp", 7), &Error{Code: 7, Name: "X"}, "errno failures are not library codes")
+	assert.EqualError(t, inval, "RPMA_E_INVAL (-7)")
+}

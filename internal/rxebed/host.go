@@ -94,13 +94,23 @@ type plan struct {
 	useQboot bool
 }
 
+// resolved follows symbolic links in path: the guest sees the host's
+// paths as they are, so a .cache that is a link (a git worktree sharing
+// another's inputs) is resolved here, where its target is known.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
+}
+
 func makePlan(o *Options) (*plan, error) {
 	p := &plan{}
 	var err error
 	if p.qemu, err = exec.LookPath(qemuBinary); err != nil {
 		return nil, bedErr(ExitNoQEMU, err, "%s is not installed (apt-get install qemu-system-x86, or run make host-deps)", qemuBinary)
 	}
-	kdir := filepath.Join(o.Repo, kernelDir)
+	kdir := resolved(filepath.Join(o.Repo, kernelDir))
 	rel, err := os.ReadFile(filepath.Join(kdir, "kernel-release"))
 	if err != nil {
 		return nil, bedErr(ExitNoKernel, err, "the pinned kernel is not unpacked in %s (run make inputs)", kernelDir)
@@ -148,6 +158,7 @@ func makePlan(o *Options) (*plan, error) {
 	case RootHost:
 	case RootSid:
 		lower = filepath.Join(o.Repo, sidRootDir)
+		lower = resolved(lower)
 		if _, err := os.Stat(filepath.Join(lower, sidStamp)); err != nil {
 			return nil, bedErr(ExitNoRoot, err, "the sid root (rdma-core 65) is not built in %s (run make inputs)", sidRootDir)
 		}

@@ -1,0 +1,246 @@
+//go:build rxe
+
+package rdmacm
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+const cmPort = "7471"
+
+// page maps n anonymous bytes for everything C reads or keeps through a
+// pointer: hints and their socket address, registered buffers.
+func page(t *testing.T, n int) []byte {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, unix.Munmap(b)) })
+	return b
+}
+
+// resolve is rdma_getaddrinfo of ip:cmPort for a TCP-like port space:
+// passive for the server; for the client with its own source address src
+// (hints in mmap'd memory, as they point to the address).
+func resolve(t *testing.T, ip string, passive bool, src string) *Addrinfo {
+	mem := page(t, 4096)
+	hints := (*Addrinfo)(unsafe.Pointer(&mem[0]))
+	hints.AiPortSpace = int32(PsTCP)
+	hints.AiFlags = int32(RaiNumerichost)
+	if passive {
+		hints.AiFlags |= int32(RaiPassive)
+	}
+	if src != "" {
+		sin := (*unix.RawSockaddrInet4)(unsafe.Pointer(&mem[1024]))
+		sin.Family = unix.AF_INET
+		sin.Addr = netip.MustParseAddr(src).As4()
+		hints.AiSrcAddr, hints.AiSrcLen = (*Sockaddr)(unsafe.Pointer(sin)), uint32(unsafe.Sizeof(*sin))
+	}
+	node, err := unix.BytePtrFromString(ip)
+	require.NoError(t, err)
+	service, err := unix.BytePtrFromString(cmPort)
+	require.NoError(t, err)
+	var res *Addrinfo
+	require.NoError(t, Getaddrinfo(node, service, hints, &res))
+	t.Cleanup(res.Freeaddrinfo)
+	return res
+}
+
+func qpAttr() ibv.QPInitAttr {
+	return ibv.QPInitAttr{
+		Cap:      ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1},
+		SqSigAll: 1,
+	}
+}
+
+// TestEndpointSendRecv connects an rdma_create_ep endpoint on node A
+// (bound to A's address) to a listening endpoint on node B across the
+// link, and exchanges a message each way with rdma_post_send/recv and
+// rdma_get_send_comp/recv_comp.
+func TestEndpointSendRecv(t *testing.T) {
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+
+	// Server on B.
+	attr := qpAttr()
+	var listen *CMID
+	require.NoError(t, CreateEP(&listen, resolve(t, nb.IP, true, ""), nil, &attr))
+	defer listen.DestroyEP()
+	require.NoError(t, listen.Listen(1))
+	srvBuf := page(t, 4096)
+	served, rkey, done := make(chan error, 1), make(chan uint32, 1), make(chan struct{})
+	go func() { served <- serve(listen, srvBuf, rkey, done) }()
+
+	// Client on A.
+	attr = qpAttr()
+	var id *CMID
+	require.NoError(t, CreateEP(&id, resolve(t, nb.IP, false, na.IP), nil, &attr))
+	defer id.DestroyEP()
+	buf := page(t, 4096)
+	mr, err := id.RegMsgs(unsafe.Pointer(&buf[0]), uint64(len(buf)))
+	require.NoError(t, err)
+	defer func() { require.NoError(t, DeregMR(mr)) }()
+	require.NoError(t, id.PostRecv(2, unsafe.Pointer(&buf[2048]), 64, mr))
+	require.NoError(t, id.Connect(nil))
+	assert.Equal(t, "verbs on "+na.Dev, "verbs on "+devName(t, id))
+
+	msg := "ping over rdmacm"
+	copy(buf, msg)
+	require.NoError(t, id.PostSend(1, unsafe.Pointer(&buf[0]), uint64(len(msg)), mr, ibv.SendSignaled))
+	var wc ibv.WC
+	n, err := id.GetSendComp(&wc)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, uint64(1), wc.WRID)
+
+	n, err = id.GetRecvComp(&wc)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, "pong: "+msg, string(buf[2048:2048+wc.ByteLen]))
+
+	// RDMA write into the server's buffer (registered by rdma_reg_write).
+	data := "written through rdma_post_write"
+	copy(buf[512:], data)
+	require.NoError(t, id.PostWrite(5, unsafe.Pointer(&buf[512]), uint64(len(data)), mr, ibv.SendSignaled,
+		uint64(uintptr(unsafe.Pointer(&srvBuf[3072]))), <-rkey))
+	n, err = id.GetSendComp(&wc)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, ibv.WCRDMAWrite, wc.Opcode)
+	assert.Equal(t, data, string(srvBuf[3072:3072+len(data)]))
+	close(done)
+
+	select {
+	case err := <-served:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not finish")
+	}
+	require.NoError(t, id.Disconnect())
+}
+
+// serve accepts one connection on listen, receives a message into buf
+// and answers "pong: " and the message; it hands the rkey of buf to the
+// client for an RDMA write and keeps the connection until done.
+func serve(listen *CMID, buf []byte, rkey chan<- uint32, done <-chan struct{}) error {
+	var id *CMID
+	if err := listen.GetRequest(&id); err != nil {
+		return err
+	}
+	defer id.DestroyEP()
+	mr, err := id.RegWrite(unsafe.Pointer(&buf[0]), uint64(len(buf)))
+	if err != nil {
+		return err
+	}
+	defer DeregMR(mr)
+	rkey <- mr.Rkey
+	if err := id.PostRecv(3, unsafe.Pointer(&buf[0]), 1024, mr); err != nil {
+		return err
+	}
+	if err := id.Accept(nil); err != nil {
+		return err
+	}
+	var wc ibv.WC
+	if _, err := id.GetRecvComp(&wc); err != nil {
+		return err
+	}
+	if wc.Status != ibv.WCSuccess {
+		return errors.New("receive: " + ibv.WCStatusStr(wc.Status))
+	}
+	reply := append([]byte("pong: "), buf[:wc.ByteLen]...)
+	copy(buf[1024:], reply)
+	if err := id.PostSend(4, unsafe.Pointer(&buf[1024]), uint64(len(reply)), mr, ibv.SendSignaled); err != nil {
+		return err
+	}
+	if _, err := id.GetSendComp(&wc); err != nil {
+		return err
+	}
+	if wc.Status != ibv.WCSuccess {
+		return errors.New("send: " + ibv.WCStatusStr(wc.Status))
+	}
+	<-done
+	return nil
+}
+
+// devName is the name of the RDMA device id is bound to.
+func devName(t *testing.T, id *CMID) string {
+	require.NotNil(t, id.Verbs)
+	name, err := id.Verbs.Device.GetDeviceName()
+	require.NoError(t, err)
+	return name
+}
+
+// TestCreateEPAddressInUse provokes a failure of rdma_create_ep (-1 and
+// errno): a second passive endpoint on an address and port a first one
+// is bound to fails with EADDRINUSE, an *Error naming rdma_create_ep.
+func TestCreateEPAddressInUse(t *testing.T) {
+	env := rxetest.Guest(t)
+	na, _ := env.Pair(t)
+	attr := qpAttr()
+	var first, second *CMID
+	require.NoError(t, CreateEP(&first, resolve(t, na.IP, true, ""), nil, &attr))
+	defer first.DestroyEP()
+	require.NoError(t, first.Listen(1))
+	err := CreateEP(&second, resolve(t, na.IP, true, ""), nil, &attr)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, unix.EADDRINUSE)
+	var e *Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, "rdma_create_ep", e.Func)
+}
+
+// TestNewerThanInstalled calls rdma_write_cm_event, new in rdma-core 65:
+// on the sid root librdmacm has it and passes it to the kernel (the
+// guest's Linux 6.1 predates the ucma command and answers EINVAL, an
+// *Error naming the function; a newer kernel returns the user event
+// through the channel); on the host root (rdma-core 44) the call fails
+// with a *MissingError wrapping EOPNOTSUPP that names the release.
+func TestNewerThanInstalled(t *testing.T) {
+	env := rxetest.Guest(t)
+	ch, err := CreateEventChannel()
+	require.NoError(t, err)
+	defer ch.Destroy()
+	var id *CMID
+	require.NoError(t, ch.CreateID(&id, nil, PsTCP))
+	defer func() { require.NoError(t, id.DestroyID()) }()
+
+	err = id.WriteCMEvent(CMEventUser, 0, 42)
+	switch env.Root {
+	case "sid":
+		var m *MissingError
+		require.False(t, errors.As(err, &m), "rdma-core 65 has the symbol: %v", err)
+		if err != nil {
+			var e *Error
+			require.True(t, errors.As(err, &e), "%T: %v", err, err)
+			assert.Equal(t, "rdma_write_cm_event", e.Func)
+			assert.ErrorIs(t, err, unix.EINVAL)
+			break
+		}
+		var ev *CMEvent
+		require.NoError(t, ch.GetCMEvent(&ev))
+		assert.Equal(t, CMEventUser, ev.Event, ev.Event.String())
+		assert.Equal(t, id, ev.ID)
+		require.NoError(t, ev.Ack())
+	case "host":
+		require.ErrorIs(t, err, unix.EOPNOTSUPP)
+		var m *MissingError
+		require.True(t, errors.As(err, &m), "%T: %v", err, err)
+		assert.Equal(t, "rdma_write_cm_event", m.Symbol)
+		assert.Equal(t, "rdma-core 65", m.Since)
+		assert.Contains(t, err.Error(), "needs rdma-core 65")
+	default:
+		t.Fatalf("unknown root %q", env.Root)
+	}
+}
