@@ -94,9 +94,9 @@ type plan struct {
 	useQboot bool
 }
 
-// resolved follows symbolic links in path: the guest sees the host's
-// paths as they are, so a .cache that is a link (a git worktree sharing
-// another's inputs) is resolved here, where its target is known.
+// resolved follows symbolic links in path: the guest reads the kernel and the sid root
+// through the host root's share, where a link with an absolute target (a worktree's .cache
+// pointing at a shared one) would resolve inside the guest's own tree.
 func resolved(path string) string {
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		return r
@@ -114,12 +114,6 @@ func makePlan(o *Options) (*plan, error) {
 	rel, err := os.ReadFile(filepath.Join(kdir, "kernel-release"))
 	if err != nil {
 		return nil, bedErr(ExitNoKernel, err, "the pinned kernel is not unpacked in %s (run make inputs)", kernelDir)
-	}
-	// The guest reads the kernel's files through the host root's share, where a symbolic
-	// link with an absolute target (a worktree's .cache pointing at a shared one) would
-	// resolve inside the guest's own tree: use the real path.
-	if real, err := filepath.EvalSymlinks(kdir); err == nil {
-		kdir = real
 	}
 	p.vmlinux = filepath.Join(kdir, "boot/vmlinux")
 	if _, err := os.Stat(p.vmlinux); err != nil {
@@ -157,13 +151,9 @@ func makePlan(o *Options) (*plan, error) {
 	switch o.Root {
 	case RootHost:
 	case RootSid:
-		lower = filepath.Join(o.Repo, sidRootDir)
-		lower = resolved(lower)
+		lower = resolved(filepath.Join(o.Repo, sidRootDir))
 		if _, err := os.Stat(filepath.Join(lower, sidStamp)); err != nil {
 			return nil, bedErr(ExitNoRoot, err, "the sid root (rdma-core 65) is not built in %s (run make inputs)", sidRootDir)
-		}
-		if real, err := filepath.EvalSymlinks(lower); err == nil {
-			lower = real // as for the kernel: the guest mounts it through the host root
 		}
 	default:
 		return nil, bedErr(ExitUsage, nil, "unknown root %q (want %s or %s)", o.Root, RootHost, RootSid)
