@@ -1,9 +1,11 @@
 package rxebed
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +44,8 @@ func GuestMain() {
 	if err != nil {
 		g.report("fail %d %s", code, strings.ReplaceAll(err.Error(), "\n", " | "))
 		fmt.Fprintf(os.Stderr, "rxe guest: %v\n", err)
+	} else {
+		g.awaitDrained()
 	}
 	unix.Sync()
 	if g.ctl != nil {
@@ -119,11 +123,11 @@ func (g *guest) run() (int, error) {
 	}
 	g.phase("rxe active")
 	g.report("ready %s", uptime())
-	rc, err := g.command(net)
+	rc, outN, errN, err := g.command(net)
 	if err != nil {
 		return ExitCommandFailed, err
 	}
-	g.report("exit %d", rc)
+	g.report("exit %d %d %d", rc, outN, errN)
 	return rc, nil
 }
 
@@ -171,41 +175,70 @@ func (g *guest) buildRoot() error {
 	return nil
 }
 
-// command runs the user's command with its output on the stdout and stderr ports.
-func (g *guest) command(net *network) (int, error) {
+// countingWriter counts what passes through to the port.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// command runs the user's command with its output on the stdout and stderr ports, and
+// returns its status and how many bytes it wrote to each.
+func (g *guest) command(net *network) (rc int, outN, errN int64, err error) {
 	stdout, err := openPort(portStdout)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	stderr, err := openPort(portStderr)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	argv := g.cfg.Argv
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return 0, fmt.Errorf("command %q: %w", argv[0], err)
+		return 0, 0, 0, fmt.Errorf("command %q: %w", argv[0], err)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Dir = g.cfg.Dir
 	cmd.Env = append(append([]string{}, g.cfg.Env...), net.env(g.cfg.Root)...)
 	cmd.Stdin = nil
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
+	// Through pipes (not the ports' descriptors), so that every byte is counted: the host
+	// acknowledges the counts before the guest powers off (see awaitDrained).
+	out, errOut := &countingWriter{w: stdout}, &countingWriter{w: stderr}
+	cmd.Stdout, cmd.Stderr = out, errOut
 	err = cmd.Run()
-	stdout.Sync()
-	stderr.Sync()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, nil
+		return 0, out.n, errOut.n, nil
 	case errors.As(err, &exit):
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
+			return 128 + int(ws.Signal()), out.n, errOut.n, nil
 		}
-		return exit.ExitCode(), nil
+		return exit.ExitCode(), out.n, errOut.n, nil
 	default:
-		return 0, fmt.Errorf("running %q in %s: %w", g.cfg.Argv[0], g.cfg.Dir, err)
+		return 0, 0, 0, fmt.Errorf("running %q in %s: %w", g.cfg.Argv[0], g.cfg.Dir, err)
+	}
+}
+
+// awaitDrained waits for the host's "bye": the host sends it once it has received every
+// byte the exit line counted. Output still queued in the virtio rings when the guest
+// resets would be lost.
+func (g *guest) awaitDrained() {
+	done := make(chan struct{})
+	go func() {
+		bufio.NewReader(g.ctl).ReadString('\n')
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		fmt.Fprintln(os.Stderr, "rxe guest: the host did not acknowledge the output within 60 s")
 	}
 }
 
@@ -287,7 +320,7 @@ func tryOpenPort(name string) (*os.File, error) {
 		if err != nil || strings.TrimSpace(string(b)) != name {
 			continue
 		}
-		return os.OpenFile(filepath.Join("/dev", filepath.Base(filepath.Dir(p))), os.O_WRONLY, 0)
+		return os.OpenFile(filepath.Join("/dev", filepath.Base(filepath.Dir(p))), os.O_RDWR, 0)
 	}
 	return nil, os.ErrNotExist
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -320,7 +321,8 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 	go func() { qemuDone <- cmd.Wait() }()
 
 	var copies sync.WaitGroup
-	accept := func(port string, w io.Writer) {
+	var outN, errN atomic.Int64
+	accept := func(port string, w io.Writer, n *atomic.Int64) {
 		copies.Add(1)
 		go func() {
 			defer copies.Done()
@@ -329,12 +331,13 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 				return
 			}
 			defer c.Close()
-			io.Copy(w, c)
+			io.Copy(countTo{w, n}, c)
 		}()
 	}
-	accept("out", stdout)
-	accept("err", stderr)
+	accept("out", stdout, &outN)
+	accept("err", stderr, &errN)
 	events := make(chan string, 16)
+	ctlConn := make(chan net.Conn, 1)
 	go func() {
 		defer close(events)
 		c, err := listeners["ctl"].Accept()
@@ -342,6 +345,7 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 			return
 		}
 		defer c.Close()
+		ctlConn <- c
 		sc := bufio.NewScanner(c)
 		for sc.Scan() {
 			events <- sc.Text()
@@ -376,7 +380,10 @@ wait:
 					fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), rest)
 				}
 			case "exit":
-				res.ExitCode, _ = strconv.Atoi(rest)
+				// "exit <status> <stdout bytes> <stderr bytes>": acknowledge once all arrived.
+				var wantOut, wantErr int64
+				fmt.Sscan(rest, &res.ExitCode, &wantOut, &wantErr)
+				go acknowledge(<-ctlConn, func() bool { return outN.Load() >= wantOut && errN.Load() >= wantErr })
 			case "fail":
 				codeStr, msg, _ := strings.Cut(rest, " ")
 				code, _ := strconv.Atoi(codeStr)
@@ -404,7 +411,7 @@ wait:
 	if evc != nil {
 		for ev := range evc {
 			if rest, ok := strings.CutPrefix(ev, "exit "); ok {
-				res.ExitCode, _ = strconv.Atoi(rest)
+				fmt.Sscan(rest, &res.ExitCode)
 			}
 		}
 	}
@@ -426,6 +433,28 @@ wait:
 		return nil, bedErr(ExitNoStatus, qemuErr, "the guest ended without reporting the command's status%s", consoleTail(runDir))
 	}
 	return res, nil
+}
+
+// countTo counts the bytes copied to w.
+type countTo struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countTo) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// acknowledge tells the guest it may power off once all its output has arrived (or after
+// a minute, when something is wrong: the host then reports what it got).
+func acknowledge(ctl net.Conn, arrived func() bool) {
+	deadline := time.Now().Add(time.Minute)
+	for !arrived() && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Fprintln(ctl, "bye")
 }
 
 func tailOf(path, what string, n int) string {
