@@ -8,8 +8,8 @@ export PATH := $(dir $(GO)):$(PATH)
 
 RXE := $(CURDIR)/bin/rxe
 GOTESTCHECK := $(CURDIR)/bin/gotestcheck
-# Packages holding tests that need rxe (build tag "rxe").
-RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build .*\brxe\b' --include='*_test.go' . | grep -v '^./.cache/')))
+# Packages holding tests that need rxe (files with "//go:build rxe", not "!rxe").
+RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
 RXE_ROOTS := host sid
 
 .PHONY: main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time clean
