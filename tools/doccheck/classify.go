@@ -39,6 +39,46 @@ func hasErrorChannel(c spec.Convention) bool {
 	return c != spec.Value && c != spec.Void && c != spec.Undocumented
 }
 
+// errnoAliases maps the second name of an errno value to the name Go's table gives it, so
+// that a page's EOPNOTSUPP matches the 95 that unix.ErrnoName calls ENOTSUP.
+var errnoAliases = map[string]string{"EOPNOTSUPP": "ENOTSUP", "EWOULDBLOCK": "EAGAIN", "EDEADLOCK": "EDEADLK"}
+
+// sameError reports whether two error names are the same code.
+func sameError(a, b string) bool {
+	norm := func(s string) string {
+		if n, ok := errnoAliases[s]; ok {
+			return n
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
+
+// libraryCodes name the negative codes of the zero_or_neg_code functions (values from
+// librpma.h and verbs.h), by library, or by function where one function has its own.
+var libraryCodes = map[string]map[int64]string{
+	"librpma": {
+		-100000: "RPMA_E_UNKNOWN", -100001: "RPMA_E_NOSUPP", -100002: "RPMA_E_PROVIDER",
+		-100003: "RPMA_E_NOMEM", -100004: "RPMA_E_INVAL", -100005: "RPMA_E_NO_COMPLETION",
+		-100006: "RPMA_E_NO_EVENT", -100007: "RPMA_E_AGAIN", -100008: "RPMA_E_SHARED_CHANNEL",
+		-100009: "RPMA_E_NOT_SHARED_CHNL",
+	},
+	"ibv_rereg_mr": {
+		-1: "IBV_REREG_MR_ERR_INPUT", -2: "IBV_REREG_MR_ERR_DONT_FORK_NEW", -3: "IBV_REREG_MR_ERR_DO_FORK_OLD",
+		-4: "IBV_REREG_MR_ERR_CMD", -5: "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW",
+	},
+}
+
+// codeName names a negative library code of f, or prints the number.
+func codeName(f *spec.Function, v int64) string {
+	for _, key := range []string{f.Name, f.Library} {
+		if n, ok := libraryCodes[key][v]; ok {
+			return n
+		}
+	}
+	return fmt.Sprint(v)
+}
+
 func errnoName(n int) string {
 	if name := unix.ErrnoName(unix.Errno(n)); name != "" {
 		return name
@@ -75,7 +115,7 @@ func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
 	if r.Status != "ok" {
 		return Outcome{Verdict: Broken, Detail: r.Status}
 	}
-	o, ok := shape(f.Convention, r)
+	o, ok := shape(f, r)
 	if !ok {
 		return Outcome{Verdict: Violated, Detail: fmt.Sprintf("%s is not a %s result (%s)", r, f.Convention, o.Detail)}
 	}
@@ -86,10 +126,10 @@ func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
 		return Outcome{Verdict: Holds}
 	case !o.Failed:
 		return Outcome{Verdict: Undocumented, Detail: "succeeded where the probe provokes " + p.Expect}
-	case p.Expect != "error" && o.Error != p.Expect:
+	case p.Expect != "error" && !sameError(o.Error, p.Expect):
 		return Outcome{Verdict: Undocumented, Failed: true, Error: o.Error, Detail: fmt.Sprintf("failed with %s, the page says %s", o.Error, p.Expect)}
 	}
-	if len(f.Errors) > 0 && o.Error != "" && !slices.ContainsFunc(f.Errors, func(e spec.Error) bool { return e.Name == o.Error }) {
+	if len(f.Errors) > 0 && o.Error != "" && !slices.ContainsFunc(f.Errors, func(e spec.Error) bool { return sameError(e.Name, o.Error) }) {
 		return Outcome{Verdict: Undocumented, Failed: true, Error: o.Error, Detail: o.Error + " is not among the page's errors"}
 	}
 	return Outcome{Verdict: Holds, Failed: true, Error: o.Error}
@@ -97,7 +137,8 @@ func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
 
 // shape decodes a raw result under a convention: whether it failed and with what error.
 // ok is false when the result cannot be one of the convention's (the page is wrong).
-func shape(c spec.Convention, r Raw) (o Outcome, ok bool) {
+func shape(f *spec.Function, r Raw) (o Outcome, ok bool) {
+	c := f.Convention
 	wantKind := "int"
 	switch c {
 	case spec.PointerOrNullErrno, spec.PointerOrNull:
@@ -154,7 +195,7 @@ func shape(c spec.Convention, r Raw) (o Outcome, ok bool) {
 			return Outcome{}, true
 		}
 		if v < 0 {
-			return Outcome{Failed: true, Error: fmt.Sprint(v)}, true
+			return Outcome{Failed: true, Error: codeName(f, v)}, true
 		}
 		return Outcome{Detail: "positive"}, false
 	case spec.PointerOrNullErrno:

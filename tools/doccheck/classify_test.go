@@ -16,6 +16,11 @@ func TestClassify(t *testing.T) {
 		}
 		return f
 	}
+	rpma := func(c spec.Convention, errs ...string) *spec.Function {
+		f := fn(c, errs...)
+		f.Library = "librpma"
+		return f
+	}
 	intRes := func(v int64, errno int) Raw { return Raw{Status: "ok", Kind: "int", Value: v, Errno: errno} }
 	ptrRes := func(null bool, errno int) Raw { return Raw{Status: "ok", Kind: "ptr", Null: null, Errno: errno} }
 	for _, tc := range []struct {
@@ -41,7 +46,12 @@ func TestClassify(t *testing.T) {
 		{"-2 for a -1 convention", fn(spec.CountOrMinusOneErrno), "error", intRes(-2, 5), Violated, ""},
 		{"count", fn(spec.CountOrMinusOneErrno), "success", intRes(3, 0), Holds, ""},
 		{"-errno", fn(spec.CountOrNegErrno), "error", intRes(-22, 22), Holds, "EINVAL"},
-		{"library code", fn(spec.ZeroOrNegCode, "RPMA_E_INVAL"), "error", intRes(-2, 0), Undocumented, "-2"},
+		{"unnamed library code", fn(spec.ZeroOrNegCode, "RPMA_E_INVAL"), "error", intRes(-2, 0), Undocumented, "-2"},
+		{"rpma code named", rpma(spec.ZeroOrNegCode, "RPMA_E_INVAL"), "RPMA_E_INVAL", intRes(-100004, 0), Holds, "RPMA_E_INVAL"},
+		{"rpma code, another", rpma(spec.ZeroOrNegCode, "RPMA_E_INVAL", "RPMA_E_SHARED_CHANNEL"), "RPMA_E_INVAL", intRes(-100008, 0), Undocumented, "RPMA_E_SHARED_CHANNEL"},
+		{"rereg code named", &spec.Function{Name: "ibv_rereg_mr", Library: "libibverbs", Convention: spec.ZeroOrNegCode, Errors: []spec.Error{{Name: "IBV_REREG_MR_ERR_CMD"}}}, "IBV_REREG_MR_ERR_CMD", intRes(-4, 0), Holds, "IBV_REREG_MR_ERR_CMD"},
+		{"EOPNOTSUPP is ENOTSUP", fn(spec.ZeroOrErrno, "EOPNOTSUPP"), "EOPNOTSUPP", intRes(95, 0), Holds, "ENOTSUP"},
+		{"ENOTSUP among the page's EOPNOTSUPP", fn(spec.ZeroOrErrno, "EOPNOTSUPP"), "error", intRes(95, 0), Holds, "ENOTSUP"},
 		{"crash", fn(spec.ZeroOrErrno), "success", Raw{Status: "crashed: signal 11"}, Broken, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

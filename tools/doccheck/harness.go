@@ -23,17 +23,20 @@ type root struct {
 	Include  string // pinned include dir, relative to the repository
 	LinkArgs []string
 	Ionic    bool // ionic_dv.h and libionic exist in this version
+	// Rpma is the pinned librpma include dir when the root has librpma (only sid: the host
+	// root has none), relative to the repository; empty otherwise.
+	Rpma string
 }
 
 func roots(repo string) []root {
 	sidLib := filepath.Join(repo, ".cache/sidroot/usr/lib/x86_64-linux-gnu")
 	return []root{
 		{Name: "host", Version: "44", Include: ".cache/inputs/rdma-core-44/usr/include", LinkArgs: []string{"-libverbs", "-lrdmacm"}},
-		{Name: "sid", Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, LinkArgs: []string{
+		{Name: "sid", Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, Rpma: ".cache/inputs/librpma/usr/include", LinkArgs: []string{
 			// Link against the sid root's own libraries (run there): their glibc is newer
 			// than the host's, hence --allow-shlib-undefined.
 			filepath.Join(sidLib, "libibverbs.so.1"), filepath.Join(sidLib, "librdmacm.so.1"),
-			filepath.Join(sidLib, "libionic.so.1"), "-Wl,--allow-shlib-undefined", "-Wl,-rpath-link=" + sidLib,
+			filepath.Join(sidLib, "libionic.so.1"), filepath.Join(sidLib, "librpma.so.0"), "-Wl,--allow-shlib-undefined", "-Wl,-rpath-link=" + sidLib,
 		}},
 	}
 }
@@ -46,16 +49,22 @@ type harnessProbe struct {
 // declared lists which of the functions the root's headers declare.
 func declared(repo string, r root, names []string) (map[string]bool, error) {
 	var text strings.Builder
-	err := filepath.Walk(filepath.Join(repo, r.Include), func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() || !strings.HasSuffix(p, ".h") {
+	dirs := []string{r.Include}
+	if r.Rpma != "" {
+		dirs = append(dirs, r.Rpma)
+	}
+	for _, dir := range dirs {
+		err := filepath.Walk(filepath.Join(repo, dir), func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".h") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			text.Write(b)
 			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the pinned headers of the %s root (run make inputs): %w", r.Name, err)
 		}
-		b, err := os.ReadFile(p)
-		text.Write(b)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the pinned headers of rdma-core %s (run make inputs): %w", r.Version, err)
 	}
 	out := map[string]bool{}
 	for _, n := range names {
@@ -78,7 +87,7 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	var hp []harnessProbe
 	var kept []*Probe
 	for _, p := range probes {
-		if p.runsOn(r.Name) && have[p.Function] && (r.Ionic || !strings.HasPrefix(p.Function, "ionic_")) {
+		if p.runsOn(r.Name) && have[p.Function] && (r.Ionic || !strings.HasPrefix(p.Function, "ionic_")) && (r.Rpma != "" || !strings.HasPrefix(p.Function, "rpma_")) {
 			hp = append(hp, harnessProbe{Probe: p, ID: p.id})
 			kept = append(kept, p)
 		}
@@ -91,7 +100,8 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	if err := harnessTmpl.Execute(f, struct {
 		Probes []harnessProbe
 		Ionic  bool
-	}{hp, r.Ionic}); err != nil {
+		Rpma   bool
+	}{hp, r.Ionic, r.Rpma != ""}); err != nil {
 		f.Close()
 		return "", nil, err
 	}
@@ -101,6 +111,9 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	bin := filepath.Join(dir, "harness-"+r.Name)
 	args := append([]string{"-std=gnu11", "-O0", "-Wall", "-Werror", "-Wno-unused-variable", "-Wno-unused-function",
 		"-I", filepath.Join(repo, r.Include), "-o", bin, src}, r.LinkArgs...)
+	if r.Rpma != "" {
+		args = append(args, "-I", filepath.Join(repo, r.Rpma))
+	}
 	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 		return "", nil, fmt.Errorf("compiling the doccheck harness for rdma-core %s: %w\n%s", r.Version, err, out)
 	}

@@ -46,7 +46,7 @@ type Untestable struct {
 }
 
 // fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
-var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid"}
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn"}
 
 var caseName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 

@@ -32,8 +32,8 @@ func TestBadProbes(t *testing.T) {
 		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    needs: [gpu]\n    expect: success\n", `unknown fixture "gpu"`},
 		{"probes:\n  - function: ibv_create_cq\n    cas: x\n", "unknown field"},
 		{"probes:\n  - function: ibv_create_cq\n    case: Bad Name\n    why: w\n    call: f()\n    expect: success\n", "lower-case words"},
-		{"probes:\n  - function: ibv_get_device_name\n    case: x\n    why: w\n    call: f()\n    expect: error\n", "", // pointer_or_null has an error channel
-		},
+		{"probes:\n  - function: ibv_get_device_name\n    case: x\n    why: w\n    call: f()\n    expect: error\n", ""}, // pointer_or_null has an error channel
+
 		{"probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f(0)\n    expect: error\n", "no error channel"},
 		{"untestable:\n  - functions: [ibv_create_cq]\n", "needs a reason"},
 	} {
