@@ -76,9 +76,10 @@ func ParseModules(dir string, dep, builtin io.Reader) (*Modules, error) {
 func (m *Modules) Resolve(names ...string) ([]string, error) {
 	var order []string
 	seen := map[string]bool{}
+	// visit takes a normalised name (moduleName applied exactly once: "a.ko.ko" is the
+	// module a.ko, not a).
 	var visit func(name string, chain []string) error
 	visit = func(name string, chain []string) error {
-		name = moduleName(name)
 		if seen[name] {
 			return nil
 		}
@@ -100,7 +101,7 @@ func (m *Modules) Resolve(names ...string) ([]string, error) {
 		return nil
 	}
 	for _, n := range names {
-		if err := visit(n, nil); err != nil {
+		if err := visit(moduleName(n), nil); err != nil {
 			return nil, err
 		}
 	}
