@@ -60,7 +60,15 @@ func Load(dir string) (*Set, error) {
 
 // decodeStrict decodes data into v, rejecting unknown and duplicate
 // fields, and returns the parsed document for position look-ups.
-func decodeStrict(path string, data []byte, v any) (*ast.File, error) {
+//
+// go-yaml can panic on malformed input (a bare tag: "overrides: ! ", found by the fuzzer);
+// that becomes an error naming the file.
+func decodeStrict(path string, data []byte, v any) (_ *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: malformed YAML (the decoder failed: %v)", path, r)
+		}
+	}()
 	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
 		return nil, posError(path, err)
 	}
