@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -175,18 +175,6 @@ func (g *guest) buildRoot() error {
 	return nil
 }
 
-// countingWriter counts what passes through to the port.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // command runs the user's command with its output on the stdout and stderr ports, and
 // returns its status and how many bytes it wrote to each.
 func (g *guest) command(net *network) (rc int, outN, errN int64, err error) {
@@ -209,18 +197,18 @@ func (g *guest) command(net *network) (rc int, outN, errN int64, err error) {
 	cmd.Stdin = nil
 	// Through pipes (not the ports' descriptors), so that every byte is counted: the host
 	// acknowledges the counts before the guest powers off (see awaitDrained).
-	out, errOut := &countingWriter{w: stdout}, &countingWriter{w: stderr}
-	cmd.Stdout, cmd.Stderr = out, errOut
+	var out, errOut atomic.Int64
+	cmd.Stdout, cmd.Stderr = countTo{stdout, &out}, countTo{stderr, &errOut}
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, out.n, errOut.n, nil
+		return 0, out.Load(), errOut.Load(), nil
 	case errors.As(err, &exit):
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), out.n, errOut.n, nil
+			return 128 + int(ws.Signal()), out.Load(), errOut.Load(), nil
 		}
-		return exit.ExitCode(), out.n, errOut.n, nil
+		return exit.ExitCode(), out.Load(), errOut.Load(), nil
 	default:
 		return 0, 0, 0, fmt.Errorf("running %q in %s: %w", g.cfg.Argv[0], g.cfg.Dir, err)
 	}

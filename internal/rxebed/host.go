@@ -361,6 +361,29 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 	kill := func() { _ = cmd.Process.Kill() }
 	var qemuErr error
 
+	// handle takes one line of the guest's control port.
+	handle := func(ev string) {
+		word, rest, _ := strings.Cut(ev, " ")
+		switch word {
+		case "hello":
+			hello = true
+			bootTimer.Stop()
+		case "ready":
+			res.Ready = time.Since(start)
+			if o.Verbose {
+				fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), rest)
+			}
+		case "exit":
+			// "exit <status> <stdout bytes> <stderr bytes>": acknowledge once all arrived.
+			var wantOut, wantErr int64
+			fmt.Sscan(rest, &res.ExitCode, &wantOut, &wantErr)
+			go acknowledge(<-ctlConn, func() bool { return outN.Load() >= wantOut && errN.Load() >= wantErr })
+		case "fail":
+			codeStr, msg, _ := strings.Cut(rest, " ")
+			code, _ := strconv.Atoi(codeStr)
+			guestErr = bedErr(code, nil, "guest: %s", msg)
+		}
+	}
 wait:
 	for {
 		select {
@@ -369,28 +392,8 @@ wait:
 				evc = nil
 				continue
 			}
-			word, rest, _ := strings.Cut(ev, " ")
-			switch word {
-			case "hello":
-				hello = true
-				bootTimer.Stop()
-			case "ready":
-				res.Ready = time.Since(start)
-				if o.Verbose {
-					fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), rest)
-				}
-			case "exit":
-				// "exit <status> <stdout bytes> <stderr bytes>": acknowledge once all arrived.
-				var wantOut, wantErr int64
-				fmt.Sscan(rest, &res.ExitCode, &wantOut, &wantErr)
-				go acknowledge(<-ctlConn, func() bool { return outN.Load() >= wantOut && errN.Load() >= wantErr })
-			case "fail":
-				codeStr, msg, _ := strings.Cut(rest, " ")
-				code, _ := strconv.Atoi(codeStr)
-				guestErr = bedErr(code, nil, "guest: %s", msg)
-			}
+			handle(ev)
 		case qemuErr = <-qemuDone:
-
 			break wait
 		case <-bootTimer.C:
 			if !hello {
@@ -408,11 +411,10 @@ wait:
 		l.Close()
 	}
 	copies.Wait()
+	// Lines still queued when qemu exited (a guest reports "fail" and resets at once).
 	if evc != nil {
 		for ev := range evc {
-			if rest, ok := strings.CutPrefix(ev, "exit "); ok {
-				fmt.Sscan(rest, &res.ExitCode)
-			}
+			handle(ev)
 		}
 	}
 	res.Total = time.Since(start)
