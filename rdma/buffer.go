@@ -41,6 +41,9 @@ func (b *Buffer) Len() int { return len(b.b) }
 // Free unmaps the buffer. It fails with a *BusyError while an MR is
 // registered on it; a second Free does nothing.
 func (b *Buffer) Free() error {
+	if b == nil {
+		return nilErr("rdma.Buffer.Free")
+	}
 	return b.close(func() error {
 		buffers.remove(b)
 		if err := unix.Munmap(b.b[:cap(b.b)]); err != nil {

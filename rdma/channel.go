@@ -52,6 +52,9 @@ func (c *CompChannel) Raw() *ibv.CompChannel { return c.ch }
 // any number of completions. Context cancellation returns ctx.Err();
 // Close of the channel returns ErrClosed.
 func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
+	if c == nil {
+		return nil, nilErr("rdma.CompChannel.Wait")
+	}
 	var got *CQ
 	err := c.w.wait(ctx, func() error {
 		if err := c.tryUse("rdma.CompChannel.Wait"); err != nil {
@@ -89,6 +92,9 @@ func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 // Close destroys the channel (ibv_destroy_comp_channel) once no CQ uses it
 // (else a *BusyError). Goroutines waiting on it return ErrClosed.
 func (c *CompChannel) Close() error {
+	if c == nil {
+		return nilErr("rdma.CompChannel.Close")
+	}
 	return c.close(func() error {
 		if err := c.w.close(); err != nil {
 			return opErr("rdma.CompChannel.Close", err)

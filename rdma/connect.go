@@ -62,6 +62,10 @@ func (p Path) withDefaults() Path {
 // Endpoint returns this QP's endpoint for path, with psn as its first send
 // PSN (ibv_query_port, ibv_query_gid).
 func (q *QP) Endpoint(path Path, psn uint32) (Endpoint, error) {
+	if err := q.use("rdma.QP.Endpoint"); err != nil {
+		return Endpoint{}, err
+	}
+	q.done()
 	path = path.withDefaults()
 	pa, err := q.pd.dev.QueryPort(path.Port)
 	if err != nil {
@@ -79,6 +83,9 @@ func (q *QP) Endpoint(path Path, psn uint32) (Endpoint, error) {
 // Modify). The route is global (GRH) whenever the remote GID is set, as
 // RoCE requires.
 func (q *QP) Connect(path Path, psn uint32, remote Endpoint) error {
+	if q == nil {
+		return nilErr("rdma.QP.Connect")
+	}
 	path = path.withDefaults()
 	if q.typ == ibv.QptUD {
 		return invalid("rdma.QP.Connect", "a UD QP has no connection: move it to RTS with Modify and address each send")

@@ -134,6 +134,9 @@ func (cq *CQ) PollOne() (ibv.WC, error) {
 // function's error.
 func (cq *CQ) Wait(ctx context.Context) error {
 	const op = "rdma.CQ.Wait"
+	if cq == nil {
+		return nilErr(op)
+	}
 	if cq.ch == nil {
 		return opErr(op, ErrNoChannel)
 	}
@@ -183,6 +186,9 @@ func (cq *CQ) rearm() error {
 // *BusyError). Every completion event has been acknowledged by Wait, so the
 // destroy never waits on an unacknowledged event.
 func (cq *CQ) Close() error {
+	if cq == nil {
+		return nilErr("rdma.CQ.Close")
+	}
 	return cq.close(func() error {
 		if err := cq.cq.Destroy(); err != nil {
 			return err

@@ -148,6 +148,9 @@ func (e AsyncEvent) String() string { return ibv.EventTypeStr(e.Type) }
 // and acknowledges it (ibv_ack_async_event) before returning it.
 func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 	var out AsyncEvent
+	if d == nil {
+		return out, nilErr("rdma.Device.AsyncEvent")
+	}
 	err := d.async.wait(ctx, func() error {
 		if err := d.tryUse("rdma.Device.AsyncEvent"); err != nil {
 			return err
@@ -185,6 +188,9 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 // channel created on it must be closed first (else a *BusyError).
 // Goroutines waiting in AsyncEvent return ErrClosed.
 func (d *Device) Close() error {
+	if d == nil {
+		return nilErr("rdma.Device.Close")
+	}
 	return d.close(func() error {
 		if err := d.async.close(); err != nil {
 			return opErr("rdma.Device.Close", err)

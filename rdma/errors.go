@@ -13,6 +13,8 @@ import (
 var (
 	// ErrClosed is returned by any use of a resource after its Close.
 	ErrClosed = errors.New("rdma: resource is closed")
+	// ErrNilHandle is returned by any method called on a nil handle.
+	ErrNilHandle = errors.New("rdma: nil handle")
 	// ErrNoCompletion is returned by CQ.PollOne when the CQ holds no
 	// completion (rpma_cq_get_wc's RPMA_E_NO_COMPLETION).
 	ErrNoCompletion = errors.New("rdma: no completion")

@@ -97,6 +97,10 @@ func (m *MR) Bytes() []byte { return m.mem }
 // SGE describes n bytes of the registered memory at offset off, or fails
 // with an error wrapping unix.EINVAL when the range is outside it.
 func (m *MR) SGE(off, n int) (ibv.SGE, error) {
+	if err := m.use("rdma.MR.SGE"); err != nil {
+		return ibv.SGE{}, err
+	}
+	defer m.done()
 	if off < 0 || n < 0 || off+n > len(m.mem) {
 		return ibv.SGE{}, invalid("rdma.MR.SGE", "range [%d, %d) outside the %d registered bytes", off, off+n, len(m.mem))
 	}
@@ -105,6 +109,9 @@ func (m *MR) SGE(off, n int) (ibv.SGE, error) {
 
 // Close deregisters the memory (ibv_dereg_mr) and unpins it.
 func (m *MR) Close() error {
+	if m == nil {
+		return nilErr("rdma.MR.Close")
+	}
 	return m.close(func() error {
 		if err := m.mr.Dereg(); err != nil {
 			return err

@@ -34,6 +34,9 @@ func (p *PD) Device() *Device { return p.dev }
 // Close deallocates the PD (ibv_dealloc_pd) once its MRs and QPs are
 // closed (else a *BusyError, and the PD stays usable).
 func (p *PD) Close() error {
+	if p == nil {
+		return nilErr("rdma.PD.Close")
+	}
 	return p.close(func() error {
 		if err := p.pd.Dealloc(); err != nil {
 			return err

@@ -33,7 +33,8 @@ type QP struct {
 	scq, rcq *CQ
 	typ      ibv.QPType
 	state    atomic.Int32 // ibv.QPState as last set through Modify
-	caps     ibv.QPCap
+	caps     ibv.QPCap // as asked: the arena's layout
+	actual   ibv.QPCap // as created
 	postSend unsafe.Pointer
 	postRecv unsafe.Pointer
 	destroy  func() error
@@ -66,6 +67,9 @@ func (p *PD) NewQP(cfg QPConfig) (*QP, error) {
 // frees it at Close. *out is set before destroy can run.
 func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error), destroy func() error, out **QP) (*QP, error) {
 	const op = "rdma.PD.NewQP"
+	if p == nil {
+		return nil, nilErr(op)
+	}
 	if cfg.Type == 0 {
 		cfg.Type = ibv.QptRC
 	}
@@ -82,8 +86,8 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, invalid(op, "a QP needs a send CQ and a receive CQ")
 	}
 	for _, v := range []int{cfg.MaxSend, cfg.MaxRecv, cfg.MaxSendSGE, cfg.MaxRecvSGE, cfg.MaxInline} {
-		if v < 0 || v > 1<<20 {
-			return nil, invalid(op, "queue size %d out of range [0, 1<<20]", v)
+		if v < 0 || v > 1<<30 {
+			return nil, invalid(op, "queue size %d out of range [0, 1<<30]", v)
 		}
 	}
 	cqs := []*CQ{cfg.SendCQ}
@@ -122,13 +126,15 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		postSend: raw.Context.Ops.PostSend, postRecv: raw.Context.Ops.PostRecv}
 	*out = q
 	q.kind = "QP"
+	q.actual = init.Cap // ibv_create_qp reports the sizes it gave
 	if err := q.mapArena(cfg); err != nil {
 		destroy()
 		return nil, err
 	}
 	p.adopt("QP")
-	cfg.SendCQ.adopt("QP")
-	cfg.RecvCQ.adopt("QP")
+	for _, cq := range cqs {
+		cq.adopt("QP")
+	}
 	return q, nil
 }
 
@@ -170,8 +176,10 @@ func (q *QP) Num() uint32 { return q.qp.QPNum }
 // Type is the QP's transport type.
 func (q *QP) Type() ibv.QPType { return q.typ }
 
-// Caps are the queue sizes the QP was created with.
-func (q *QP) Caps() ibv.QPCap { return q.caps }
+// Caps are the queue sizes the QP was created with (the provider may give
+// more than asked; one PostSend/PostRecv batch holds at most what was
+// asked).
+func (q *QP) Caps() ibv.QPCap { return q.actual }
 
 // State is the state last set through Modify (the device may since have
 // moved the QP to an error state; Query asks it).
@@ -232,6 +240,9 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 // discarded with it: move the QP to the error state and drain the CQs
 // first to have them completed with IBV_WC_WR_FLUSH_ERR.
 func (q *QP) Close() error {
+	if q == nil {
+		return nilErr("rdma.QP.Close")
+	}
 	return q.close(func() error {
 		if err := q.destroy(); err != nil {
 			return err
@@ -240,7 +251,9 @@ func (q *QP) Close() error {
 		unix.Munmap(q.arena)
 		q.pd.disown("QP")
 		q.scq.disown("QP")
-		q.rcq.disown("QP")
+		if q.rcq != q.scq {
+			q.rcq.disown("QP")
+		}
 		return nil
 	})
 }

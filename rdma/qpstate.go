@@ -117,10 +117,12 @@ func checkTransition(typ ibv.QPType, from ibv.QPState, attr *ibv.QPAttr, mask ib
 		e.NoSuch = true
 		return e
 	}
-	if missing := r.req &^ mask; missing != 0 {
+	// IBV_QP_STATE is implied by a change of state and allowed always (a
+	// same-state modify may repeat it).
+	if missing := r.req &^ st &^ mask; missing != 0 {
 		e.Missing = maskNames(missing)
 	}
-	if extra := mask &^ (r.req | r.opt); extra != 0 {
+	if extra := mask &^ (r.req | r.opt | st); extra != 0 {
 		e.Invalid = maskNames(extra)
 	}
 	if e.Missing != nil || e.Invalid != nil {
