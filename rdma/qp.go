@@ -33,8 +33,8 @@ type QP struct {
 	scq, rcq *CQ
 	typ      ibv.QPType
 	state    atomic.Int32 // ibv.QPState as last set through Modify
-	caps     ibv.QPCap // as asked: the arena's layout
-	actual   ibv.QPCap // as created
+	caps     ibv.QPCap    // as asked: the arena's layout
+	actual   ibv.QPCap    // as created
 	postSend unsafe.Pointer
 	postRecv unsafe.Pointer
 	destroy  func() error
