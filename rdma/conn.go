@@ -103,9 +103,12 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 		c.teardown()
 		return nil, err
 	}
-	if err := ch.ch.CreateID(&c.id, nil, rdmacm.PsTCP); err != nil {
+	// (cgo refuses &c.id: c holds Go pointers.)
+	var id *rdmacm.CMID
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
 		return fail(err)
 	}
+	c.id = id
 	ms := int32(cfg.ResolveTimeout / time.Millisecond)
 	if err := c.id.ResolveAddr(src, dst, ms); err != nil {
 		return fail(err)
@@ -253,10 +256,12 @@ func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
 		return nil, err
 	}
 	l := &Listener{ch: ch, cfg: cfg.withDefaults()}
-	if err := ch.ch.CreateID(&l.id, nil, rdmacm.PsTCP); err != nil {
+	var id *rdmacm.CMID
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
 		ch.close()
 		return nil, err
 	}
+	l.id = id
 	if err := l.id.BindAddr(sa); err != nil {
 		l.Close()
 		return nil, err
@@ -269,7 +274,12 @@ func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
 }
 
 // Port is the port the listener is bound to (useful after binding port 0).
-func (l *Listener) Port() uint16 { return l.id.GetSrcPort() }
+// (rdma_get_src_port returns it in network byte order.)
+func (l *Listener) Port() uint16 {
+	p := l.id.GetSrcPort()
+	b := (*[2]byte)(unsafe.Pointer(&p))
+	return uint16(b[0])<<8 | uint16(b[1])
+}
 
 // Accept waits for the next connection request, accepts it (rdma_accept)
 // and returns the connection once established. Each accepted connection
