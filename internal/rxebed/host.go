@@ -242,6 +242,18 @@ func guestEnv(env []string) []string {
 	return out
 }
 
+// tscArg gives a TCG guest the host's TSC rate (see hostTSCkHz); KVM
+// guests calibrate their own.
+func tscArg(o *Options) string {
+	if o.KVM {
+		return ""
+	}
+	if khz := hostTSCkHz(); khz > 0 {
+		return " tsc_early_khz=" + strconv.FormatInt(khz, 10)
+	}
+	return ""
+}
+
 func (p *plan) qemuArgs(o *Options, runDir string) []string {
 	accel := "tcg,thread=multi"
 	if o.KVM {
@@ -256,7 +268,7 @@ func (p *plan) qemuArgs(o *Options, runDir string) []string {
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
 		"-kernel", p.vmlinux,
 		"-initrd", filepath.Join(runDir, "initramfs.cpio"),
-		"-append", kernelArgs + " " + os.Getenv("RXE_KERNEL_ARGS"),
+		"-append", kernelArgs + tscArg(o) + " " + os.Getenv("RXE_KERNEL_ARGS"),
 		"-serial", "file:" + filepath.Join(runDir, "console.log"),
 		"-device", "virtio-serial-pci",
 	}
