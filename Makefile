@@ -12,7 +12,7 @@ GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
 RXE_ROOTS := host sid
 
-.PHONY: main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time clean
+.PHONY: bench main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -65,6 +65,17 @@ generate:
 FUZZTIME ?= 10s
 fuzz-short:
 	tools/fuzz-short.sh $(FUZZTIME)
+
+# Benchmarks of goverbs against C and perftest in one guest run (sid root): writes
+# docs/benchmarks.md, docs/benchmarks.svg and the README's table. Not part of `make test`:
+# a benchmark measures, it does not pass or fail. BENCHTIME sets the iterations.
+BENCHTIME ?= 2000x
+BENCHCOUNT ?= 3
+bench: bin/rxe
+	mkdir -p .cache docs
+	$(GO) test -tags rxe -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) \
+		-exec "$(RXE) run -root=sid -timeout=60m" ./bench | tee .cache/bench.txt
+	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
 
 # Generated code is committed: regenerating must not change the tree.
 check-generate:

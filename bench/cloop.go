@@ -7,6 +7,9 @@ package bench
 #include <stdint.h>
 #include <time.h>
 
+#cgo noescape bench_poll_once
+#cgo nocallback bench_poll_once
+
 typedef int (*bench_poll_fn)(void *cq, int n, void *wc);
 
 // Polls an empty CQ n times; returns the nanoseconds taken.
@@ -35,6 +38,10 @@ static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t to
 	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 }
 static void bench_c_noop(void) {}
+
+static int bench_poll_once(void *fn, void *cq, int n, void *wc) {
+	return ((bench_poll_fn)fn)(cq, n, wc);
+}
 */
 import "C"
 
@@ -53,3 +60,8 @@ func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64) in
 
 // cNoop calls a C function that does nothing.
 func cNoop() { C.bench_c_noop() }
+
+// cPollOnce is one provider poll through a bare cgo call (no rdma layer).
+func cPollOnce(fn, cq unsafe.Pointer, n int, wc unsafe.Pointer) int {
+	return int(C.bench_poll_once(fn, cq, C.int(n), wc))
+}

@@ -46,13 +46,14 @@ const (
 
 // node is one end of a latency pair.
 type node struct {
-	dev *rdma.Device
-	pd  *rdma.PD
-	buf *rdma.Buffer
-	mr  *rdma.MR
-	cq  *rdma.CQ
-	qp  *rdma.QP
-	wcs []ibv.WC
+	lastRecv uint32 // byte length of the last receive
+	dev      *rdma.Device
+	pd       *rdma.PD
+	buf      *rdma.Buffer
+	mr       *rdma.MR
+	cq       *rdma.CQ
+	qp       *rdma.QP
+	wcs      []ibv.WC
 }
 
 func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
@@ -136,6 +137,7 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 			}
 			if wc.Opcode == ibv.WCRecv {
 				got = true
+				n.lastRecv = wc.ByteLen
 			}
 		}
 		if got {
@@ -264,3 +266,5 @@ func (p *peer) stop() error {
 	p.in.Close()
 	return p.cmd.Wait()
 }
+
+func ibvRecvLen(n *node) uint32 { return n.lastRecv }

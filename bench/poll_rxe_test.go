@@ -28,6 +28,12 @@ func BenchmarkPollEmpty(b *testing.B) {
 			}
 		}
 	})
+	b.Run("impl=cgo", func(b *testing.B) {
+		fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
+		for range b.N {
+			cPollOnce(fn, cq, 1, unsafe.Pointer(&wcs[0]))
+		}
+	})
 	b.Run("impl=c", func(b *testing.B) {
 		ns := cPollEmpty(f.pollFn(), unsafe.Pointer(f.cq.Raw()), unsafe.Pointer(&wcs[0]), int64(b.N))
 		b.ReportMetric(float64(ns)/float64(b.N), "ns/op")
