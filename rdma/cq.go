@@ -12,6 +12,7 @@ import (
 type CQ struct {
 	life
 	cq  *ibv.CQ
+	ex  *ibv.CQEx // for CQs from NewCQEx
 	dev *Device
 	ch  *CompChannel
 	// poll is the provider's poll_cq, read once: the hot path does not
@@ -23,7 +24,14 @@ type CQ struct {
 // ch (may be nil) the CQ is armed at once (ibv_req_notify_cq), ready for
 // Wait/Await.
 func (d *Device) NewCQ(n int, ch *CompChannel) (*CQ, error) {
-	const op = "rdma.Device.NewCQ"
+	return d.newCQ("rdma.Device.NewCQ", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
+		raw, err := d.ctx.CreateCQ(int32(n), nil, rawch, 0)
+		return raw, nil, err
+	})
+}
+
+// newCQ checks the arguments, creates the CQ with create and wraps it.
+func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error)) (*CQ, error) {
 	if err := d.use(op); err != nil {
 		return nil, err
 	}
@@ -42,11 +50,11 @@ func (d *Device) NewCQ(n int, ch *CompChannel) (*CQ, error) {
 	if n <= 0 || n > int(^uint32(0)>>1) {
 		return nil, invalid(op, "CQ size %d: must be positive and fit a C int", n)
 	}
-	raw, err := d.ctx.CreateCQ(int32(n), nil, rawch, 0)
+	raw, ex, err := create(rawch)
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{cq: raw, dev: d, ch: ch, poll: raw.Context.Ops.PollCQ}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: raw.Context.Ops.PollCQ}
 	cq.kind = "CQ"
 	if cq.poll == nil {
 		raw.Destroy()

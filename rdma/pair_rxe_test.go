@@ -3,6 +3,7 @@
 package rdma
 
 import (
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -77,4 +78,10 @@ func (s *side) sge(t testing.TB, off, n int) ibv.SGE {
 	sg, err := s.mr.SGE(off, n)
 	require.NoError(t, err)
 	return sg
+}
+
+func setLink(t testing.TB, dev, state string) {
+	t.Helper()
+	out, err := exec.Command("ip", "link", "set", dev, state).CombinedOutput()
+	require.NoError(t, err, "%s", out)
 }

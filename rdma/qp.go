@@ -38,6 +38,7 @@ type QP struct {
 	postSend unsafe.Pointer
 	postRecv unsafe.Pointer
 	destroy  func() error
+	sendOps  ibv.QPCreateSendOpsFlags
 
 	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
 	sendMu, recvMu sync.Mutex
@@ -122,7 +123,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, err
 	}
 	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type,
-		caps: caps, destroy: destroy,
+		caps: caps, destroy: destroy, sendOps: cfg.SendOps,
 		postSend: raw.Context.Ops.PostSend, postRecv: raw.Context.Ops.PostRecv}
 	*out = q
 	q.kind = "QP"
