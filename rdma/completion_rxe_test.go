@@ -78,12 +78,8 @@ func threads(t *testing.T) int {
 func TestManyWaitersNoThreads(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
-	dev, err := Open(env.Nodes[0].Dev)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, dev.Close()) }()
-	pd, err := dev.AllocPD()
-	require.NoError(t, err)
-	defer func() { require.NoError(t, pd.Close()) }()
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	var err error
 
 	const n = 64
 	before := threads(t)
@@ -191,12 +187,8 @@ func TestWaitCancel(t *testing.T) {
 func TestSharedChannel(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
-	dev, err := Open(env.Nodes[0].Dev)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, dev.Close()) }()
-	pd, err := dev.AllocPD()
-	require.NoError(t, err)
-	defer func() { require.NoError(t, pd.Close()) }()
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	var err error
 	cc, err := dev.NewCompChannel()
 	require.NoError(t, err)
 	defer func() { require.NoError(t, cc.Close()) }()

@@ -85,3 +85,16 @@ func setLink(t testing.TB, dev, state string) {
 	out, err := exec.Command("ip", "link", "set", dev, state).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 }
+
+// devPD opens dev and allocates a PD on it, both closed (and checked) at the
+// end of the test.
+func devPD(t testing.TB, dev string) (*Device, *PD) {
+	t.Helper()
+	d, err := Open(dev)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	pd, err := d.AllocPD()
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pd.Close()) })
+	return d, pd
+}
