@@ -156,7 +156,39 @@ func codeBlock(text string) string {
 			lines[i] = "\t" + strings.TrimPrefix(l, prefix)
 		}
 	}
+	if len(lines) > 0 {
+		lines[0] = notListItem(lines[0])
+	}
 	return strings.Join(lines, "\n")
+}
+
+// notListItem keeps the first line of a code block from reading as a list item. Go doc
+// takes an indented span whose first line starts with a list marker ("*", "+", "-", "•",
+// "1." or "1)" and white space) for a list, not code, and has no escape for it: the
+// white space after the marker becomes a no-break space (U+00A0), which reads the same
+// but is no marker's separator. (A fuzzer find: "<pre>* 0" became a list.)
+func notListItem(line string) string {
+	rest := strings.TrimLeft(line, " \t")
+	ind := line[:len(line)-len(rest)]
+	n := 0
+	switch {
+	case strings.HasPrefix(rest, "•"):
+		n = len("•")
+	case rest != "" && strings.ContainsRune("*+-", rune(rest[0])):
+		n = 1
+	default:
+		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+			n++
+		}
+		if n == 0 || n >= len(rest) || rest[n] != '.' && rest[n] != ')' {
+			return line
+		}
+		n++
+	}
+	if n >= len(rest) || rest[n] != ' ' && rest[n] != '\t' || strings.TrimSpace(rest[n:]) == "" {
+		return line
+	}
+	return ind + rest[:n] + "\u00a0" + rest[n+1:]
 }
 
 // commonIndent returns the leading white space all non-empty lines share.
