@@ -70,7 +70,7 @@ func docParts(blocks []Block) []docPart {
 	for _, b := range blocks {
 		switch b.Kind {
 		case Para:
-			t := escapeDoc(strings.ReplaceAll(b.Text, "\n", " "))
+			t := quotes(escapeDoc(strings.ReplaceAll(b.Text, "\n", " ")))
 			if isOldHeading(t) {
 				// "None" alone would read as an old-style Go doc heading.
 				t += "."
@@ -83,7 +83,7 @@ func docParts(blocks []Block) []docPart {
 				parts = append(parts, docPart{text: c, code: true})
 			}
 		case Subsection:
-			if h := strings.TrimPrefix(escapeDoc(b.Text), "#"); h != "" {
+			if h := quotes(strings.TrimPrefix(escapeDoc(b.Text), "#")); h != "" {
 				parts = append(parts, docPart{text: "# " + h})
 			}
 			parts = append(parts, docParts(b.Body)...)
@@ -96,7 +96,7 @@ func docParts(blocks []Block) []docPart {
 					item += ": " + text
 				}
 			}
-			if item = escapeDoc(item); item != "" {
+			if item = quotes(escapeDoc(item)); item != "" {
 				addItem(item)
 			}
 			for _, c := range code {
@@ -218,4 +218,50 @@ func escapeDoc(s string) string {
 		return "#" + strings.TrimPrefix(s, "# ")
 	}
 	return s
+}
+
+// quotes returns running text as go/doc/comment reads it back: it turns `` and '' (outside
+// URLs and ``` runs) into “ and ”, so text holding them was not canonical (a fuzzer
+// find). The parser itself is the judge; text it does not read as one paragraph of plain
+// text, links and doc links is returned unchanged.
+func quotes(t string) string {
+	if !strings.Contains(t, "``") && !strings.Contains(t, "''") {
+		return t
+	}
+	var p comment.Parser
+	d := p.Parse(t)
+	if len(d.Content) != 1 {
+		return t
+	}
+	para, ok := d.Content[0].(*comment.Paragraph)
+	if !ok {
+		return t
+	}
+	var b strings.Builder
+	var write func(texts []comment.Text) bool
+	write = func(texts []comment.Text) bool {
+		for _, x := range texts {
+			switch x := x.(type) {
+			case comment.Plain:
+				b.WriteString(string(x))
+			case *comment.Link:
+				if !write(x.Text) {
+					return false
+				}
+			case *comment.DocLink:
+				b.WriteString("[")
+				if !write(x.Text) {
+					return false
+				}
+				b.WriteString("]")
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !write(para.Text) {
+		return t
+	}
+	return b.String()
 }

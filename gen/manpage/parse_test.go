@@ -138,6 +138,17 @@ func TestGoDocCodeStartingWithMarker(t *testing.T) {
 	}
 }
 
+// Go doc reads `` and '' in running text as “ and ”; GoDoc writes them so, but not in
+// code or URLs.
+func TestGoDocQuotes(t *testing.T) {
+	blocks := []Block{
+		{Kind: Pre, Text: "s = ''"},
+		{Kind: Para, Text: "say ''hi'' and ``x'' at http://a.b/c''d"},
+		{Kind: Bullet, Body: []Block{{Kind: Para, Text: "``y''"}}},
+	}
+	assert.Equal(t, "\ts = ''\n\nsay ”hi” and “x” at http://a.b/c''d\n\n  - “y”", GoDoc(blocks))
+}
+
 // GoDoc output is canonical: go/doc/comment prints it back unchanged, for
 // every section of every pinned page.
 func TestGoDocCanonicalOnPinnedPages(t *testing.T) {
