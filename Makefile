@@ -61,7 +61,7 @@ generate:
 # Each Fuzz target for FUZZTIME, one after the other (FUZZPARALLEL: workers per target,
 # default GOMAXPROCS). Part of `make test`, after test-host has replayed the checked-in
 # corpora (testdata/fuzz) as regression tests; there 8 s a target, so that the step takes
-# under 2 minutes with a warm build cache (11 targets: 109 s on the 2-core machine; a cold
+# under 2 minutes with a warm build cache (11 targets: 110-120 s on the 2-core machine; a cold
 # cache adds the instrumented builds, up to 3 minutes more). Longer: FUZZTIME=10m.
 FUZZTIME ?= 10s
 test: FUZZTIME = 8s
