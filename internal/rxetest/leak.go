@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -97,7 +98,9 @@ func parseResources(kind string, data []byte) ([]Resource, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("not a JSON array of objects: %w", err)
 	}
-	if dec.More() {
+	// Anything but white space after the array is refused (dec.More alone misses a stray
+	// ']' or '}': a fuzzer find).
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the JSON array")
 	}
 	out := make([]Resource, 0, len(raw))

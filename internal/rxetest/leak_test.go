@@ -52,6 +52,7 @@ func TestParseResourcesErrors(t *testing.T) {
 	for _, c := range []struct{ kind, in, want string }{
 		{"pd", "Unknown parameter 'x'.", "not a JSON array"},
 		{"pd", `[{"ifname":"rxe_a","pdn":1}] []`, "trailing data"},
+		{"pd", "[]]", "trailing data"},
 		{"pd", `[{"ifname":"rxe_a"}]`, `element 0: no "pdn"`},
 		{"qp", `[{"ifname":"rxe_a","lqpn":"x"}]`, `field "lqpn"`},
 		{"cq", `[{"cqn":1}]`, `no "ifname"`},
