@@ -155,7 +155,7 @@ func noLeaks(t testing.TB, list func() ([]Resource, error), opts ...goleak.Optio
 	t.Cleanup(func() {
 		t.Helper()
 		if berr != nil {
-			t.Error(fmt.Sprintf("cannot list verbs objects at the start: %v", berr))
+			t.Errorf("cannot list verbs objects at the start: %v", berr)
 			return
 		}
 		if msg := leakReport(func() ([]Resource, error) {
