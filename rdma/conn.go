@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -63,6 +64,7 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	ended     atomic.Bool // WaitDisconnect saw the connection end
 }
 
 func sockaddr(ap netip.AddrPort) (*rdmacm.Sockaddr, error) {
@@ -176,26 +178,29 @@ func (c *Conn) setup(cfg ConnConfig) error {
 func (c *Conn) Disconnect() error { return c.id.Disconnect() }
 
 // WaitDisconnect waits until the connection ends (the peer disconnected or
-// went away: RDMA_CM_EVENT_DISCONNECTED).
+// went away: RDMA_CM_EVENT_DISCONNECTED). Once it has seen the end it
+// returns nil at once, and Close no longer waits for it.
 func (c *Conn) WaitDisconnect(ctx context.Context) error {
-	for {
+	for !c.ended.Load() {
 		ev, err := c.ch.next(ctx)
 		if err != nil {
 			return opErr("rdma.Conn.WaitDisconnect", err)
 		}
 		if ev.typ == rdmacm.CMEventDisconnected || ev.typ == rdmacm.CMEventDeviceRemoval {
-			return nil
+			c.ended.Store(true)
 		}
 	}
+	return nil
 }
 
-// Close disconnects (if still connected, waiting up to a second for the
-// disconnect to complete) and frees every resource of the connection: QP,
-// CQ, completion channel, PD, the rdmacm id and its event channel.
-// Idempotent.
+// Close disconnects (rdma_disconnect, which also answers a peer's
+// disconnect; unless WaitDisconnect has already seen the connection end,
+// it then waits up to a second for the disconnect to complete) and frees
+// every resource of the connection: QP, CQ, completion channel, PD, the
+// rdmacm id and its event channel. Idempotent.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
-		if c.id != nil && c.QP != nil && c.id.Disconnect() == nil {
+		if c.id != nil && c.QP != nil && c.id.Disconnect() == nil && !c.ended.Load() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			c.WaitDisconnect(ctx)
 			cancel()

@@ -133,3 +133,41 @@ func errorsIsAny(err error, targets ...error) bool {
 }
 
 func isErr(err, target error) bool { return errors.Is(err, target) }
+
+// TestWaitDisconnectSeen: once WaitDisconnect has seen the connection end
+// it says so at once, even with a context already done, and Close does not
+// wait for a second end (it used to wait a second for an event that never
+// comes). The passive side's Close answers the disconnect, which ends the
+// active side's wait.
+func TestWaitDisconnectSeen(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	laddr := netip.MustParseAddrPort(nb.IP + ":7473")
+	l, err := Listen(laddr, ConnConfig{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	accepted := make(chan *Conn, 1)
+	go func() {
+		c, err := l.Accept(ctx)
+		assert.NoError(t, err)
+		accepted <- c
+	}()
+	cli, err := Dial(ctx, netip.AddrPortFrom(netip.MustParseAddr(na.IP), 0), laddr, ConnConfig{})
+	require.NoError(t, err)
+	srv := <-accepted
+	require.NotNil(t, srv)
+
+	done, stop := context.WithCancel(ctx)
+	stop()
+	require.ErrorIs(t, cli.WaitDisconnect(done), context.Canceled, "connected: nothing seen yet")
+	require.NoError(t, cli.Disconnect())
+	require.NoError(t, srv.WaitDisconnect(ctx))
+	require.NoError(t, srv.WaitDisconnect(done))
+	require.NoError(t, srv.Close())
+	require.NoError(t, cli.WaitDisconnect(ctx))
+	require.NoError(t, cli.WaitDisconnect(done))
+	require.NoError(t, cli.Close())
+}
