@@ -83,6 +83,10 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // Poll moves up to len(wcs) completions into wcs with one call of the
 // provider's poll_cq (ibv_poll_cq) and returns how many; 0 means the CQ was
 // empty. It does not allocate.
+//
+// wcs must be memory of its own (make([]ibv.WC, n), or a Buffer's): cgo
+// refuses a pointer into a Go object that also holds Go pointers, such as
+// an array field of a struct with pointer fields.
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if err := cq.use("rdma.CQ.Poll"); err != nil {
 		return 0, err
@@ -167,7 +171,9 @@ func (cq *CQ) Wait(ctx context.Context) error {
 
 // Await returns the next completions: it polls, and while the CQ is empty
 // waits (Wait) and polls again. At least one completion is in wcs[:n] when
-// err is nil.
+// err is nil. Polling allocates nothing; a wait that parks allocates (the
+// context hook and the netpoller's closures): for a data path without
+// allocation, busy-poll with PollSpin.
 func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
 	for {
 		n, err := cq.Poll(wcs)
