@@ -15,7 +15,7 @@ type Results struct {
 	Probes *Probes
 	Known  []Known
 	Roots  []root
-	Raw    map[string]map[int]Raw // root name -> probe id -> observation
+	Raw    map[string]map[int]Raw   // root name -> probe id -> observation
 	Go     map[string]map[int]GoRaw // root name -> probe id -> Go side's observation
 	// Leftovers are the verbs objects left after each root's probes.
 	Leftovers map[string]Leftovers

@@ -3,8 +3,10 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -242,4 +244,82 @@ func cnew[T any]() *T {
 func cslice[T any](n int) []T {
 	var zero T
 	return unsafe.Slice((*T)(unsafe.Pointer(&cmem(n * int(unsafe.Sizeof(zero)))[0])), n)
+}
+
+// sge is one scatter/gather entry for n bytes of buf at off, in mmap'd memory.
+func sge(off, n int) *ibv.SGE {
+	s := cnew[ibv.SGE]()
+	*s = ibv.SGE{Addr: addr(off), Length: uint32(n), Lkey: mr().Lkey}
+	return s
+}
+
+// sges is n entries of 8 bytes each, consecutive in buf, in mmap'd memory.
+func sges(n int) *ibv.SGE {
+	s := cslice[ibv.SGE](n)
+	for i := range s {
+		s[i] = ibv.SGE{Addr: addr(8 * i), Length: 8, Lkey: mr().Lkey}
+	}
+	return &s[0]
+}
+
+// recvWR is a receive work request over sg (num entries), in mmap'd memory.
+func recvWR(sg *ibv.SGE, num int) *ibv.RecvWR {
+	w := cnew[ibv.RecvWR]()
+	w.WRID, w.SgList, w.NumSGE = 1, sg, int32(num)
+	return w
+}
+
+// sendWR is a send work request over sg (num entries), in mmap'd memory.
+func sendWR(sg *ibv.SGE, num int, flags ibv.SendFlags) *ibv.SendWR {
+	w := cnew[ibv.SendWR]()
+	w.WRID, w.SgList, w.NumSGE, w.Opcode, w.SendFlags = 2, sg, int32(num), ibv.WRSend, uint32(flags)
+	return w
+}
+
+// sendSelf posts a receive and a signaled 8-byte send on a QP connected to itself and
+// waits (300 ms) until both completions are in their CQs, without consuming them.
+func sendSelf(q *ibv.QP) {
+	var br *ibv.RecvWR
+	var bs *ibv.SendWR
+	must("send_self", q.PostRecv(recvWR(sge(64, 64), 1), &br))
+	must("send_self", q.PostSend(sendWR(sge(0, 8), 1, ibv.SendSignaled), &bs))
+	time.Sleep(300 * time.Millisecond)
+}
+
+// htobe16 is v in network byte order, as C's htobe16 gives it.
+func htobe16(v uint16) uint16 {
+	return binary.NativeEndian.Uint16(binary.BigEndian.AppendUint16(nil, v))
+}
+
+// htobe32 is v in network byte order.
+func htobe32(v uint32) uint32 {
+	return binary.NativeEndian.Uint32(binary.BigEndian.AppendUint32(nil, v))
+}
+
+// mcastGID is the IPv4-mapped multicast GID of 239.1.1.1.
+func mcastGID() ibv.GID {
+	var g ibv.GID
+	raw := (*[16]byte)(unsafe.Pointer(&g))
+	copy(raw[:], []byte{0xff, 0x0e, 10: 0xff, 11: 0xff, 12: 239, 13: 1, 14: 1, 15: 1})
+	return g
+}
+
+// srqLimitQP creates an RC QP on srq connected to itself, posts two receives to the SRQ,
+// arms its limit at 2 and consumes one receive with a send to self: the SRQ limit event
+// follows. The QP is destroyed after the probe.
+func srqLimitQP() *ibv.QP {
+	a := rcAttr(chcq(), cq())
+	a.SRQ, a.Cap = srq(), ibv.QPCap{MaxSendWR: 2, MaxSendSGE: 1}
+	q, err := pd().CreateQP(a)
+	must("srq limit", err)
+	onExit(q.Destroy)
+	must("srq limit", toRTS(q, q.QPNum))
+	var br *ibv.RecvWR
+	var bs *ibv.SendWR
+	w := recvWR(sge(0, 64), 1)
+	must("srq limit", fxSRQ.PostSRQRecv(w, &br))
+	must("srq limit", fxSRQ.PostSRQRecv(w, &br))
+	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, int32(ibv.SRQLimit)))
+	must("srq limit", q.PostSend(sendWR(sge(0, 64), 1, 0), &bs))
+	return q
 }

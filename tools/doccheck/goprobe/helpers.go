@@ -51,8 +51,13 @@ func got[T comparable](v T, err error) error {
 	return err
 }
 
-// count returns err and records n, which must equal what the C call returned.
-func count(n int, err error) error {
+type integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// count returns err and, on success, records n, which must equal what the C call returned
+// (a count, or a value a wrapper returns with an error).
+func count[T integer](n T, err error) error {
 	if err == nil {
 		same(n)
 	}
@@ -60,7 +65,7 @@ func count(n int, err error) error {
 }
 
 // same records an integer result that must equal the C call's, and returns nil.
-func same[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) error {
+func same[T integer](v T) error {
 	recorded.value, recorded.set = int64(v), true
 	return nil
 }
@@ -119,4 +124,13 @@ func release(v any) error {
 		return o.DestroyID()
 	}
 	return fmt.Errorf("goprobe: no way to release a %T (add it to release)", v)
+}
+
+// keepView returns err; on success v must be usable. Unlike keep it releases nothing: v is
+// a view of an object another fixture owns.
+func keepView[T any](v *T, err error) error {
+	if err == nil && v == nil {
+		return errNoResult
+	}
+	return err
 }
