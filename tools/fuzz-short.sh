@@ -3,11 +3,14 @@
 # argument or FUZZTIME overrides, in go test -fuzztime syntax: 10s, 1m, 500x) and exits
 # non-zero when any target fails. Targets are found by grepping the *_test.go files for
 # "func Fuzz". A failing input is written by go test to the package's testdata/fuzz/<Name>/,
-# where it becomes a seed: check it in with the fix.
+# where it becomes a seed: check it in with the fix. FUZZPARALLEL sets go test's -parallel
+# (fuzz workers; default GOMAXPROCS): FUZZPARALLEL=1 on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 fuzztime=${1:-${FUZZTIME:-10s}}
+parallel=()
+[ -z "${FUZZPARALLEL:-}" ] || parallel=(-parallel "$FUZZPARALLEL")
 case $fuzztime in *[0-9]) fuzztime=${fuzztime}s ;; esac
 
 mapfile -t targets < <(grep -rHoE '^func (Fuzz[A-Za-z0-9_]+)\(' --include='*_test.go' . \
@@ -24,7 +27,7 @@ trap 'rm -f "$log"' EXIT
 fuzz() {
 	# -fuzzminimizetime bounds the minimisation of each new input; the default (60 s) would
 	# spend a short run minimising instead of fuzzing.
-	"$GO" test -run '^$' -fuzz "^${2}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "./$1" >"$log" 2>&1
+	"$GO" test -run '^$' -fuzz "^${2}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "${parallel[@]}" "./$1" >"$log" 2>&1
 }
 
 failed=()

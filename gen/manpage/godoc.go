@@ -70,7 +70,7 @@ func docParts(blocks []Block) []docPart {
 	for _, b := range blocks {
 		switch b.Kind {
 		case Para:
-			t := escapeDoc(strings.ReplaceAll(b.Text, "\n", " "))
+			t := quotes(escapeDoc(strings.ReplaceAll(b.Text, "\n", " ")))
 			if isOldHeading(t) {
 				// "None" alone would read as an old-style Go doc heading.
 				t += "."
@@ -83,7 +83,7 @@ func docParts(blocks []Block) []docPart {
 				parts = append(parts, docPart{text: c, code: true})
 			}
 		case Subsection:
-			if h := strings.TrimPrefix(escapeDoc(b.Text), "#"); h != "" {
+			if h := quotes(strings.TrimPrefix(escapeDoc(b.Text), "#")); h != "" {
 				parts = append(parts, docPart{text: "# " + h})
 			}
 			parts = append(parts, docParts(b.Body)...)
@@ -96,7 +96,7 @@ func docParts(blocks []Block) []docPart {
 					item += ": " + text
 				}
 			}
-			if item = escapeDoc(item); item != "" {
+			if item = quotes(escapeDoc(item)); item != "" {
 				addItem(item)
 			}
 			for _, c := range code {
@@ -156,7 +156,39 @@ func codeBlock(text string) string {
 			lines[i] = "\t" + strings.TrimPrefix(l, prefix)
 		}
 	}
+	if len(lines) > 0 {
+		lines[0] = notListItem(lines[0])
+	}
 	return strings.Join(lines, "\n")
+}
+
+// notListItem keeps the first line of a code block from reading as a list item. Go doc
+// takes an indented span whose first line starts with a list marker ("*", "+", "-", "•",
+// "1." or "1)" and white space) for a list, not code, and has no escape for it: the
+// white space after the marker becomes a no-break space (U+00A0), which reads the same
+// but is no marker's separator. (A fuzzer find: "<pre>* 0" became a list.)
+func notListItem(line string) string {
+	rest := strings.TrimLeft(line, " \t")
+	ind := line[:len(line)-len(rest)]
+	n := 0
+	switch {
+	case strings.HasPrefix(rest, "•"):
+		n = len("•")
+	case rest != "" && strings.ContainsRune("*+-", rune(rest[0])):
+		n = 1
+	default:
+		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+			n++
+		}
+		if n == 0 || n >= len(rest) || rest[n] != '.' && rest[n] != ')' {
+			return line
+		}
+		n++
+	}
+	if n >= len(rest) || rest[n] != ' ' && rest[n] != '\t' || strings.TrimSpace(rest[n:]) == "" {
+		return line
+	}
+	return ind + rest[:n] + "\u00a0" + rest[n+1:]
 }
 
 // commonIndent returns the leading white space all non-empty lines share.
@@ -186,4 +218,50 @@ func escapeDoc(s string) string {
 		return "#" + strings.TrimPrefix(s, "# ")
 	}
 	return s
+}
+
+// quotes returns running text as go/doc/comment reads it back: it turns `` and '' (outside
+// URLs and ``` runs) into “ and ”, so text holding them was not canonical (a fuzzer
+// find). The parser itself is the judge; text it does not read as one paragraph of plain
+// text, links and doc links is returned unchanged.
+func quotes(t string) string {
+	if !strings.Contains(t, "``") && !strings.Contains(t, "''") {
+		return t
+	}
+	var p comment.Parser
+	d := p.Parse(t)
+	if len(d.Content) != 1 {
+		return t
+	}
+	para, ok := d.Content[0].(*comment.Paragraph)
+	if !ok {
+		return t
+	}
+	var b strings.Builder
+	var write func(texts []comment.Text) bool
+	write = func(texts []comment.Text) bool {
+		for _, x := range texts {
+			switch x := x.(type) {
+			case comment.Plain:
+				b.WriteString(string(x))
+			case *comment.Link:
+				if !write(x.Text) {
+					return false
+				}
+			case *comment.DocLink:
+				b.WriteString("[")
+				if !write(x.Text) {
+					return false
+				}
+				b.WriteString("]")
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !write(para.Text) {
+		return t
+	}
+	return b.String()
 }

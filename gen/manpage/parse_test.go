@@ -117,6 +117,38 @@ func TestGoDocListNextToCode(t *testing.T) {
 	assert.Equal(t, "\tstruct s {};\n\na: first\n\nb: second\n\n\tcode();", GoDoc(blocks))
 }
 
+// Preformatted text whose first line starts like a list item stays a code block (Go doc
+// would read a list): the white space after the marker becomes a no-break space.
+func TestGoDocCodeStartingWithMarker(t *testing.T) {
+	for text, want := range map[string]string{
+		"* 0":                 "\t*\u00a00",
+		"  - a\n  - b":        "\t-\u00a0a\n\t- b",
+		"12)\tstep\nnext":     "\t12)\u00a0step\n\tnext",
+		"• x":                 "\t•\u00a0x",
+		"*p = 0;\n1.5 - x":    "\t*p = 0;\n\t1.5 - x",
+		"-1\n":                "\t-1",
+		"x\n* y":              "\tx\n\t* y",
+	} {
+		got := GoDoc([]Block{{Kind: Pre, Text: text}})
+		assert.Equal(t, want, got, text)
+		var p comment.Parser
+		d := p.Parse("Summary.\n\n" + got)
+		require.Len(t, d.Content, 2, text)
+		assert.IsType(t, &comment.Code{}, d.Content[1], text)
+	}
+}
+
+// Go doc reads `` and '' in running text as “ and ”; GoDoc writes them so, but not in
+// code or URLs.
+func TestGoDocQuotes(t *testing.T) {
+	blocks := []Block{
+		{Kind: Pre, Text: "s = ''"},
+		{Kind: Para, Text: "say ''hi'' and ``x'' at http://a.b/c''d"},
+		{Kind: Bullet, Body: []Block{{Kind: Para, Text: "``y''"}}},
+	}
+	assert.Equal(t, "\ts = ''\n\nsay ”hi” and “x” at http://a.b/c''d\n\n  - “y”", GoDoc(blocks))
+}
+
 // GoDoc output is canonical: go/doc/comment prints it back unchanged, for
 // every section of every pinned page.
 func TestGoDocCanonicalOnPinnedPages(t *testing.T) {

@@ -1,16 +1,13 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"github.com/goverbs/goverbs/internal/yamlfile"
 )
 
 var (
@@ -58,51 +55,6 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
-// decodeStrict decodes data into v, rejecting unknown and duplicate
-// fields, and returns the parsed document for position look-ups.
-//
-// go-yaml can panic on malformed input (a bare tag: "overrides: ! ", found by the fuzzer);
-// that becomes an error naming the file.
-func decodeStrict(path string, data []byte, v any) (_ *ast.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: malformed YAML (the decoder failed: %v)", path, r)
-		}
-	}()
-	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
-		return nil, posError(path, err)
-	}
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return nil, posError(path, err)
-	}
-	return file, nil
-}
-
-// posError prefixes a go-yaml error with path:line:column.
-func posError(path string, err error) error {
-	var ye yaml.Error
-	if errors.As(err, &ye) && ye.GetToken() != nil {
-		p := ye.GetToken().Position
-		return fmt.Errorf("%s:%d:%d: %s", path, p.Line, p.Column, ye.GetMessage())
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-// at returns "path:line" for the node at the YAML path expr, or "path"
-// when it cannot be found.
-func at(path string, file *ast.File, expr string) string {
-	p, err := yaml.PathString(expr)
-	if err != nil {
-		return path
-	}
-	n, err := p.FilterFile(file)
-	if err != nil || n == nil || n.GetToken() == nil {
-		return path
-	}
-	return fmt.Sprintf("%s:%d", path, n.GetToken().Position.Line)
-}
-
 func (s *Set) loadFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -115,22 +67,22 @@ func (s *Set) loadFile(path string) error {
 // loadData checks and adds the library file read from path.
 func (s *Set) loadData(path string, data []byte) (*File, error) {
 	var f File
-	file, err := decodeStrict(path, data, &f)
+	file, err := yamlfile.Decode(path, data, &f)
 	if err != nil {
 		return nil, err
 	}
 	base := filepath.Base(path)
 	if !libraries[f.Library] {
-		return nil, fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", at(path, file, "$.library"), f.Library)
+		return nil, fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", yamlfile.At(path, file, "$.library"), f.Library)
 	}
 	if base != f.Library+".yaml" {
-		return nil, fmt.Errorf("%s: library %q must live in %s.yaml", at(path, file, "$.library"), f.Library, f.Library)
+		return nil, fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), f.Library, f.Library)
 	}
 	goNames := map[string]string{}
 	for i := range f.Functions {
 		fn := &f.Functions[i]
 		fn.Library = f.Library
-		field := func(name string) string { return at(path, file, fmt.Sprintf("$.functions[%d].%s", i, name)) }
+		field := func(name string) string { return yamlfile.At(path, file, fmt.Sprintf("$.functions[%d].%s", i, name)) }
 		switch {
 		case !cIdent.MatchString(fn.Name):
 			return nil, fmt.Errorf("%s: bad function name %q", field("name"), fn.Name)
@@ -151,7 +103,7 @@ func (s *Set) loadData(path string, data []byte) (*File, error) {
 		}
 		for j, e := range fn.Errors {
 			if !cIdent.MatchString(e.Name) {
-				return nil, fmt.Errorf("%s: %s: bad error name %q", at(path, file, fmt.Sprintf("$.functions[%d].errors[%d].name", i, j)), fn.Name, e.Name)
+				return nil, fmt.Errorf("%s: %s: bad error name %q", yamlfile.At(path, file, fmt.Sprintf("$.functions[%d].errors[%d].name", i, j)), fn.Name, e.Name)
 			}
 		}
 		goNames[fn.GoName] = fn.Name
@@ -192,12 +144,12 @@ func LoadOverrides(dir string) ([]OverrideEntry, error) {
 func parseOverrides(path string, data []byte, seen map[string]string) ([]OverrideEntry, error) {
 	var out []OverrideEntry
 	var of OverrideFile
-	file, err := decodeStrict(path, data, &of)
+	file, err := yamlfile.Decode(path, data, &of)
 	if err != nil {
 		return nil, err
 	}
 	for i, o := range of.Overrides {
-		field := func(name string) string { return at(path, file, fmt.Sprintf("$.overrides[%d].%s", i, name)) }
+		field := func(name string) string { return yamlfile.At(path, file, fmt.Sprintf("$.overrides[%d].%s", i, name)) }
 		o.Pos = field("function")
 		switch {
 		case !cIdent.MatchString(o.Function):

@@ -1,12 +1,10 @@
 package layouttest
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -67,36 +65,6 @@ func Compile(dir string, tb *Table, root input.Root) (*CSide, error) {
 		return nil, fmt.Errorf("%s: %w", bin, err)
 	}
 	return Parse(string(out))
-}
-
-// Parse reads the C program's output.
-func Parse(out string) (*CSide, error) {
-	c := &CSide{Records: map[string][2]uintptr{}, Fields: map[string]map[string][2]uintptr{}, Consts: map[string]uint64{}}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		w := strings.Fields(sc.Text())
-		n := func(s string) uintptr { u, _ := strconv.ParseUint(s, 10, 64); return uintptr(u) }
-		// Record names contain a space ("struct ibv_qp"): fields are counted from the end.
-		switch {
-		case len(w) >= 4 && w[0] == "R":
-			c.Records[strings.Join(w[1:len(w)-2], " ")] = [2]uintptr{n(w[len(w)-2]), n(w[len(w)-1])}
-		case len(w) >= 5 && w[0] == "F":
-			r := strings.Join(w[1:len(w)-3], " ")
-			if c.Fields[r] == nil {
-				c.Fields[r] = map[string][2]uintptr{}
-			}
-			c.Fields[r][w[len(w)-3]] = [2]uintptr{n(w[len(w)-2]), n(w[len(w)-1])}
-		case len(w) == 3 && w[0] == "C":
-			u, err := strconv.ParseUint(w[2], 10, 64)
-			if err != nil {
-				return nil, err
-			}
-			c.Consts[w[1]] = u
-		default:
-			return nil, fmt.Errorf("unexpected line %q", sc.Text())
-		}
-	}
-	return c, sc.Err()
 }
 
 // Compare checks the Go side against the C side of version v. On the newest

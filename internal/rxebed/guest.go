@@ -42,7 +42,7 @@ func GuestMain() {
 	g := &guest{}
 	code, err := g.run()
 	if err != nil {
-		g.report("fail %d %s", code, strings.ReplaceAll(err.Error(), "\n", " | "))
+		g.report(control{Word: ctlFail, Code: code, Msg: err.Error()})
 		fmt.Fprintf(os.Stderr, "rxe guest: %v\n", err)
 	} else {
 		g.awaitDrained()
@@ -62,11 +62,12 @@ func (g *guest) phase(what string) {
 	}
 }
 
-func (g *guest) report(format string, args ...any) {
+// report writes one control line (control.go) to the host.
+func (g *guest) report(c control) {
 	if g.ctl == nil {
 		return
 	}
-	fmt.Fprintf(g.ctl, format+"\n", args...)
+	fmt.Fprintln(g.ctl, c)
 }
 
 func (g *guest) run() (int, error) {
@@ -96,7 +97,7 @@ func (g *guest) run() (int, error) {
 		return ExitGuestSetup, err
 	}
 	g.ctl = ctl
-	g.report("hello")
+	g.report(control{Word: ctlHello})
 	g.phase("init started")
 	if err := g.buildRoot(); err != nil {
 		return ExitGuestSetup, err
@@ -122,12 +123,12 @@ func (g *guest) run() (int, error) {
 		return ExitRxeNotUp, err
 	}
 	g.phase("rxe active")
-	g.report("ready %s", uptime())
+	g.report(control{Word: ctlReady, Uptime: uptime()})
 	rc, outN, errN, err := g.command(net)
 	if err != nil {
 		return ExitCommandFailed, err
 	}
-	g.report("exit %d %d %d", rc, outN, errN)
+	g.report(control{Word: ctlExit, Status: rc, Out: outN, Err: errN})
 	return rc, nil
 }
 

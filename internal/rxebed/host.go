@@ -242,6 +242,18 @@ func guestEnv(env []string) []string {
 	return out
 }
 
+// tscArg gives a TCG guest the host's TSC rate (see hostTSCkHz); KVM
+// guests calibrate their own.
+func tscArg(o *Options) string {
+	if o.KVM {
+		return ""
+	}
+	if khz := hostTSCkHz(); khz > 0 {
+		return " tsc_early_khz=" + strconv.FormatInt(khz, 10)
+	}
+	return ""
+}
+
 func (p *plan) qemuArgs(o *Options, runDir string) []string {
 	accel := "tcg,thread=multi"
 	if o.KVM {
@@ -256,7 +268,7 @@ func (p *plan) qemuArgs(o *Options, runDir string) []string {
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot",
 		"-kernel", p.vmlinux,
 		"-initrd", filepath.Join(runDir, "initramfs.cpio"),
-		"-append", kernelArgs + " " + os.Getenv("RXE_KERNEL_ARGS"),
+		"-append", kernelArgs + tscArg(o) + " " + os.Getenv("RXE_KERNEL_ARGS"),
 		"-serial", "file:" + filepath.Join(runDir, "console.log"),
 		"-device", "virtio-serial-pci",
 	}
@@ -361,27 +373,31 @@ func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, er
 	kill := func() { _ = cmd.Process.Kill() }
 	var qemuErr error
 
-	// handle takes one line of the guest's control port.
+	// handle takes one line of the guest's control port (control.go). A line the host cannot
+	// read fails the run (a fail line, which names the cause, takes precedence).
 	handle := func(ev string) {
-		word, rest, _ := strings.Cut(ev, " ")
-		switch word {
-		case "hello":
+		c, err := parseControl(ev)
+		if err != nil {
+			if guestErr == nil {
+				guestErr = bedErr(ExitNoStatus, nil, "guest: %v", err)
+			}
+			return
+		}
+		switch c.Word {
+		case ctlHello:
 			hello = true
 			bootTimer.Stop()
-		case "ready":
+		case ctlReady:
 			res.Ready = time.Since(start)
 			if o.Verbose {
-				fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), rest)
+				fmt.Fprintf(o.Log, "rxe: %s root, topology %s: rxe ready %.2f s after launch (guest uptime %s s)\n", o.Root, o.Topology, res.Ready.Seconds(), c.Uptime)
 			}
-		case "exit":
-			// "exit <status> <stdout bytes> <stderr bytes>": acknowledge once all arrived.
-			var wantOut, wantErr int64
-			fmt.Sscan(rest, &res.ExitCode, &wantOut, &wantErr)
-			go acknowledge(<-ctlConn, func() bool { return outN.Load() >= wantOut && errN.Load() >= wantErr })
-		case "fail":
-			codeStr, msg, _ := strings.Cut(rest, " ")
-			code, _ := strconv.Atoi(codeStr)
-			guestErr = bedErr(code, nil, "guest: %s", msg)
+		case ctlExit:
+			// Acknowledge once all the output the guest counted has arrived.
+			res.ExitCode = c.Status
+			go acknowledge(<-ctlConn, func() bool { return outN.Load() >= c.Out && errN.Load() >= c.Err })
+		case ctlFail:
+			guestErr = bedErr(c.Code, nil, "guest: %s", c.Msg)
 		}
 	}
 wait:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -120,7 +121,9 @@ func parseResources(kind string, data []byte) ([]Resource, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("not a JSON array of objects: %w", err)
 	}
-	if dec.More() {
+	// Anything but white space after the array is refused (dec.More alone misses a stray
+	// ']' or '}': a fuzzer find).
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the JSON array")
 	}
 	out := make([]Resource, 0, len(raw))
@@ -158,10 +161,12 @@ func jsonField(m map[string]json.RawMessage, name string, v any, required bool) 
 }
 
 // NoLeaks, called as the first line of an rxe test, fails the test at its end if the test
-// process still owns verbs objects (see Kinds) or runs goroutines that were not running
-// when NoLeaks was called. Its check runs after every cleanup registered later, so objects
-// closed in t.Cleanup do not count. The verbs objects are per process: do not combine it
-// with t.Parallel.
+// process owns verbs objects (see Kinds) it did not own when NoLeaks was called, or runs
+// goroutines that were not running then. Objects that exist before — a library's
+// process-wide cache such as librdmacm's device contexts, opened on its first use and kept
+// until exit — are not the test's: initialise such a library in TestMain. The check runs
+// after every cleanup registered later, so objects closed in t.Cleanup do not count. The
+// verbs objects are per process: do not combine it with t.Parallel.
 func NoLeaks(t testing.TB) {
 	t.Helper()
 	noLeaks(t, func() ([]Resource, error) { return Resources(os.Getpid()) }, goleak.IgnoreCurrent())
@@ -169,12 +174,39 @@ func NoLeaks(t testing.TB) {
 
 func noLeaks(t testing.TB, list func() ([]Resource, error), opts ...goleak.Option) {
 	t.Helper()
+	before, berr := list()
 	t.Cleanup(func() {
 		t.Helper()
-		if msg := leakReport(list, opts...); msg != "" {
+		if berr != nil {
+			t.Errorf("cannot list verbs objects at the start: %v", berr)
+			return
+		}
+		if msg := leakReport(func() ([]Resource, error) {
+			after, err := list()
+			return newSince(before, after), err
+		}, opts...); msg != "" {
 			t.Error(msg)
 		}
 	})
+}
+
+// newSince is after less every object already in before.
+func newSince(before, after []Resource) []Resource {
+	type key struct {
+		kind, dev string
+		id        int64
+	}
+	old := map[key]bool{}
+	for _, r := range before {
+		old[key{r.Kind, r.Dev, r.ID}] = true
+	}
+	var out []Resource
+	for _, r := range after {
+		if !old[key{r.Kind, r.Dev, r.ID}] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // leakReport describes what leaked, or returns "" when nothing did.

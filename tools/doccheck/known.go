@@ -5,7 +5,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/goccy/go-yaml"
+	"github.com/goverbs/goverbs/internal/yamlfile"
 )
 
 // Known is a recorded mismatch between a page and rxe's behaviour: doccheck reports it but
@@ -29,20 +29,28 @@ func LoadKnown(path string, probes *Probes) ([]Known, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseKnown(path, raw, probes)
+}
+
+// parseKnown checks the known-mismatch file read from path; every error starts with
+// "path:line: " (or "path: " where the entry has no position).
+func parseKnown(path string, raw []byte, probes *Probes) ([]Known, error) {
 	var known []Known
-	if err := yaml.UnmarshalWithOptions(raw, &known, yaml.DisallowUnknownField(), yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, true))
+	file, err := yamlfile.Decode(path, raw, &known)
+	if err != nil {
+		return nil, err
 	}
 	for i, k := range known {
+		where := yamlfile.At(path, file, fmt.Sprintf("$[%d]", i))
 		found := false
 		for _, p := range probes.Probes {
 			found = found || (p.Function == k.Function && p.Case == k.Case)
 		}
 		if !found {
-			return nil, fmt.Errorf("%s: entry %d names no probe %s/%s", path, i+1, k.Function, k.Case)
+			return nil, fmt.Errorf("%s: entry %d names no probe %s/%s", where, i+1, k.Function, k.Case)
 		}
 		if k.Note == "" || !slices.Contains(knownVerdicts, k.Verdict) {
-			return nil, fmt.Errorf("%s: entry %d (%s/%s) needs a note and a verdict (one of %q)", path, i+1, k.Function, k.Case, knownVerdicts)
+			return nil, fmt.Errorf("%s: entry %d (%s/%s) needs a note and a verdict (one of %q)", where, i+1, k.Function, k.Case, knownVerdicts)
 		}
 	}
 	return known, nil

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/goverbs/goverbs/gen/spec"
+	"github.com/goverbs/goverbs/internal/yamlfile"
 )
 
 // Probes is tools/doccheck/probes.yaml: the experiments doccheck runs, and the functions it
@@ -62,14 +61,26 @@ func LoadProbes(path string, set *spec.Set) (*Probes, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseProbes(path, raw, set)
+}
+
+// parseProbes checks the probe file read from path; every error starts with "path:line: "
+// (or "path: " where the entry has no position).
+func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 	var p Probes
-	if err := yaml.UnmarshalWithOptions(raw, &p, yaml.DisallowUnknownField(), yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, true))
+	file, err := yamlfile.Decode(path, raw, &p)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, pr := range p.Probes {
+		at := yamlfile.At(path, file, fmt.Sprintf("$.probes[%d]", i))
+		if pr == nil {
+			// "- " with nothing after it (a fuzzer find: it crashed doccheck).
+			return nil, fmt.Errorf("%s: probe %d is empty", at, i+1)
+		}
 		pr.id = i
-		where := fmt.Sprintf("%s: probe %d (%s/%s)", path, i+1, pr.Function, pr.Case)
+		where := fmt.Sprintf("%s: probe %d (%s/%s)", at, i+1, pr.Function, pr.Case)
 		f, ok := set.Lookup(pr.Function)
 		if !ok {
 			return nil, fmt.Errorf("%s: no function %s in spec/", where, pr.Function)
@@ -108,13 +119,14 @@ func LoadProbes(path string, set *spec.Set) (*Probes, error) {
 			return nil, fmt.Errorf("%s: expects a failure, but %s's convention %s has no error channel", where, pr.Function, f.Convention)
 		}
 	}
-	for _, u := range p.Untestable {
+	for i, u := range p.Untestable {
+		where := yamlfile.At(path, file, fmt.Sprintf("$.untestable[%d]", i))
 		if u.Reason == "" {
-			return nil, fmt.Errorf("%s: untestable %v needs a reason", path, u.Functions)
+			return nil, fmt.Errorf("%s: untestable %v needs a reason", where, u.Functions)
 		}
 		for _, fn := range u.Functions {
 			if _, ok := set.Lookup(fn); !ok {
-				return nil, fmt.Errorf("%s: untestable function %s is not in spec/", path, fn)
+				return nil, fmt.Errorf("%s: untestable function %s is not in spec/", where, fn)
 			}
 		}
 	}

@@ -47,3 +47,22 @@ func TestBadProbes(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 	}
 }
+
+// Errors name the line of the entry at fault.
+func TestProbeErrorPositions(t *testing.T) {
+	set := loadSpec(t)
+	_, err := parseProbes("probes.yaml", []byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: success\n  - function: ibv_no\n    case: x\n"), set)
+	require.EqualError(t, err, "probes.yaml:7: probe 2 (ibv_no/x): no function ibv_no in spec/")
+	_, err = parseProbes("probes.yaml", []byte("probes: []\nuntestable:\n  - functions: [ibv_create_cq]\n    reason: r\n  - functions: [ibv_no]\n    reason: r\n"), set)
+	require.EqualError(t, err, "probes.yaml:5: untestable function ibv_no is not in spec/")
+	_, err = parseProbes("probes.yaml", []byte("# c\r\nprobes:\n  - functio: x\n"), set)
+	require.ErrorContains(t, err, "probes.yaml:3:5: ")
+	_, err = parseKnown("known.yaml", []byte("# c\n- function: a\n  case: b\n"), &Probes{})
+	require.EqualError(t, err, "known.yaml:2: entry 1 names no probe a/b")
+}
+
+// An empty list entry is an error, not a crash.
+func TestEmptyProbe(t *testing.T) {
+	_, err := parseProbes("probes.yaml", []byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: success\n  -\n"), loadSpec(t))
+	require.EqualError(t, err, "probes.yaml:7: probe 2 is empty")
+}

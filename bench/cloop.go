@@ -1,0 +1,67 @@
+package bench
+
+// C twins of the Go poll loops: the same provider op, called from C, so
+// the comparison measures the cost of calling it from Go.
+
+/*
+#include <stdint.h>
+#include <time.h>
+
+#cgo noescape bench_poll_once
+#cgo nocallback bench_poll_once
+
+typedef int (*bench_poll_fn)(void *cq, int n, void *wc);
+
+// Polls an empty CQ n times; returns the nanoseconds taken.
+static int64_t bench_c_poll_empty(void *fn, void *cq, void *wc, int64_t n) {
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int64_t i = 0; i < n; i++)
+		((bench_poll_fn)fn)(cq, 1, wc);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+}
+
+// Drains total completions in batches of batch; returns the nanoseconds
+// taken, or -1 on a poll error.
+static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t total) {
+	struct timespec a, b;
+	int64_t got = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	while (got < total) {
+		int r = ((bench_poll_fn)fn)(cq, batch, wc);
+		if (r < 0)
+			return -1;
+		got += r;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+}
+static void bench_c_noop(void) {}
+
+static int bench_poll_once(void *fn, void *cq, int n, void *wc) {
+	return ((bench_poll_fn)fn)(cq, n, wc);
+}
+*/
+import "C"
+
+import "unsafe"
+
+// cPollEmpty polls an empty CQ n times from C and returns the nanoseconds.
+func cPollEmpty(fn, cq, wc unsafe.Pointer, n int64) int64 {
+	return int64(C.bench_c_poll_empty(fn, cq, wc, C.int64_t(n)))
+}
+
+// cDrain drains total completions in batches from C and returns the
+// nanoseconds, or -1 on a poll error.
+func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64) int64 {
+	return int64(C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total)))
+}
+
+// cNoop calls a C function that does nothing.
+func cNoop() { C.bench_c_noop() }
+
+// cPollOnce is one provider poll through a bare cgo call (no rdma layer).
+func cPollOnce(fn, cq unsafe.Pointer, n int, wc unsafe.Pointer) int {
+	return int(C.bench_poll_once(fn, cq, C.int(n), wc))
+}

@@ -1,0 +1,47 @@
+//go:build rxe
+
+package bench
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// TestHarness checks what the benchmarks stand on, so that make bench
+// cannot silently measure nothing: the peer process answers a ping-pong
+// with the payload size asked, and perftest in this guest reports finite
+// times (the guest knows its TSC rate).
+func TestHarness(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	p, remote, err := startPeer(nb.Dev)
+	require.NoError(t, err)
+	n, ep, err := newNode(na.Dev, env.GIDIndex)
+	defer n.close()
+	require.NoError(t, err)
+	require.NoError(t, p.send("%s", formatEP(ep)))
+	require.NoError(t, n.connect(env.GIDIndex, remote))
+	const size, iters = 1000, 20
+	require.NoError(t, p.send("pong %d %d", size, iters))
+	send, recv := n.sendWork(size), n.recvWork()
+	for range iters {
+		require.NoError(t, n.qp.PostSend(send))
+		require.NoError(t, n.awaitRecv(recv))
+	}
+	line, err := p.line()
+	require.NoError(t, err)
+	assert.Equal(t, "done", line)
+	assert.Equal(t, ibvRecvLen(n), uint32(size), "the peer answered with the size asked")
+	require.NoError(t, p.stop())
+
+	out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, "-s", "64", "-n", "50")
+	require.NoError(t, err)
+	v, err := perftestColumn(out, "t_avg[usec]")
+	require.NoError(t, err)
+	assert.Positive(t, v)
+}

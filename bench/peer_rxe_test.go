@@ -1,0 +1,270 @@
+//go:build rxe
+
+package bench
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/rdma"
+)
+
+// The latency benchmark's far end is another process, as ib_send_lat's
+// server is: this test binary re-executed with peerEnv set, driven over
+// its stdin/stdout:
+//
+//	peer -> "ep <qpn> <psn> <gid hex>"    its endpoint
+//	bench -> "ep <qpn> <psn> <gid hex>"   the benchmark's; the peer connects
+//	bench -> "pong <size> <n>"            answer n sends with sends of size
+//	peer -> "done"
+//	bench -> "quit"                        close everything and exit 0
+const peerEnv = "GOVERBS_BENCH_PEER_DEV"
+
+func TestMain(m *testing.M) {
+	if dev := os.Getenv(peerEnv); dev != "" {
+		if err := runPeer(dev, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench peer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+const (
+	maxMsg    = 4096
+	recvDepth = 64
+	inlineMax = 64 // what the QPs ask for; sends up to this size go inline
+)
+
+// node is one end of a latency pair.
+type node struct {
+	lastRecv uint32 // byte length of the last receive
+	dev      *rdma.Device
+	pd       *rdma.PD
+	buf      *rdma.Buffer
+	mr       *rdma.MR
+	cq       *rdma.CQ
+	qp       *rdma.QP
+	wcs      []ibv.WC
+}
+
+func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
+	n := &node{wcs: make([]ibv.WC, 16)}
+	var err error
+	if n.dev, err = rdma.Open(devName); err != nil {
+		return nil, rdma.Endpoint{}, err
+	}
+	if n.pd, err = n.dev.AllocPD(); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.buf, err = rdma.AllocBuffer(2 * maxMsg); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessLocalWrite); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.cq, err = n.dev.NewCQ(256, nil); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.qp, err = n.pd.NewQP(rdma.QPConfig{SendCQ: n.cq, RecvCQ: n.cq, MaxSend: 16, MaxRecv: recvDepth, MaxInline: inlineMax}); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	ep, err := n.qp.Endpoint(rdma.Path{GIDIndex: gidIndex}, 0)
+	return n, ep, err
+}
+
+func (n *node) close() {
+	for _, c := range []interface{ Close() error }{n.qp, n.cq, n.mr, n.pd} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if n.buf != nil {
+		n.buf.Free()
+	}
+	if n.dev != nil {
+		n.dev.Close()
+	}
+}
+
+func (n *node) connect(gidIndex int, remote rdma.Endpoint) error {
+	if err := n.qp.Connect(rdma.Path{GIDIndex: gidIndex}, 0, remote); err != nil {
+		return err
+	}
+	recv := n.recvWork()
+	for range recvDepth {
+		if err := n.qp.PostRecv(recv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *node) recvWork() rdma.RecvWork {
+	sg, _ := n.mr.SGE(maxMsg, maxMsg)
+	return rdma.RecvWork{ID: 1, SGEs: []ibv.SGE{sg}}
+}
+
+func (n *node) sendWork(size int) rdma.SendWork {
+	sg, _ := n.mr.SGE(0, size)
+	w := rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}
+	if size <= inlineMax {
+		w.Flags |= ibv.SendInline
+	}
+	return w
+}
+
+// awaitRecv busy-polls (inside C) until a receive completes, re-posting it;
+// send completions met on the way are counted off.
+func (n *node) awaitRecv(recv rdma.RecvWork) error {
+	for {
+		k, err := n.cq.PollSpin(n.wcs, 1<<30)
+		if err != nil {
+			return err
+		}
+		got := false
+		for _, wc := range n.wcs[:k] {
+			if wc.Status != ibv.WCSuccess {
+				return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+			}
+			if wc.Opcode == ibv.WCRecv {
+				got = true
+				n.lastRecv = wc.ByteLen
+			}
+		}
+		if got {
+			return n.qp.PostRecv(recv)
+		}
+	}
+}
+
+func formatEP(ep rdma.Endpoint) string {
+	return fmt.Sprintf("ep %d %d %s", ep.QPN, ep.PSN, hex.EncodeToString(ep.GID.Raw()[:]))
+}
+
+func parseEP(line string) (rdma.Endpoint, error) {
+	var ep rdma.Endpoint
+	var g string
+	if _, err := fmt.Sscanf(line, "ep %d %d %s", &ep.QPN, &ep.PSN, &g); err != nil {
+		return ep, fmt.Errorf("endpoint line %q: %w", line, err)
+	}
+	b, err := hex.DecodeString(g)
+	if err != nil || len(b) != 16 {
+		return ep, fmt.Errorf("endpoint line %q: bad GID", line)
+	}
+	copy(ep.GID.Raw()[:], b)
+	return ep, nil
+}
+
+func runPeer(devName string, in io.Reader, out io.Writer) error {
+	n, ep, err := newNode(devName, 1)
+	if n != nil {
+		defer n.close()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, formatEP(ep))
+	sc := bufio.NewScanner(in)
+	if !sc.Scan() {
+		return fmt.Errorf("no endpoint from the benchmark")
+	}
+	remote, err := parseEP(sc.Text())
+	if err != nil {
+		return err
+	}
+	if err := n.connect(1, remote); err != nil {
+		return err
+	}
+	recv := n.recvWork()
+	for sc.Scan() {
+		var size, iters int
+		switch line := sc.Text(); {
+		case line == "quit":
+			return nil
+		case strings.HasPrefix(line, "pong "):
+			if _, err := fmt.Sscanf(line, "pong %d %d", &size, &iters); err != nil {
+				return err
+			}
+			send := n.sendWork(size)
+			for range iters {
+				if err := n.awaitRecv(recv); err != nil {
+					return err
+				}
+				if err := n.qp.PostSend(send); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintln(out, "done")
+		default:
+			return fmt.Errorf("unknown command %q", line)
+		}
+	}
+	return sc.Err()
+}
+
+// peer is the benchmark's handle on a running peer process.
+type peer struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startPeer(dev string) (*peer, rdma.Endpoint, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), peerEnv+"="+dev)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, rdma.Endpoint{}, err
+	}
+	outp, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, rdma.Endpoint{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, rdma.Endpoint{}, err
+	}
+	p := &peer{cmd: cmd, in: in, out: bufio.NewScanner(outp)}
+	line, err := p.line()
+	if err != nil {
+		p.stop()
+		return nil, rdma.Endpoint{}, err
+	}
+	ep, err := parseEP(line)
+	if err != nil {
+		p.stop()
+	}
+	return p, ep, err
+}
+
+func (p *peer) line() (string, error) {
+	if !p.out.Scan() {
+		if err := p.out.Err(); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("bench peer exited early")
+	}
+	return p.out.Text(), nil
+}
+
+func (p *peer) send(format string, args ...any) error {
+	_, err := fmt.Fprintf(p.in, format+"\n", args...)
+	return err
+}
+
+func (p *peer) stop() error {
+	p.send("quit")
+	p.in.Close()
+	return p.cmd.Wait()
+}
+
+func ibvRecvLen(n *node) uint32 { return n.lastRecv }

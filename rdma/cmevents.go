@@ -1,0 +1,109 @@
+package rdma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/goverbs/goverbs/rdmacm"
+	"golang.org/x/sys/unix"
+)
+
+// cmChannel is an rdmacm event channel (struct rdma_event_channel) parked
+// on the netpoller.
+type cmChannel struct {
+	ch *rdmacm.EventChannel
+	w  *fdWaiter
+}
+
+func newCMChannel() (*cmChannel, error) {
+	ch, err := rdmacm.CreateEventChannel()
+	if err != nil {
+		return nil, err
+	}
+	w, err := newFDWaiter(ch.FD, "rdmacm event channel")
+	if err != nil {
+		ch.Destroy()
+		return nil, err
+	}
+	return &cmChannel{ch: ch, w: w}, nil
+}
+
+// cmEvent is a copy of an acknowledged rdmacm event.
+type cmEvent struct {
+	typ    rdmacm.CMEventType
+	status int32
+	id     *rdmacm.CMID
+}
+
+// next waits for the channel's next event (rdma_get_cm_event), copies and
+// acknowledges it (rdma_ack_cm_event).
+func (c *cmChannel) next(ctx context.Context) (cmEvent, error) {
+	var out cmEvent
+	err := c.w.wait(ctx, func() error {
+		var ev *rdmacm.CMEvent
+		if err := c.ch.GetCMEvent(&ev); err != nil {
+			if errors.Is(err, unix.EAGAIN) {
+				return errAgain
+			}
+			return err
+		}
+		out = cmEvent{typ: ev.Event, status: ev.Status, id: ev.ID}
+		return ev.Ack()
+	})
+	return out, err
+}
+
+// expect waits for an event of type want; any other event is an error
+// naming it, wrapping the errno that best says what happened.
+func (c *cmChannel) expect(ctx context.Context, op string, want rdmacm.CMEventType) (cmEvent, error) {
+	ev, err := c.next(ctx)
+	if err != nil {
+		return ev, opErr(op, err)
+	}
+	if ev.typ != want {
+		return ev, opErr(op, &CMEventError{Want: want, Got: ev.typ, Status: ev.status})
+	}
+	return ev, nil
+}
+
+func (c *cmChannel) close() {
+	c.w.close()
+	c.ch.Destroy()
+}
+
+// CMEventError is an rdmacm event other than the one an operation waited
+// for (a rejection, an unreachable peer, an address or route error, a
+// disconnect). It wraps the errno the event stands for: ECONNREFUSED for
+// RDMA_CM_EVENT_REJECTED, EHOSTUNREACH for an unreachable peer or an
+// address/route error, ECONNRESET for a disconnect, or the event's own
+// negative status.
+type CMEventError struct {
+	Want, Got rdmacm.CMEventType
+	Status    int32
+}
+
+func (e *CMEventError) Error() string {
+	return fmt.Sprintf("waiting for %s, got %s (status %d)", e.Want, e.Got, e.Status)
+}
+
+func (e *CMEventError) Unwrap() error {
+	switch e.Got {
+	case rdmacm.CMEventRejected:
+		return unix.ECONNREFUSED
+	case rdmacm.CMEventUnreachable, rdmacm.CMEventAddrError, rdmacm.CMEventRouteError:
+		if e.Status < 0 {
+			return syscall.Errno(-e.Status)
+		}
+		return unix.EHOSTUNREACH
+	case rdmacm.CMEventDisconnected:
+		return unix.ECONNRESET
+	case rdmacm.CMEventDeviceRemoval:
+		return unix.ENODEV
+	}
+	if e.Status < 0 {
+		return syscall.Errno(-e.Status)
+	}
+	return unix.EPROTO
+}

@@ -1,0 +1,231 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// TestSendRecvAwait: B waits for a receive completion on the netpoller
+// while A sends; the payload arrives intact and both completions succeed.
+func TestSendRecvAwait(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{})
+	msg := []byte("hello from the netpoller")
+	copy(a.buf.Bytes(), msg)
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 7, SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
+
+	got := make(chan ibv.WC, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		wcs := make([]ibv.WC, 4)
+		n, err := b.cq.Await(ctx, wcs)
+		if assert.NoError(t, err) && assert.Equal(t, 1, n) {
+			got <- wcs[0]
+		}
+		close(got)
+	}()
+	require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, len(msg))}}))
+	wc, ok := <-got
+	require.True(t, ok)
+	assert.Equal(t, ibv.WCSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+	assert.Equal(t, uint64(7), wc.WRID)
+	assert.Equal(t, uint32(len(msg)), wc.ByteLen)
+	assert.Equal(t, msg, b.buf.Bytes()[:len(msg)])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wcs := make([]ibv.WC, 4)
+	n, err := a.cq.Await(ctx, wcs)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, uint64(9), wcs[0].WRID)
+	assert.Equal(t, ibv.WCSuccess, wcs[0].Status)
+}
+
+func threads(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/status")
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatal("no Threads line")
+	return 0
+}
+
+// TestManyWaitersNoThreads: 64 goroutines each wait on their own CQ's
+// channel; while all are parked the process has no more OS threads than a
+// handful over its start (a blocking ibv_get_cq_event would hold 64).
+// Then every CQ gets one completion and every waiter wakes with it.
+func TestManyWaitersNoThreads(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	var err error
+
+	const n = 64
+	before := threads(t)
+	type waiter struct {
+		cc *CompChannel
+		cq *CQ
+		qp *QP
+	}
+	ws := make([]waiter, n)
+	for i := range ws {
+		w := &ws[i]
+		w.cc, err = dev.NewCompChannel()
+		require.NoError(t, err)
+		w.cq, err = dev.NewCQ(4, w.cc)
+		require.NoError(t, err)
+		// A loopback-free way to get one completion per CQ: a QP moved to
+		// ERR flushes its posted receive with IBV_WC_WR_FLUSH_ERR.
+		w.qp, err = pd.NewQP(QPConfig{SendCQ: w.cq, RecvCQ: w.cq, MaxSend: 1, MaxRecv: 1})
+		require.NoError(t, err)
+	}
+	defer func() {
+		for _, w := range ws {
+			require.NoError(t, w.qp.Close())
+			require.NoError(t, w.cq.Close())
+			require.NoError(t, w.cc.Close())
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	results := make(chan ibv.WCStatus, n)
+	for i := range ws {
+		wg.Add(1)
+		go func(w waiter) {
+			defer wg.Done()
+			wcs := make([]ibv.WC, 2)
+			k, err := w.cq.Await(ctx, wcs)
+			if assert.NoError(t, err) && assert.Equal(t, 1, k) {
+				results <- wcs[0].Status
+			}
+		}(ws[i])
+	}
+	time.Sleep(200 * time.Millisecond) // let them park
+	parked := threads(t)
+	assert.Less(t, parked-before, 16, "threads went from %d to %d with %d goroutines waiting", before, parked, n)
+
+	init := ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1, QPAccessFlags: uint32(access)}
+	buf, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, buf.Free()) }()
+	mr, err := pd.Register(buf.Bytes(), access)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, mr.Close()) }()
+	sg, err := mr.SGE(0, 64)
+	require.NoError(t, err)
+	for _, w := range ws {
+		require.NoError(t, w.qp.Modify(&init, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+		require.NoError(t, w.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{sg}}))
+		require.NoError(t, w.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	}
+	wg.Wait()
+	close(results)
+	count := 0
+	for s := range results {
+		assert.Equal(t, ibv.WCWRFlushErr, s)
+		count++
+	}
+	assert.Equal(t, n, count)
+}
+
+// TestWaitCancel: a cancelled context ends a Wait with ctx.Err(); the CQ
+// stays usable and a later Wait still sees the next completion.
+func TestWaitCancel(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.cq.Wait(ctx) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Wait did not return after its context was cancelled")
+	}
+	dl, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel2()
+	require.ErrorIs(t, b.cq.Wait(dl), context.DeadlineExceeded)
+
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
+	require.NoError(t, a.qp.PostSend(SendWork{ID: 2, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel3()
+	wcs := make([]ibv.WC, 2)
+	n, err := b.cq.Await(ctx3, wcs)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, ibv.WCSuccess, wcs[0].Status)
+}
+
+// TestSharedChannel: with two CQs on one channel, CQ.Wait refuses
+// (ErrSharedChannel) and CompChannel.Wait says which CQ the event is for.
+func TestSharedChannel(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	var err error
+	cc, err := dev.NewCompChannel()
+	require.NoError(t, err)
+	defer func() { require.NoError(t, cc.Close()) }()
+	cq1, err := dev.NewCQ(4, cc)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, cq1.Close()) }()
+	cq2, err := dev.NewCQ(4, cc)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, cq2.Close()) }()
+
+	err = cq1.Wait(context.Background())
+	require.ErrorIs(t, err, ErrSharedChannel)
+
+	qp, err := pd.NewQP(QPConfig{SendCQ: cq1, RecvCQ: cq2, MaxSend: 1, MaxRecv: 1})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, qp.Close()) }()
+	buf, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, buf.Free()) }()
+	mr, err := pd.Register(buf.Bytes(), access)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, mr.Close()) }()
+	sg, _ := mr.SGE(0, 8)
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{sg}}))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := cc.Wait(ctx)
+	require.NoError(t, err)
+	require.Same(t, cq2, got, "the flushed receive completes on the receive CQ")
+	wc, err := cq2.PollOne()
+	require.NoError(t, err)
+	assert.Equal(t, uint64(5), wc.WRID)
+	assert.Equal(t, ibv.WCWRFlushErr, wc.Status)
+	_, err = cq2.PollOne()
+	require.ErrorIs(t, err, ErrNoCompletion)
+	require.False(t, errors.Is(err, ErrClosed))
+}

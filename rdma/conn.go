@@ -1,0 +1,337 @@
+package rdma
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/rdmacm"
+	"golang.org/x/sys/unix"
+)
+
+// ConnConfig sizes a connection's resources. Zero values take defaults.
+type ConnConfig struct {
+	MaxSend, MaxRecv       int // queue depths (default 64)
+	MaxSendSGE, MaxRecvSGE int // default 1
+	MaxInline              int
+	CQSize                 int // one CQ for sends and receives (default MaxSend+MaxRecv)
+	// ResolveTimeout bounds address and route resolution (default 2 s).
+	ResolveTimeout time.Duration
+	// RetryCount and RNRRetryCount go into the connection parameters
+	// (default 7 each): how often the QP retries before failing its work
+	// requests when the peer stops answering.
+	RetryCount, RNRRetryCount uint8
+}
+
+func (c ConnConfig) withDefaults() ConnConfig {
+	if c.MaxSend == 0 {
+		c.MaxSend = 64
+	}
+	if c.MaxRecv == 0 {
+		c.MaxRecv = 64
+	}
+	if c.CQSize == 0 {
+		c.CQSize = c.MaxSend + c.MaxRecv
+	}
+	if c.ResolveTimeout == 0 {
+		c.ResolveTimeout = 2 * time.Second
+	}
+	if c.RetryCount == 0 {
+		c.RetryCount = 7
+	}
+	if c.RNRRetryCount == 0 {
+		c.RNRRetryCount = 7
+	}
+	return c
+}
+
+// Conn is a connected RC queue pair made through rdmacm, with its own
+// device handle, PD, completion channel and CQ (shared by sends and
+// receives), all closed by Close.
+type Conn struct {
+	ch  *cmChannel
+	id  *rdmacm.CMID
+	Dev *Device
+	PD  *PD
+	CC  *CompChannel
+	CQ  *CQ
+	QP  *QP
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func sockaddr(ap netip.AddrPort) (*rdmacm.Sockaddr, error) {
+	if !ap.Addr().Is4() {
+		return nil, invalid("rdma", "address %s: only IPv4 is supported", ap)
+	}
+	sa := &unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: ap.Addr().As4()}
+	p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+	p[0], p[1] = byte(ap.Port()>>8), byte(ap.Port())
+	return (*rdmacm.Sockaddr)(unsafe.Pointer(sa)), nil
+}
+
+// Dial connects to the rdmacm listener at addr ("192.0.2.2:7471") and
+// returns the connection once established (rdma_resolve_addr,
+// rdma_resolve_route, rdma_create_qp, rdma_connect, each step waited for
+// on the netpoller). laddr, if valid, is the local address to bind.
+// A refused connection wraps unix.ECONNREFUSED, an unreachable one
+// unix.EHOSTUNREACH (see CMEventError); ctx bounds the whole dial.
+func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Conn, error) {
+	const op = "rdma.Dial"
+	cfg = cfg.withDefaults()
+	dst, err := sockaddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	var src *rdmacm.Sockaddr
+	if laddr.IsValid() {
+		if src, err = sockaddr(laddr); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := newCMChannel()
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{ch: ch}
+	fail := func(err error) (*Conn, error) {
+		c.teardown()
+		return nil, err
+	}
+	// (cgo refuses &c.id: c holds Go pointers.)
+	var id *rdmacm.CMID
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+		return fail(err)
+	}
+	c.id = id
+	ms := int32(cfg.ResolveTimeout / time.Millisecond)
+	if err := c.id.ResolveAddr(src, dst, ms); err != nil {
+		return fail(err)
+	}
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventAddrResolved); err != nil {
+		return fail(err)
+	}
+	if err := c.id.ResolveRoute(ms); err != nil {
+		return fail(err)
+	}
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventRouteResolved); err != nil {
+		return fail(err)
+	}
+	if err := c.setup(cfg); err != nil {
+		return fail(err)
+	}
+	param := rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: cfg.RetryCount, RNRRetryCount: cfg.RNRRetryCount}
+	if err := c.id.Connect(&param); err != nil {
+		return fail(err)
+	}
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+		return fail(err)
+	}
+	c.QP.state.Store(int32(ibv.QpsRts))
+	return c, nil
+}
+
+// setup creates the connection's verbs resources on the id's device and its
+// QP (rdma_create_qp).
+func (c *Conn) setup(cfg ConnConfig) error {
+	dev, err := borrowDevice(c.id.Verbs)
+	if err != nil {
+		return err
+	}
+	c.Dev = dev
+	if c.PD, err = dev.AllocPD(); err != nil {
+		return err
+	}
+	if c.CC, err = dev.NewCompChannel(); err != nil {
+		return err
+	}
+	if c.CQ, err = dev.NewCQ(cfg.CQSize, c.CC); err != nil {
+		return err
+	}
+	qcfg := QPConfig{Type: ibv.QptRC, SendCQ: c.CQ, RecvCQ: c.CQ, MaxSend: cfg.MaxSend, MaxRecv: cfg.MaxRecv,
+		MaxSendSGE: cfg.MaxSendSGE, MaxRecvSGE: cfg.MaxRecvSGE, MaxInline: cfg.MaxInline}
+	_, err = c.PD.adoptQP(qcfg, func(init *ibv.QPInitAttr) (*ibv.QP, error) {
+		if err := c.id.CreateQP(c.PD.pd, init); err != nil {
+			return nil, err
+		}
+		return c.id.QP, nil
+	}, func() error {
+		c.id.DestroyQP()
+		return nil
+	}, &c.QP)
+	if err != nil {
+		c.QP = nil
+	}
+	return err
+}
+
+// Disconnect starts an orderly disconnect (rdma_disconnect): the QP moves
+// to the error state, outstanding work requests complete with
+// IBV_WC_WR_FLUSH_ERR, and the peer sees its connection end.
+func (c *Conn) Disconnect() error { return c.id.Disconnect() }
+
+// WaitDisconnect waits until the connection ends (the peer disconnected or
+// went away: RDMA_CM_EVENT_DISCONNECTED).
+func (c *Conn) WaitDisconnect(ctx context.Context) error {
+	for {
+		ev, err := c.ch.next(ctx)
+		if err != nil {
+			return opErr("rdma.Conn.WaitDisconnect", err)
+		}
+		if ev.typ == rdmacm.CMEventDisconnected || ev.typ == rdmacm.CMEventDeviceRemoval {
+			return nil
+		}
+	}
+}
+
+// Close disconnects (if still connected, waiting up to a second for the
+// disconnect to complete) and frees every resource of the connection: QP,
+// CQ, completion channel, PD, the rdmacm id and its event channel.
+// Idempotent.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		if c.id != nil && c.QP != nil && c.id.Disconnect() == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			c.WaitDisconnect(ctx)
+			cancel()
+		}
+		c.closeErr = c.teardown()
+	})
+	return c.closeErr
+}
+
+// teardown closes what exists, children first.
+func (c *Conn) teardown() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.QP != nil {
+		add(c.QP.Close())
+	}
+	if c.CQ != nil {
+		add(c.CQ.Close())
+	}
+	if c.CC != nil {
+		add(c.CC.Close())
+	}
+	if c.PD != nil {
+		add(c.PD.Close())
+	}
+	if c.Dev != nil {
+		add(c.Dev.Close())
+	}
+	if c.id != nil {
+		add(c.id.DestroyID())
+	}
+	if c.ch != nil {
+		c.ch.close()
+	}
+	return errors.Join(errs...)
+}
+
+// Listener accepts rdmacm connections (rdma_listen).
+type Listener struct {
+	ch  *cmChannel
+	id  *rdmacm.CMID
+	cfg ConnConfig
+	mu  sync.Mutex
+}
+
+// Listen binds addr (rdma_bind_addr) and listens on it (rdma_listen).
+func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
+	sa, err := sockaddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := newCMChannel()
+	if err != nil {
+		return nil, err
+	}
+	l := &Listener{ch: ch, cfg: cfg.withDefaults()}
+	var id *rdmacm.CMID
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+		ch.close()
+		return nil, err
+	}
+	l.id = id
+	if err := l.id.BindAddr(sa); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := l.id.Listen(16); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Port is the port the listener is bound to (useful after binding port 0).
+// (rdma_get_src_port returns it in network byte order.)
+func (l *Listener) Port() uint16 {
+	p := l.id.GetSrcPort()
+	b := (*[2]byte)(unsafe.Pointer(&p))
+	return uint16(b[0])<<8 | uint16(b[1])
+}
+
+// Accept waits for the next connection request, accepts it (rdma_accept)
+// and returns the connection once established. Each accepted connection
+// gets its own event channel (rdma_migrate_id), so it can be waited on
+// independently.
+func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
+	const op = "rdma.Listener.Accept"
+	ev, err := l.ch.expect(ctx, op, rdmacm.CMEventConnectRequest)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := newCMChannel()
+	if err != nil {
+		ev.id.Reject(nil, 0)
+		ev.id.DestroyID()
+		return nil, err
+	}
+	c := &Conn{ch: ch, id: ev.id}
+	fail := func(err error) (*Conn, error) {
+		c.teardown()
+		return nil, err
+	}
+	if err := c.id.MigrateID(ch.ch); err != nil {
+		c.id.Reject(nil, 0)
+		return fail(err)
+	}
+	if err := c.setup(l.cfg); err != nil {
+		c.id.Reject(nil, 0)
+		return fail(err)
+	}
+	param := rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: l.cfg.RetryCount, RNRRetryCount: l.cfg.RNRRetryCount}
+	if err := c.id.Accept(&param); err != nil {
+		return fail(err)
+	}
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+		return fail(err)
+	}
+	c.QP.state.Store(int32(ibv.QpsRts))
+	return c, nil
+}
+
+// Close stops listening (rdma_destroy_id) and frees the event channel;
+// goroutines in Accept return ErrClosed. Idempotent.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.id == nil {
+		return nil
+	}
+	l.ch.w.close()
+	err := l.id.DestroyID()
+	l.ch.ch.Destroy()
+	l.id = nil
+	return err
+}

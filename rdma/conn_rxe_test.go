@@ -1,0 +1,135 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// TestDialAccept: a listener on node B accepts in one goroutine while node
+// A dials, both through the netpoller; a message goes each way over the
+// connection's own QP and CQ; closing both leaves nothing behind.
+func TestDialAccept(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	laddr := netip.MustParseAddrPort(nb.IP + ":7471")
+	l, err := Listen(laddr, ConnConfig{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	assert.Equal(t, uint16(7471), l.Port())
+
+	accepted := make(chan *Conn, 1)
+	go func() {
+		c, err := l.Accept(ctx)
+		assert.NoError(t, err)
+		accepted <- c
+	}()
+	cli, err := Dial(ctx, netip.AddrPortFrom(netip.MustParseAddr(na.IP), 0), laddr, ConnConfig{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, cli.Close()) }()
+	srv := <-accepted
+	require.NotNil(t, srv)
+	defer func() { require.NoError(t, srv.Close()) }()
+	assert.Equal(t, ibv.QpsRts, cli.QP.State())
+
+	exchange := func(from, to *Conn, msg string) {
+		t.Helper()
+		fb, err := AllocBuffer(4096)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, fb.Free()) }()
+		tb, err := AllocBuffer(4096)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, tb.Free()) }()
+		fm, err := from.PD.Register(fb.Bytes(), access)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, fm.Close()) }()
+		tm, err := to.PD.Register(tb.Bytes(), access)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, tm.Close()) }()
+		rs, _ := tm.SGE(0, 4096)
+		require.NoError(t, to.QP.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{rs}}))
+		copy(fb.Bytes(), msg)
+		ss, _ := fm.SGE(0, len(msg))
+		require.NoError(t, from.QP.PostSend(SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{ss}}))
+		wcs := make([]ibv.WC, 2)
+		n, err := to.CQ.Await(ctx, wcs)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, ibv.WCSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
+		assert.Equal(t, msg, string(tb.Bytes()[:wcs[0].ByteLen]))
+		n, err = from.CQ.Await(ctx, wcs)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, ibv.WCSuccess, wcs[0].Status)
+	}
+	exchange(cli, srv, "ping over rdmacm")
+	exchange(srv, cli, "pong over rdmacm")
+
+	// The client disconnects; the server sees it.
+	require.NoError(t, cli.Disconnect())
+	require.NoError(t, srv.WaitDisconnect(ctx))
+}
+
+// TestDialRefusedAndCancelled: dialling a port nobody listens on is
+// ECONNREFUSED (or unreachable), an Accept ends with its context, and
+// Close of a listener ends a pending Accept with ErrClosed.
+func TestDialRefusedAndCancelled(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, netip.AddrPortFrom(netip.MustParseAddr(na.IP), 0), netip.MustParseAddrPort(nb.IP+":7999"), ConnConfig{})
+	require.Error(t, err)
+	var ev *CMEventError
+	require.ErrorAs(t, err, &ev)
+	assert.True(t, errorsIsAny(err, unix.ECONNREFUSED, unix.EHOSTUNREACH, unix.ETIMEDOUT), "%v", err)
+
+	_, err = Dial(ctx, netip.AddrPort{}, netip.MustParseAddrPort("[::1]:1"), ConnConfig{})
+	require.ErrorIs(t, err, unix.EINVAL)
+
+	l, err := Listen(netip.MustParseAddrPort(nb.IP+":7472"), ConnConfig{})
+	require.NoError(t, err)
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	_, err = l.Accept(short)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Accept(ctx)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, l.Close())
+	require.ErrorIs(t, <-done, ErrClosed)
+	require.NoError(t, l.Close())
+}
+
+func errorsIsAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if assert.ObjectsAreEqual(nil, t) {
+			continue
+		}
+		if ok := isErr(err, t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func isErr(err, target error) bool { return errors.Is(err, target) }

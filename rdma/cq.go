@@ -1,0 +1,213 @@
+package rdma
+
+import (
+	"context"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/cerr"
+)
+
+// CQ is a completion queue (struct ibv_cq).
+type CQ struct {
+	life
+	cq  *ibv.CQ
+	ex  *ibv.CQEx // for CQs from NewCQEx
+	dev *Device
+	ch  *CompChannel
+	// poll is the provider's poll_cq, read once: the hot path does not
+	// chase context->ops on every call.
+	poll unsafe.Pointer
+}
+
+// NewCQ creates a CQ of at least n entries (ibv_create_cq). With a channel
+// ch (may be nil) the CQ is armed at once (ibv_req_notify_cq), ready for
+// Wait/Await.
+func (d *Device) NewCQ(n int, ch *CompChannel) (*CQ, error) {
+	return d.newCQ("rdma.Device.NewCQ", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
+		raw, err := d.ctx.CreateCQ(int32(n), nil, rawch, 0)
+		return raw, nil, err
+	})
+}
+
+// newCQ checks the arguments, creates the CQ with create and wraps it.
+func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error)) (*CQ, error) {
+	if err := d.use(op); err != nil {
+		return nil, err
+	}
+	defer d.done()
+	var rawch *ibv.CompChannel
+	if ch != nil {
+		if ch.dev != d {
+			return nil, invalid(op, "completion channel belongs to device %s, not %s", ch.dev.name, d.name)
+		}
+		if err := ch.use(op); err != nil {
+			return nil, err
+		}
+		defer ch.done()
+		rawch = ch.ch
+	}
+	if n <= 0 || n > int(^uint32(0)>>1) {
+		return nil, invalid(op, "CQ size %d: must be positive and fit a C int", n)
+	}
+	raw, ex, err := create(rawch)
+	if err != nil {
+		return nil, err
+	}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: raw.Context.Ops.PollCQ}
+	cq.kind = "CQ"
+	if cq.poll == nil {
+		raw.Destroy()
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
+	}
+	if ch != nil {
+		if err := raw.ReqNotify(0); err != nil {
+			raw.Destroy()
+			return nil, err
+		}
+		ch.mu.Lock()
+		ch.cqs[raw] = cq
+		ch.mu.Unlock()
+		ch.adopt("CQ")
+	}
+	d.adopt("CQ")
+	return cq, nil
+}
+
+// Raw is the generated handle, valid until Close.
+func (cq *CQ) Raw() *ibv.CQ { return cq.cq }
+
+// Len is the CQ's actual number of entries (at least what was asked).
+func (cq *CQ) Len() int { return int(cq.cq.CQE) }
+
+// Poll moves up to len(wcs) completions into wcs with one call of the
+// provider's poll_cq (ibv_poll_cq) and returns how many; 0 means the CQ was
+// empty. It does not allocate.
+func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
+	if err := cq.use("rdma.CQ.Poll"); err != nil {
+		return 0, err
+	}
+	defer cq.done()
+	if len(wcs) == 0 {
+		return 0, nil
+	}
+	n := cPoll(cq.poll, unsafe.Pointer(cq.cq), len(wcs), unsafe.Pointer(&wcs[0]))
+	if n < 0 {
+		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+	}
+	return n, nil
+}
+
+// PollSpin is Poll that keeps polling inside C, up to spins times, until at
+// least one completion arrives: one cgo crossing for a whole busy-wait. It
+// returns 0 when spins polls found nothing.
+func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
+	if err := cq.use("rdma.CQ.PollSpin"); err != nil {
+		return 0, err
+	}
+	defer cq.done()
+	if len(wcs) == 0 {
+		return 0, nil
+	}
+	if spins < 1 {
+		spins = 1
+	}
+	n := cPollSpin(cq.poll, unsafe.Pointer(cq.cq), len(wcs), unsafe.Pointer(&wcs[0]), int64(spins))
+	if n < 0 {
+		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+	}
+	return n, nil
+}
+
+// PollOne returns the next completion, or ErrNoCompletion when there is
+// none (rpma_cq_get_wc's semantics).
+func (cq *CQ) PollOne() (ibv.WC, error) {
+	var wc [1]ibv.WC
+	n, err := cq.Poll(wc[:])
+	if err != nil {
+		return ibv.WC{}, err
+	}
+	if n == 0 {
+		return ibv.WC{}, opErr("rdma.CQ.PollOne", ErrNoCompletion)
+	}
+	return wc[0], nil
+}
+
+// Wait waits for the CQ's next completion event on its channel, acks it and
+// re-arms the CQ (rpma_cq_wait's semantics, parked on the netpoller). The
+// caller must drain the CQ with Poll before the next Wait: completions
+// that arrived before the re-arm raise no new event. Errors: ErrNoChannel
+// (created without a channel), ErrSharedChannel (the channel serves other
+// CQs too: use CompChannel.Wait), ctx.Err(), ErrClosed, or the failing C
+// function's error.
+func (cq *CQ) Wait(ctx context.Context) error {
+	const op = "rdma.CQ.Wait"
+	if cq == nil {
+		return nilErr(op)
+	}
+	if cq.ch == nil {
+		return opErr(op, ErrNoChannel)
+	}
+	if cq.isClosed() {
+		return opErr(op, ErrClosed)
+	}
+	if n := cq.ch.count("CQ"); n > 1 {
+		return opErr(op, ErrSharedChannel)
+	}
+	got, err := cq.ch.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	if got != cq {
+		// Another CQ joined the channel while we waited.
+		return opErr(op, ErrSharedChannel)
+	}
+	return nil
+}
+
+// Await returns the next completions: it polls, and while the CQ is empty
+// waits (Wait) and polls again. At least one completion is in wcs[:n] when
+// err is nil.
+func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
+	for {
+		n, err := cq.Poll(wcs)
+		if n > 0 || err != nil {
+			return n, err
+		}
+		if err := cq.Wait(ctx); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// rearm requests the next completion event (ibv_req_notify_cq), unless
+// the CQ is being closed.
+func (cq *CQ) rearm() error {
+	if err := cq.tryUse("rdma.CQ.Wait"); err != nil {
+		return err
+	}
+	defer cq.done()
+	return cq.cq.ReqNotify(0)
+}
+
+// Close destroys the CQ (ibv_destroy_cq) once no QP uses it (else a
+// *BusyError). Every completion event has been acknowledged by Wait, so the
+// destroy never waits on an unacknowledged event.
+func (cq *CQ) Close() error {
+	if cq == nil {
+		return nilErr("rdma.CQ.Close")
+	}
+	return cq.close(func() error {
+		if err := cq.cq.Destroy(); err != nil {
+			return err
+		}
+		if cq.ch != nil {
+			cq.ch.mu.Lock()
+			delete(cq.ch.cqs, cq.cq)
+			cq.ch.mu.Unlock()
+			cq.ch.disown("CQ")
+		}
+		cq.dev.disown("CQ")
+		return nil
+	})
+}

@@ -1,0 +1,203 @@
+package rdma
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+	"golang.org/x/sys/unix"
+)
+
+// DeviceInfo describes one RDMA device of the host, before it is opened.
+type DeviceInfo struct {
+	Name string
+	GUID uint64 // node GUID, in host byte order as libibverbs returns it
+}
+
+// Devices lists the RDMA devices (ibv_get_device_list).
+func Devices() ([]DeviceInfo, error) {
+	var n int32
+	list, err := ibv.GetDeviceList(&n)
+	if err != nil {
+		return nil, err
+	}
+	defer ibv.FreeDeviceList(list)
+	var out []DeviceInfo
+	for _, d := range unsafe.Slice(list, n) {
+		name, err := d.GetDeviceName()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DeviceInfo{Name: name, GUID: d.GetDeviceGUID()})
+	}
+	return out, nil
+}
+
+// Device is an open RDMA device (struct ibv_context). Close it after every
+// resource created on it.
+type Device struct {
+	life
+	ctx   *ibv.Context
+	name  string
+	async *fdWaiter
+	// borrowed: the context belongs to librdmacm (a Conn's id->verbs);
+	// Close releases this handle only.
+	borrowed bool
+}
+
+// borrowDevice wraps a context this package did not open.
+func borrowDevice(ctx *ibv.Context) (*Device, error) {
+	name, err := ctx.Device.GetDeviceName()
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{ctx: ctx, name: name, borrowed: true}
+	d.kind = "Device " + name
+	if d.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Open opens the RDMA device called name (ibv_open_device); an unknown name
+// is an error wrapping unix.ENODEV listing the devices there are.
+func Open(name string) (*Device, error) {
+	var n int32
+	list, err := ibv.GetDeviceList(&n)
+	if err != nil {
+		return nil, err
+	}
+	defer ibv.FreeDeviceList(list)
+	var names []string
+	for _, d := range unsafe.Slice(list, n) {
+		dn, err := d.GetDeviceName()
+		if err != nil {
+			return nil, err
+		}
+		if dn != name {
+			names = append(names, dn)
+			continue
+		}
+		ctx, err := d.Open()
+		if err != nil {
+			return nil, err
+		}
+		dev := &Device{ctx: ctx, name: name}
+		dev.kind = "Device " + name
+		if dev.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
+			ctx.CloseDevice()
+			return nil, err
+		}
+		return dev, nil
+	}
+	return nil, &OpError{Op: "rdma.Open", Err: &reasonError{
+		msg: fmt.Sprintf("no RDMA device %q (devices: %v)", name, names), errno: unix.ENODEV}}
+}
+
+// Name is the device's name.
+func (d *Device) Name() string { return d.name }
+
+// Raw is the generated handle, for what this package does not wrap. It is
+// valid until Close.
+func (d *Device) Raw() *ibv.Context { return d.ctx }
+
+// Query returns the device's attributes (ibv_query_device).
+func (d *Device) Query() (ibv.DeviceAttr, error) {
+	var a ibv.DeviceAttr
+	if err := d.use("rdma.Device.Query"); err != nil {
+		return a, err
+	}
+	defer d.done()
+	return a, d.ctx.QueryDevice(&a)
+}
+
+// QueryPort returns the attributes of port (ibv_query_port).
+func (d *Device) QueryPort(port uint8) (ibv.PortAttr, error) {
+	var a ibv.PortAttr
+	if err := d.use("rdma.Device.QueryPort"); err != nil {
+		return a, err
+	}
+	defer d.done()
+	return a, d.ctx.QueryPort(port, &a)
+}
+
+// GID returns entry index of port's GID table (ibv_query_gid).
+func (d *Device) GID(port uint8, index int) (ibv.GID, error) {
+	var g ibv.GID
+	if err := d.use("rdma.Device.GID"); err != nil {
+		return g, err
+	}
+	defer d.done()
+	return g, d.ctx.QueryGID(port, int32(index), &g)
+}
+
+// AsyncEvent is one asynchronous device event, already acknowledged.
+type AsyncEvent struct {
+	Type ibv.EventType
+	// QPNum is the QP number for QP events, CQ/SRQ/port events leave it 0.
+	QPNum uint32
+	// Port is the port number for port events.
+	Port uint32
+}
+
+func (e AsyncEvent) String() string { return ibv.EventTypeStr(e.Type) }
+
+// AsyncEvent waits for the device's next asynchronous event
+// (ibv_get_async_event on the non-blocking async fd, parked on the netpoller)
+// and acknowledges it (ibv_ack_async_event) before returning it.
+func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
+	var out AsyncEvent
+	if d == nil {
+		return out, nilErr("rdma.Device.AsyncEvent")
+	}
+	err := d.async.wait(ctx, func() error {
+		if err := d.tryUse("rdma.Device.AsyncEvent"); err != nil {
+			return err
+		}
+		defer d.done()
+		if ok, err := d.async.readable(d.ctx.AsyncFD); err != nil {
+			return opErr("rdma.Device.AsyncEvent: poll", err)
+		} else if !ok {
+			return errAgain
+		}
+		var ev ibv.AsyncEvent
+		if err := d.ctx.GetAsyncEvent(&ev); err != nil {
+			return err
+		}
+		out.Type = ev.EventType
+		switch ev.EventType {
+		case ibv.EventPortActive, ibv.EventPortErr, ibv.EventLIDChange, ibv.EventPkeyChange,
+			ibv.EventSmChange, ibv.EventClientReregister, ibv.EventGIDChange:
+			out.Port = uint32(*ev.Element.PortNum())
+		case ibv.EventCQErr:
+		case ibv.EventSRQErr, ibv.EventSRQLimitReached:
+		case ibv.EventDeviceFatal:
+		default:
+			if qp := *ev.Element.QP(); qp != nil {
+				out.QPNum = qp.QPNum
+			}
+		}
+		ev.Ack()
+		return nil
+	})
+	return out, err
+}
+
+// Close closes the device (ibv_close_device). Every PD, CQ and completion
+// channel created on it must be closed first (else a *BusyError).
+// Goroutines waiting in AsyncEvent return ErrClosed.
+func (d *Device) Close() error {
+	if d == nil {
+		return nilErr("rdma.Device.Close")
+	}
+	return d.close(func() error {
+		if err := d.async.close(); err != nil {
+			return opErr("rdma.Device.Close", err)
+		}
+		if d.borrowed {
+			return nil
+		}
+		return d.ctx.CloseDevice()
+	})
+}

@@ -1,0 +1,33 @@
+// Package rdma is the Go-native layer of goverbs: RDMA the way a Go program
+// expects it, on top of the generated bindings (packages ibv and rdmacm).
+//
+//   - Completions without threads: the completion channel, the rdmacm event
+//     channel and the device's async-event fd are non-blocking and parked on
+//     Go's netpoller, so any number of goroutines wait on completions
+//     (CQ.Wait, CQ.Await, CompChannel.Wait), connection events (Dial,
+//     Listener.Accept) and device events (Device.AsyncEvent) with a
+//     context.Context, holding no OS thread.
+//   - Memory that is safe by construction: registered memory is either a
+//     Buffer (mmap'd, outside the Go heap) or Go memory pinned with
+//     runtime.Pinner for the MR's whole life (PD.RegisterPinned); handing
+//     other memory to PD.Register is refused with ErrUnpinnedMemory.
+//   - Lifetimes: every resource has an idempotent Close; closing a parent with
+//     live children fails with an error wrapping unix.EBUSY that names them;
+//     any use after Close fails with ErrClosed, never crashes.
+//   - A zero-allocation data path: work requests and SGEs live in mmap'd
+//     memory owned by the QP, posting and polling cross into C once per
+//     batch (CQ.Poll, CQ.PollSpin, QP.PostSendPoll), and nothing allocates in
+//     steady state.
+//   - Checked state changes: QP.Modify checks the transition and the
+//     attribute mask against the QP state table before calling C, and names
+//     the missing or invalid attributes.
+//
+// The raw generated API stays reachable (Device.Raw, CQ.Raw, QP.Raw, ...) for
+// everything this layer does not wrap, such as the extended verbs
+// (ibv_wr_*, ibv_start_poll), which QP.Ex and CQ.Ex expose.
+//
+// Errors name the C function and wrap its errno: errors.Is(err, unix.EBUSY)
+// holds for a busy resource; the package's sentinels (ErrClosed,
+// ErrNoCompletion, ErrSharedChannel, ErrUnpinnedMemory, ErrBadState) are
+// matched with errors.Is too.
+package rdma

@@ -1,0 +1,132 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// TestExtendedVerbs: a QP made with SendOps posts through ibv_wr_* and an
+// extended CQ is read through ibv_start_poll, on rdma's resources; a plain
+// QP or CQ has no Ex.
+func TestExtendedVerbs(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	b := newSide(t, nb.Dev, QPConfig{})
+	a := newSide(t, na.Dev, QPConfig{})
+	_, err := a.qp.Ex()
+	require.ErrorIs(t, err, unix.EINVAL)
+	_, err = a.cq.Ex()
+	require.ErrorIs(t, err, unix.EINVAL)
+
+	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.WCExWithByteLen|ibv.WCExWithQPNum)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, cqx.Close()) }()
+	qpx, err := a.pd.NewQP(QPConfig{SendCQ: cqx, RecvCQ: cqx, SendOps: ibv.QPExWithSend | ibv.QPExWithRDMAWrite})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, qpx.Close()) }()
+
+	path := Path{GIDIndex: env.GIDIndex}
+	ea, err := qpx.Endpoint(path, 11)
+	require.NoError(t, err)
+	eb, err := b.qp.Endpoint(path, 22)
+	require.NoError(t, err)
+	require.NoError(t, qpx.Connect(path, 11, eb))
+	require.NoError(t, b.qp.Connect(path, 22, ea))
+
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
+	msg := "sent with ibv_wr_send"
+	copy(a.buf.Bytes(), msg)
+	x, err := qpx.Ex()
+	require.NoError(t, err)
+	require.NoError(t, x.Start())
+	x.WRID, x.WRFlags = 77, uint32(ibv.SendSignaled)
+	require.NoError(t, x.Send())
+	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), uint32(len(msg))))
+	require.NoError(t, x.Complete())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wcs := make([]ibv.WC, 2)
+	n, err := b.cq.Await(ctx, wcs)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, msg, string(b.buf.Bytes()[:wcs[0].ByteLen]))
+
+	// The sender's completion, through the extended poll interface.
+	cx, err := cqx.Ex()
+	require.NoError(t, err)
+	for {
+		err = cx.CallStartPoll(&ibv.PollCQAttr{})
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, unix.ENOENT, "ibv_start_poll: ENOENT means empty")
+		require.NoError(t, ctx.Err())
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, uint64(77), cx.WRID)
+	assert.Equal(t, ibv.WCSuccess, cx.Status)
+	op, err := cx.WCReadOpcode()
+	require.NoError(t, err)
+	assert.Equal(t, ibv.WCSend, op)
+	qpn, err := cx.WCReadQPNum()
+	require.NoError(t, err)
+	assert.Equal(t, qpx.Num(), qpn)
+	require.ErrorIs(t, cx.CallNextPoll(), unix.ENOENT)
+	require.NoError(t, cx.CallEndPoll())
+}
+
+// TestAsyncEvents: pulling node A's link down raises IBV_EVENT_PORT_ERR and
+// bringing it back IBV_EVENT_PORT_ACTIVE, both seen by Device.AsyncEvent on
+// the netpoller; a cancelled context ends the wait.
+func TestAsyncEvents(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, _ := env.Pair(t)
+	dev, err := Open(na.Dev)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, dev.Close()) }()
+
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = dev.AsyncEvent(short)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	ctx, cancel2 := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel2()
+	setLink(t, na.Netdev, "down")
+	ev, err := dev.AsyncEvent(ctx)
+	setLink(t, na.Netdev, "up")
+	require.NoError(t, err)
+	assert.Equal(t, ibv.EventPortErr, ev.Type, ev.String())
+	assert.Equal(t, uint32(1), ev.Port)
+	for {
+		ev, err = dev.AsyncEvent(ctx)
+		require.NoError(t, err)
+		if ev.Type == ibv.EventPortActive {
+			break
+		}
+	}
+	assert.Equal(t, uint32(1), ev.Port)
+	// Wait until the port is usable again for the tests after this one.
+	for {
+		pa, err := dev.QueryPort(1)
+		require.NoError(t, err)
+		if pa.State == ibv.PortActive {
+			break
+		}
+		require.NoError(t, ctx.Err())
+		time.Sleep(10 * time.Millisecond)
+	}
+}

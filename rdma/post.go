@@ -1,0 +1,180 @@
+package rdma
+
+import (
+	"C"
+	"fmt"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/cerr"
+)
+
+// SendWork is one send-queue work request.
+type SendWork struct {
+	ID    uint64
+	Op    ibv.WROpcode // ibv.WRSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
+	Flags ibv.SendFlags
+	SGEs  []ibv.SGE
+	// RemoteAddr and RKey address the peer's memory for RDMA writes, reads
+	// and atomics.
+	RemoteAddr uint64
+	RKey       uint32
+	Imm        uint32 // immediate data (network byte order, as C has it)
+}
+
+// RecvWork is one receive-queue work request.
+type RecvWork struct {
+	ID   uint64
+	SGEs []ibv.SGE
+}
+
+// PostError is a failed post: the first Posted work requests of the batch
+// were posted (they will complete), the rest were not. Err is the C
+// function's error (naming ibv_post_send or ibv_post_recv, wrapping the
+// errno) or this package's check.
+type PostError struct {
+	Posted int
+	Err    error
+}
+
+func (e *PostError) Error() string {
+	return fmt.Sprintf("%v (%d work requests of the batch posted before it)", e.Err, e.Posted)
+}
+
+func (e *PostError) Unwrap() error { return e.Err }
+
+// PostSend posts ws as one chain with a single call of the provider's
+// post_send (ibv_post_send): no allocation, one cgo crossing. The work
+// requests and SGEs are copied into the QP's own memory, so ws may be
+// reused at once. At most Caps().MaxSendWR work requests of at most
+// MaxSendSGE SGEs each.
+func (q *QP) PostSend(ws ...SendWork) error {
+	if err := q.use("rdma.QP.PostSend"); err != nil {
+		return err
+	}
+	defer q.done()
+	q.sendMu.Lock()
+	defer q.sendMu.Unlock()
+	if err := q.fillSend(ws); err != nil {
+		return err
+	}
+	var bad unsafe.Pointer
+	rc := cPostSend(q.postSend, unsafe.Pointer(q.qp), unsafe.Pointer(&q.swr[0]), &bad)
+	return q.postErr("ibv_post_send", rc, bad, unsafe.Pointer(&q.swr[0]), unsafe.Sizeof(ibv.SendWR{}))
+}
+
+// fillSend builds the chain of ws in the arena.
+func (q *QP) fillSend(ws []SendWork) error {
+	maxSGE := int(q.caps.MaxSendSGE)
+	if len(ws) == 0 || len(ws) > len(q.swr) {
+		return &PostError{Err: invalid("rdma.QP.PostSend", "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
+	}
+	for i := range ws {
+		w := &ws[i]
+		if len(w.SGEs) > maxSGE {
+			return &PostError{Err: invalid("rdma.QP.PostSend", "work request %d has %d SGEs, the QP takes %d", i, len(w.SGEs), maxSGE)}
+		}
+		wr := &q.swr[i]
+		*wr = ibv.SendWR{WRID: w.ID, Opcode: w.Op, SendFlags: uint32(w.Flags), NumSGE: int32(len(w.SGEs))}
+		if len(w.SGEs) > 0 {
+			sg := q.ssge[i*maxSGE : i*maxSGE+len(w.SGEs)]
+			copy(sg, w.SGEs)
+			wr.SgList = &sg[0]
+		}
+		switch w.Op {
+		case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRRDMARead:
+			r := wr.WR.RDMA()
+			r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
+		}
+		*wr.ImmData() = w.Imm
+		if i+1 < len(ws) {
+			wr.Next = &q.swr[i+1]
+		}
+	}
+	return nil
+}
+
+// PostRecv posts ws as one chain (ibv_post_recv), as PostSend does.
+func (q *QP) PostRecv(ws ...RecvWork) error {
+	if err := q.use("rdma.QP.PostRecv"); err != nil {
+		return err
+	}
+	defer q.done()
+	q.recvMu.Lock()
+	defer q.recvMu.Unlock()
+	maxSGE := int(q.caps.MaxRecvSGE)
+	if len(ws) == 0 || len(ws) > len(q.rwr) {
+		return &PostError{Err: invalid("rdma.QP.PostRecv", "%d work requests: a batch holds 1 to %d", len(ws), len(q.rwr))}
+	}
+	for i := range ws {
+		w := &ws[i]
+		if len(w.SGEs) > maxSGE {
+			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(w.SGEs), maxSGE)}
+		}
+		wr := &q.rwr[i]
+		*wr = ibv.RecvWR{WRID: w.ID, NumSGE: int32(len(w.SGEs))}
+		if len(w.SGEs) > 0 {
+			sg := q.rsge[i*maxSGE : i*maxSGE+len(w.SGEs)]
+			copy(sg, w.SGEs)
+			wr.SgList = &sg[0]
+		}
+		if i+1 < len(ws) {
+			wr.Next = &q.rwr[i+1]
+		}
+	}
+	var bad unsafe.Pointer
+	rc := cPostRecv(q.postRecv, unsafe.Pointer(q.qp), unsafe.Pointer(&q.rwr[0]), &bad)
+	return q.postErr("ibv_post_recv", rc, bad, unsafe.Pointer(&q.rwr[0]), unsafe.Sizeof(ibv.RecvWR{}))
+}
+
+// postErr turns a post's return into a *PostError counting the work
+// requests before bad, the first one not posted.
+func (q *QP) postErr(fn string, rc int, bad, first unsafe.Pointer, size uintptr) error {
+	if rc == 0 {
+		return nil
+	}
+	posted := 0
+	if bad != nil && uintptr(bad) >= uintptr(first) {
+		posted = int((uintptr(bad) - uintptr(first)) / size)
+	}
+	return &PostError{Posted: posted, Err: cerr.ZeroOrErrno(fn, int32(rc))}
+}
+
+// SendPoll posts w (one work request, which should be signaled) and then
+// polls the send CQ inside C, up to spins times, until a completion
+// arrives: post and busy-poll fused into one cgo crossing, for latency. It
+// returns the number of completions in wcs (0 when spins ran out; poll
+// again later).
+func (q *QP) SendPoll(w SendWork, wcs []ibv.WC, spins int) (int, error) {
+	if err := q.use("rdma.QP.SendPoll"); err != nil {
+		return 0, err
+	}
+	defer q.done()
+	if len(wcs) == 0 {
+		return 0, &PostError{Err: invalid("rdma.QP.SendPoll", "no room for completions")}
+	}
+	if err := q.scq.use("rdma.QP.SendPoll"); err != nil {
+		return 0, err
+	}
+	defer q.scq.done()
+	if spins < 1 {
+		spins = 1
+	}
+	q.sendMu.Lock()
+	defer q.sendMu.Unlock()
+	ws := [1]SendWork{w}
+	if err := q.fillSend(ws[:]); err != nil {
+		return 0, err
+	}
+	var bad unsafe.Pointer
+	var postRC C.int
+	n := cPostSendPoll(q.postSend, unsafe.Pointer(q.qp), unsafe.Pointer(&q.swr[0]), &bad, &postRC,
+		q.scq.poll, unsafe.Pointer(q.scq.cq), len(wcs), unsafe.Pointer(&wcs[0]), int64(spins))
+	if postRC != 0 {
+		return 0, q.postErr("ibv_post_send", int(postRC), bad, unsafe.Pointer(&q.swr[0]), unsafe.Sizeof(ibv.SendWR{}))
+	}
+	if n < 0 {
+		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+	}
+	return n, nil
+}

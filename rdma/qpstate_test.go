@@ -1,0 +1,134 @@
+package rdma
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+)
+
+// The required attributes are the tables of ibv_modify_qp(3); each case
+// below is one row, with one attribute dropped or one added.
+func TestCheckTransition(t *testing.T) {
+	rcRTR := st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN | ibv.QPMaxDestRdAtomic | rnrT
+	rcRTS := st | ibv.QPSqPSN | ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | ibv.QPMaxQPRdAtomic
+	cases := []struct {
+		name    string
+		typ     ibv.QPType
+		from    ibv.QPState
+		to      ibv.QPState
+		mask    ibv.QPAttrMask
+		ok      bool
+		noSuch  bool
+		missing []string
+		invalid []string
+	}{
+		{"RC reset->init", ibv.QptRC, ibv.QpsReset, ibv.QpsInit, st | pkey | port | acc, true, false, nil, nil},
+		{"RC reset->init without access", ibv.QptRC, ibv.QpsReset, ibv.QpsInit, st | pkey | port, false, false, []string{"IBV_QP_ACCESS_FLAGS"}, nil},
+		{"UD reset->init needs qkey, not access", ibv.QptUD, ibv.QpsReset, ibv.QpsInit, st | pkey | port | acc, false, false, []string{"IBV_QP_QKEY"}, []string{"IBV_QP_ACCESS_FLAGS"}},
+		{"RC init->rtr", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR, true, false, nil, nil},
+		{"RC init->rtr without dest qpn", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR &^ ibv.QPDestQPN, false, false, []string{"IBV_QP_DEST_QPN"}, nil},
+		{"RC init->rtr with sq psn", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR | ibv.QPSqPSN, false, false, nil, []string{"IBV_QP_SQ_PSN"}},
+		{"UC init->rtr needs no rd atomic", ibv.QptUC, ibv.QpsInit, ibv.QpsRtr, st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN, true, false, nil, nil},
+		{"UD init->rtr", ibv.QptUD, ibv.QpsInit, ibv.QpsRtr, st, true, false, nil, nil},
+		{"RC rtr->rts", ibv.QptRC, ibv.QpsRtr, ibv.QpsRts, rcRTS, true, false, nil, nil},
+		{"RC rtr->rts without timeout and retry", ibv.QptRC, ibv.QpsRtr, ibv.QpsRts, rcRTS &^ (ibv.QPTimeout | ibv.QPRetryCnt), false, false, []string{"IBV_QP_TIMEOUT", "IBV_QP_RETRY_CNT"}, nil},
+		{"UD rtr->rts", ibv.QptUD, ibv.QpsRtr, ibv.QpsRts, st | ibv.QPSqPSN, true, false, nil, nil},
+		{"RC reset->rtr skips init", ibv.QptRC, ibv.QpsReset, ibv.QpsRtr, rcRTR, false, true, nil, nil},
+		{"RC rts->init goes back", ibv.QptRC, ibv.QpsRts, ibv.QpsInit, st | pkey | port | acc, false, true, nil, nil},
+		{"any -> err", ibv.QptRC, ibv.QpsRtr, ibv.QpsErr, st, true, false, nil, nil},
+		{"any -> reset", ibv.QptUD, ibv.QpsRts, ibv.QpsReset, st, true, false, nil, nil},
+		{"-> err with other attributes", ibv.QptRC, ibv.QpsRts, ibv.QpsErr, st | ibv.QPTimeout, false, false, nil, []string{"IBV_QP_TIMEOUT"}},
+		{"rts attributes without a state change", ibv.QptRC, ibv.QpsRts, ibv.QpsRts, rnrT | acc, true, false, nil, nil},
+		{"raw packet is not checked", ibv.QptRawPacket, ibv.QpsReset, ibv.QpsRts, st, true, false, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkTransition(c.typ, c.from, &ibv.QPAttr{QPState: c.to}, c.mask)
+			if c.ok {
+				assert.Nil(t, err)
+				return
+			}
+			require.NotNil(t, err)
+			assert.Equal(t, c.noSuch, err.NoSuch)
+			assert.Equal(t, c.missing, err.Missing)
+			assert.Equal(t, c.invalid, err.Invalid)
+			var e error = err
+			assert.ErrorIs(t, e, ErrBadState)
+			assert.ErrorIs(t, e, unix.EINVAL)
+			assert.Contains(t, e.Error(), "ibv_modify_qp not called")
+			assert.Contains(t, e.Error(), c.from.String()+" -> "+c.to.String())
+		})
+	}
+}
+
+func TestBusyError(t *testing.T) {
+	var l life
+	l.kind = "PD"
+	l.adopt("MR")
+	l.adopt("MR")
+	l.adopt("QP")
+	destroyed := 0
+	err := l.close(func() error { destroyed++; return nil })
+	require.ErrorIs(t, err, unix.EBUSY)
+	var busy *BusyError
+	require.True(t, errors.As(err, &busy))
+	assert.Equal(t, "rdma: cannot close PD: still used by 2 MR, 1 QP; close them first", err.Error())
+	assert.Zero(t, destroyed, "nothing is destroyed while children live")
+	require.NoError(t, l.use("op"))
+	l.done()
+
+	l.disown("MR")
+	l.disown("MR")
+	l.disown("QP")
+	require.NoError(t, l.close(func() error { destroyed++; return nil }))
+	require.NoError(t, l.close(func() error { destroyed++; return nil }), "second Close is a no-op")
+	assert.Equal(t, 1, destroyed)
+	err = l.use("rdma.PD.Register")
+	require.ErrorIs(t, err, ErrClosed)
+	assert.Equal(t, "rdma.PD.Register: rdma: resource is closed", err.Error())
+}
+
+func TestCloseFailureLeavesOpen(t *testing.T) {
+	var l life
+	fail := errors.New("ibv_dealloc_pd: device busy")
+	require.ErrorIs(t, l.close(func() error { return fail }), fail)
+	require.NoError(t, l.use("op"), "a failed destroy leaves the resource usable")
+	l.done()
+	require.NoError(t, l.close(func() error { return nil }))
+}
+
+func TestBufferRegistry(t *testing.T) {
+	a, err := AllocBuffer(10000)
+	require.NoError(t, err)
+	b, err := AllocBuffer(1)
+	require.NoError(t, err)
+	assert.Equal(t, 10000, a.Len())
+	as := a.Bytes()
+	assert.Same(t, a, buffers.holding(a.start(), a.Len()))
+	assert.Same(t, a, buffers.holding(a.start()+100, 50))
+	assert.Nil(t, buffers.holding(a.start()+9990, 11), "runs past the end")
+	assert.Same(t, b, buffers.holding(b.start(), 1))
+	heap := make([]byte, 64)
+	assert.Nil(t, buffers.holding(uintptr(unsafePointer(heap)), len(heap)))
+	require.NoError(t, a.Free())
+	require.NoError(t, a.Free(), "second Free is a no-op")
+	assert.Nil(t, buffers.holding(uintptr(unsafePointer(as)), 1), "a freed buffer is gone")
+	require.NoError(t, b.Free())
+
+	_, err = AllocBuffer(0)
+	require.ErrorIs(t, err, unix.EINVAL)
+}
+
+func TestBufferBusyWhileRegistered(t *testing.T) {
+	b, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	b.adopt("MR") // what PD.Register does
+	require.ErrorIs(t, b.Free(), unix.EBUSY)
+	b.disown("MR")
+	require.NoError(t, b.Free())
+}

@@ -1,0 +1,62 @@
+// Command benchreport turns the output of `go test -bench` on ./bench (see
+// make bench) into the comparison table of goverbs against C and perftest,
+// with the issue's targets, and a plot of send latency by message size.
+//
+//	benchreport -in bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg [-readme README.md]
+//
+// With -readme it also replaces the README's text between the lines
+// "<!-- bench:begin -->" and "<!-- bench:end -->" with the table.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	in := flag.String("in", "", "go test -bench output (required)")
+	md := flag.String("md", "", "write the markdown report here")
+	svg := flag.String("svg", "", "write the latency plot here")
+	readme := flag.String("readme", "", "update the bench section of this README")
+	flag.Parse()
+	if *in == "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: benchreport -in FILE [-md FILE] [-svg FILE] [-readme FILE]")
+		os.Exit(2)
+	}
+	if err := run(*in, *md, *svg, *readme); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, md, svg, readme string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res, err := parse(f, in)
+	if err != nil {
+		return err
+	}
+	table, err := report(res)
+	if err != nil {
+		return err
+	}
+	fmt.Print(table)
+	if md != "" {
+		if err := os.WriteFile(md, []byte(table), 0o644); err != nil {
+			return err
+		}
+	}
+	if svg != "" {
+		if err := plotLatency(res, svg); err != nil {
+			return err
+		}
+	}
+	if readme != "" {
+		return updateReadme(readme, table)
+	}
+	return nil
+}

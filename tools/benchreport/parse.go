@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// key names one measurement: the benchmark (without "Benchmark"), its
+// sub-name settings (impl, size, batch) and the unit.
+type key struct {
+	bench, impl, param, unit string
+}
+
+// results are the mean of every measurement by key, and the environment
+// lines (goos, cpu, ...).
+type results struct {
+	mean   map[key]float64
+	config map[string]string
+}
+
+func parse(r io.Reader, name string) (*results, error) {
+	sum := map[key]float64{}
+	n := map[key]int{}
+	out := &results{mean: map[key]float64{}, config: map[string]string{}}
+	br := benchfmt.NewReader(r, name)
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		case *benchfmt.Result:
+			for _, c := range rec.Config {
+				out.config[c.Key] = string(c.Value)
+			}
+			base, parts := rec.Name.Parts()
+			k := key{bench: strings.TrimPrefix(string(base), "Benchmark")}
+			for _, p := range parts {
+				kv := strings.TrimPrefix(string(p), "/")
+				switch {
+				case strings.HasPrefix(kv, "impl="):
+					k.impl = strings.TrimPrefix(kv, "impl=")
+				case strings.Contains(kv, "="):
+					k.param = kv
+				}
+			}
+			for _, v := range rec.Values {
+				kk := k
+				kk.unit = v.Unit
+				if v.Unit == "sec/op" { // benchfmt's normal form of ns/op
+					kk.unit, v.Value = "ns/op", v.Value*1e9
+				}
+				sum[kk] += v.Value
+				n[kk]++
+			}
+		}
+	}
+	if err := br.Err(); err != nil {
+		return nil, err
+	}
+	if len(sum) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark results", name)
+	}
+	for k, s := range sum {
+		out.mean[k] = s / float64(n[k])
+	}
+	return out, nil
+}
+
+func (r *results) get(bench, impl, param, unit string) (float64, bool) {
+	v, ok := r.mean[key{bench, impl, param, unit}]
+	return v, ok
+}

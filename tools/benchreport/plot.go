@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// plotLatency draws send latency (t_avg) by message size, goverbs and
+// ib_send_lat.
+func plotLatency(r *results, path string) error {
+	sizes := sizesOf(r, "SendLat", "t_avg_us")
+	if len(sizes) == 0 {
+		return fmt.Errorf("no SendLat results to plot")
+	}
+	p := plot.New()
+	p.Title.Text = "RC send latency on rxe (qemu TCG guest)"
+	p.X.Label.Text = "message size (bytes, log2)"
+	p.Y.Label.Text = "t_avg (µs, half round trip)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{}
+	var lines []any
+	for _, impl := range []struct{ name, label string }{{"go", "goverbs (rdma)"}, {"perftest", "ib_send_lat"}} {
+		var pts plotter.XYs
+		for _, s := range sizes {
+			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_avg_us"); ok {
+				pts = append(pts, plotter.XY{X: float64(s), Y: v})
+			}
+		}
+		lines = append(lines, impl.label, pts)
+	}
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return err
+	}
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}

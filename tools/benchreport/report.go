@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A comparison of one Go figure with its C or perftest twin against the
+// issue's target.
+type row struct {
+	what       string
+	unit       string
+	goV, refV  float64
+	ref        string
+	ratio      float64
+	target     string
+	met        bool
+	allocs     float64
+	haveAllocs bool
+}
+
+func sizesOf(r *results, bench, unit string) []int {
+	var out []int
+	for k := range r.mean {
+		if k.bench == bench && k.unit == unit && k.impl == "go" {
+			if v, ok := strings.CutPrefix(k.param, "size="); ok {
+				n, _ := strconv.Atoi(v)
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func report(r *results) (string, error) {
+	var rows []row
+	add := func(what, bench, param, unit, refImpl, refName string, lowerBetter bool, limit float64) {
+		g, ok1 := r.get(bench, "go", param, unit)
+		c, ok2 := r.get(bench, refImpl, param, unit)
+		if !ok1 || !ok2 || c == 0 {
+			return
+		}
+		x := row{what: what, unit: unit, goV: g, refV: c, ref: refName, ratio: g / c}
+		if lowerBetter {
+			x.target, x.met = fmt.Sprintf("≤ %.2f×", limit), x.ratio <= limit
+		} else {
+			x.target, x.met = fmt.Sprintf("≥ %.2f×", limit), x.ratio >= limit
+		}
+		x.allocs, x.haveAllocs = r.get(bench, "go", param, "allocs/op")
+		rows = append(rows, x)
+	}
+	for _, s := range sizesOf(r, "SendLat", "t_avg_us") {
+		p := "size=" + strconv.Itoa(s)
+		add("RC send latency, "+strconv.Itoa(s)+" B", "SendLat", p, "t_avg_us", "perftest", "ib_send_lat", true, 1.02)
+	}
+	add("RDMA write rate, 64 B", "WriteRate", "", "Mpps", "perftest", "ib_write_bw", false, 0.98)
+	for _, b := range []string{"batch=16", "batch=64"} {
+		add("drain a full CQ, "+strings.ReplaceAll(b, "=", " ")+", per completion", "Drain", b, "ns/op", "c", "C loop", true, 1.10)
+	}
+	if len(rows) == 0 {
+		return "", fmt.Errorf("no Go/reference pairs in the results")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| measurement | goverbs | reference | ratio | target | met | allocs/op |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
+	for _, x := range rows {
+		allocs := "—"
+		if x.haveAllocs {
+			allocs = strconv.FormatFloat(x.allocs, 'f', -1, 64)
+		}
+		met := "no"
+		if x.met {
+			met = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s: %s | %.3f | %s | %s | %s |\n", x.what, num(x.goV), x.unit, x.ref, num(x.refV), x.ratio, x.target, met, allocs)
+	}
+	fmt.Fprintln(&b)
+	var extra []string
+	if g, ok := r.get("PollEmpty", "go", "", "ns/op"); ok {
+		c, _ := r.get("PollEmpty", "c", "", "ns/op")
+		cg, _ := r.get("PollEmpty", "cgo", "", "ns/op")
+		extra = append(extra, fmt.Sprintf("an empty-CQ poll costs %s ns through rdma.CQ.Poll, %s ns through a bare cgo call, %s ns from C", num(g), num(cg), num(c)))
+	}
+	if n, ok := r.get("CgoNoop", "", "", "ns/op"); ok {
+		extra = append(extra, fmt.Sprintf("a cgo call of an empty C function costs %s ns", num(n)))
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&b, "In the same run: %s.\n\n", strings.Join(extra, "; "))
+	}
+	fmt.Fprintf(&b, "Guest CPU: %s; measured by `make bench` (sid root, rdma-core 65, qemu TCG).\n", orDash(r.config["cpu"]))
+	return b.String(), nil
+}
+
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+const beginMark, endMark = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+func updateReadme(path, table string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, beginMark), strings.Index(s, endMark)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s ... %s section", path, beginMark, endMark)
+	}
+	s = s[:i+len(beginMark)] + "\n" + table + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}

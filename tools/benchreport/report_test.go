@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func load(t *testing.T) *results {
+	f, err := os.Open("testdata/bench.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := parse(f, "bench.txt")
+	require.NoError(t, err)
+	return r
+}
+
+func TestParse(t *testing.T) {
+	r := load(t)
+	v, ok := r.get("SendLat", "perftest", "size=2", "t_avg_us")
+	require.True(t, ok)
+	assert.Equal(t, 98.0, v)
+	v, ok = r.get("Drain", "c", "batch=64", "ns/op")
+	require.True(t, ok, "ns/op comes back from benchfmt's sec/op")
+	assert.InDelta(t, 80.48, v, 1e-9)
+	assert.Equal(t, "QEMU TCG CPU version 2.5+", r.config["cpu"])
+}
+
+func TestReport(t *testing.T) {
+	table, err := report(load(t))
+	require.NoError(t, err)
+	// 100/98 is over the 1.02 target; 150/149 under it; a rate of 0.966 of
+	// perftest's is under 0.98; the drains are far over 1.10.
+	assert.Contains(t, table, "| RC send latency, 2 B | 100 t_avg_us | ib_send_lat: 98.00 | 1.020 | ≤ 1.02× | no | 0 |")
+	assert.Contains(t, table, "| RC send latency, 4096 B | 150 t_avg_us | ib_send_lat: 149 | 1.007 | ≤ 1.02× | yes | 0 |")
+	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.00483 Mpps | ib_write_bw: 0.005 | 0.966 | ≥ 0.98× | no | 0 |")
+	assert.Contains(t, table, "| drain a full CQ, batch 64, per completion | 249 ns/op | C loop: 80.48 | 3.090 | ≤ 1.10× | no | 0 |")
+	assert.Contains(t, table, "3486 ns through rdma.CQ.Poll, 1594 ns through a bare cgo call, 140 ns from C")
+}
+
+func TestReportNeedsPairs(t *testing.T) {
+	_, err := parse(strings.NewReader("goos: linux\n"), "empty")
+	require.ErrorContains(t, err, "no benchmark results")
+	r, err := parse(strings.NewReader("BenchmarkSendLat/impl=go/size=2-2 10 5 ns/op 1 t_avg_us\n"), "half")
+	require.NoError(t, err)
+	_, err = report(r)
+	require.ErrorContains(t, err, "no Go/reference pairs")
+}
+
+func TestRunWritesFiles(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	require.NoError(t, os.WriteFile(readme, []byte("a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"), 0o644))
+	md, svg := filepath.Join(dir, "b.md"), filepath.Join(dir, "b.svg")
+	require.NoError(t, run("testdata/bench.txt", md, svg, readme))
+	got, err := os.ReadFile(readme)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(got), "a\n<!-- bench:begin -->\n| measurement |"))
+	assert.True(t, strings.HasSuffix(string(got), "<!-- bench:end -->\nb\n"))
+	assert.NotContains(t, string(got), "old")
+	s, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(s), "<svg")
+	require.Error(t, updateReadme(md, "x"), "a file without the markers is an error")
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/gen/spec"
+)
+
+// fuzzSpec is the committed spec, loaded once for all fuzz inputs.
+var fuzzSpec = sync.OnceValues(func() (*spec.Set, error) { return spec.Load("../../spec") })
+
+// probeExcerpt is the head of the real probes.yaml (its comment and first n probes) and
+// its first untestable entries: the whole file (90 KB) would slow every execution.
+func probeExcerpt(t testing.TB, n int) []byte {
+	data, err := os.ReadFile("probes.yaml")
+	require.NoError(t, err)
+	s := string(data)
+	i := strings.Index(s, "\nuntestable:\n")
+	require.Positive(t, i)
+	head := strings.SplitAfterN(s[:i+1], "\n  - function: ", n+2)
+	tail := strings.SplitAfterN(s[i+1:], "\n  - functions: ", 4)
+	return []byte(strings.TrimSuffix(strings.Join(head[:n+1], ""), "\n  - function: ") + "\n" +
+		strings.TrimSuffix(strings.Join(tail[:3], ""), "\n  - functions: ") + "\n")
+}
+
+// checkPos asserts err starts with path[:line[:col]] and that the line is in data.
+func checkPos(t *testing.T, path string, err error, data []byte) {
+	t.Helper()
+	m := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `(?::(\d+))?(?::(\d+))?: \S`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("error without file position: %v", err)
+	}
+	if m[1] != "" {
+		line, _ := strconv.Atoi(m[1])
+		if n := bytes.Count(data, []byte("\n")) + 1; line < 1 || line > n {
+			t.Fatalf("error names line %d of a %d-line file: %v", line, n, err)
+		}
+	}
+}
+
+// FuzzParseProbes feeds the probe-file reader arbitrary bytes, against the committed spec.
+// Seeds: an excerpt of the real probes.yaml and testdata/fuzz/FuzzParseProbes. Errors
+// carry probes.yaml[:line[:col]] with a line inside the file; an accepted file has only
+// known functions, fixtures and roots, unique well-formed cases, and expectations the
+// function's page and convention allow.
+func FuzzParseProbes(f *testing.F) {
+	f.Add(probeExcerpt(f, 6))
+	f.Add([]byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EINVAL\n    roots: [sid]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, err := fuzzSpec()
+		require.NoError(t, err)
+		p, err := parseProbes("probes.yaml", data, set)
+		if err != nil {
+			checkPos(t, "probes.yaml", err, data)
+			return
+		}
+		seen := map[string]bool{}
+		for _, pr := range p.Probes {
+			fn, ok := set.Lookup(pr.Function)
+			require.True(t, ok, pr.Function)
+			require.Regexp(t, caseName, pr.Case)
+			require.False(t, seen[pr.Function+"/"+pr.Case], "duplicate %s/%s", pr.Function, pr.Case)
+			seen[pr.Function+"/"+pr.Case] = true
+			require.NotEmpty(t, strings.TrimSpace(pr.Call))
+			require.NotEmpty(t, pr.Why)
+			for _, n := range pr.Needs {
+				require.Contains(t, fixtures, n)
+			}
+			for _, r := range pr.Roots {
+				require.Contains(t, []string{"host", "sid"}, r)
+			}
+			if pr.Expect != "success" {
+				require.True(t, hasErrorChannel(fn.Convention), "%s expects a failure", pr.Function)
+			}
+			if pr.Expect != "success" && pr.Expect != "error" {
+				require.True(t, slices.ContainsFunc(fn.Errors, func(e spec.Error) bool { return e.Name == pr.Expect }), pr.Expect)
+			}
+		}
+		for _, u := range p.Untestable {
+			require.NotEmpty(t, u.Reason)
+			for _, fn := range u.Functions {
+				_, ok := set.Lookup(fn)
+				require.True(t, ok, fn)
+			}
+		}
+	})
+}
+
+// FuzzParseKnown feeds the known-mismatch reader arbitrary bytes, against the probes of
+// the real probes.yaml. Seeds: the real known.yaml and testdata/fuzz/FuzzParseKnown.
+// Errors carry known.yaml[:line[:col]]; accepted entries name a probe, a verdict that can
+// be accepted, and a note.
+func FuzzParseKnown(f *testing.F) {
+	real, err := os.ReadFile("known.yaml")
+	require.NoError(f, err)
+	f.Add(real)
+	f.Add([]byte("- function: ibv_query_gid_ex\n  case: bad-index\n  verdict: violated\n"))
+	set, err := fuzzSpec()
+	require.NoError(f, err)
+	probes, err := LoadProbes("probes.yaml", set)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		known, err := parseKnown("known.yaml", data, probes)
+		if err != nil {
+			checkPos(t, "known.yaml", err, data)
+			return
+		}
+		for _, k := range known {
+			require.True(t, slices.ContainsFunc(probes.Probes, func(p *Probe) bool { return p.Function == k.Function && p.Case == k.Case }), "%s/%s", k.Function, k.Case)
+			require.Contains(t, knownVerdicts, k.Verdict)
+			require.NotEmpty(t, k.Note)
+		}
+	})
+}
+
+// The seed cut from probes.yaml loads, so fuzzing starts from the success path.
+func TestProbeExcerptLoads(t *testing.T) {
+	set, err := fuzzSpec()
+	require.NoError(t, err)
+	p, err := parseProbes("probes.yaml", probeExcerpt(t, 6), set)
+	require.NoError(t, err)
+	require.Len(t, p.Probes, 6)
+	require.Len(t, p.Untestable, 2)
+}
