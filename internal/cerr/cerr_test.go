@@ -69,3 +69,13 @@ func TestCodeSentinel(t *testing.T) {
 	assert.NotErrorIs(t, ZeroOrErrno("ibv_modify_qp", 7), &Error{Code: 7, Name: "X"}, "errno failures are not library codes")
 	assert.EqualError(t, inval, "RPMA_E_INVAL (-7)")
 }
+
+// A result the convention does not allow (neither 0 nor -1) is a failure with that code,
+// not a success: rdma_getaddrinfo returns EAI_SERVICE (-8) for an unknown service.
+func TestZeroOrMinusOneOtherResult(t *testing.T) {
+	err := ZeroOrMinusOneErrno("rdma_getaddrinfo", -8, unix.ENOENT)
+	assert.EqualError(t, err, "rdma_getaddrinfo: failed (-8)")
+	assert.NotErrorIs(t, err, unix.ENOENT, "errno is not meaningful outside the convention")
+	assert.EqualError(t, ZeroOrMinusOne("ibv_query_gid", 2), "ibv_query_gid: failed (2)")
+	assert.NoError(t, ZeroOrMinusOne("ibv_query_gid", 0))
+}

@@ -22,19 +22,26 @@ func ZeroOrNegErrno(fn string, rc int32) error {
 }
 
 // ZeroOrMinusOneErrno checks rc, 0 on success, -1 with errno set on failure.
+//
+// Any other non-zero result is a failure too, of unknown cause (errno is not meaningful):
+// rdma_getaddrinfo returns getaddrinfo's EAI_* code itself, which must not read as success.
 func ZeroOrMinusOneErrno(fn string, rc int32, errno syscall.Errno) error {
-	if rc != -1 {
+	switch rc {
+	case 0:
 		return nil
+	case -1:
+		return &Error{Func: fn, Errno: normal(errno), Code: -1}
 	}
-	return &Error{Func: fn, Errno: normal(errno), Code: -1}
+	return &Error{Func: fn, Code: int(rc)}
 }
 
-// ZeroOrMinusOne checks rc, 0 on success, -1 on failure; errno is not meaningful.
+// ZeroOrMinusOne checks rc, 0 on success, -1 on failure; errno is not meaningful. Any
+// other non-zero result is a failure too.
 func ZeroOrMinusOne(fn string, rc int32) error {
-	if rc != -1 {
+	if rc == 0 {
 		return nil
 	}
-	return &Error{Func: fn, Code: -1}
+	return &Error{Func: fn, Code: int(rc)}
 }
 
 // CountOrMinusOneErrno checks rc, a count on success, -1 with errno set on failure

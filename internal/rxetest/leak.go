@@ -48,6 +48,22 @@ func Resources(pid int) ([]Resource, error) {
 	if err != nil {
 		return nil, err
 	}
+	all, err := AllResources()
+	if err != nil {
+		return nil, err
+	}
+	var mine []Resource
+	for _, r := range all {
+		if owners[r.PID] {
+			mine = append(mine, r)
+		}
+	}
+	return mine, nil
+}
+
+// AllResources returns the verbs objects of every user process (the kernel's own, with no
+// pid, are left out), as `rdma -j resource show <kind>` lists them, in Kinds order.
+func AllResources() ([]Resource, error) {
 	var all []Resource
 	for _, kind := range Kinds {
 		cmd := exec.Command("rdma", "-j", "resource", "show", kind)
@@ -61,13 +77,20 @@ func Resources(pid int) ([]Resource, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rdma -j resource show %s: %w (stderr: %s)", kind, err, strings.TrimSpace(stderr.String()))
 		}
-		for _, r := range rs {
-			if owners[r.PID] {
-				all = append(all, r)
-			}
-		}
+		all = append(all, userOwned(rs)...)
 	}
 	return all, nil
+}
+
+// userOwned drops the kernel's own objects (no pid: the GSI QP, ib_core's PD and CQ).
+func userOwned(rs []Resource) []Resource {
+	var out []Resource
+	for _, r := range rs {
+		if r.PID > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // threads returns the ids of pid's threads (pid among them) from /proc/pid/task.

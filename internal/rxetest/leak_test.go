@@ -163,3 +163,24 @@ func kindsOf(rendered []string) []string {
 	}
 	return out
 }
+
+// userOwned keeps exactly the objects of user processes: in the recorded samples, those of
+// the two servers, and none of ib_core's.
+func TestUserOwned(t *testing.T) {
+	data, err := os.ReadFile("testdata/rdma-resource/host/qp.json")
+	require.NoError(t, err)
+	rs, err := parseResources("qp", data)
+	require.NoError(t, err)
+	kernel := 0
+	for _, r := range rs {
+		if r.PID == 0 {
+			kernel++
+		}
+	}
+	require.Positive(t, kernel, "the sample holds the kernel's GSI QPs")
+	kept := userOwned(rs)
+	require.Len(t, kept, len(rs)-kernel)
+	for _, r := range kept {
+		require.Contains(t, []int{108, 109}, r.PID, r.String())
+	}
+}

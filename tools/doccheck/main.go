@@ -7,9 +7,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -61,7 +59,12 @@ func run(repo, reportPath string, want []string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	results := &Results{Set: set, Probes: probes, Known: known, Raw: map[string]map[int]Raw{}}
+	goBin, err := buildGoProbes(repo, tmp, probes.Probes)
+	if err != nil {
+		return err
+	}
+	results := &Results{Set: set, Probes: probes, Known: known, Raw: map[string]map[int]Raw{},
+		Go: map[string]map[int]GoRaw{}, Leftovers: map[string]Leftovers{}}
 	for _, r := range roots(repo) {
 		if !slices.Contains(want, r.Name) {
 			continue
@@ -70,17 +73,22 @@ func run(repo, reportPath string, want []string) error {
 		if err != nil {
 			return err
 		}
-		raw, err := runHarness(repo, r, bin)
+		out, err := runGuest(repo, r, goBin, bin, kept)
 		if err != nil {
 			return err
 		}
 		for _, p := range kept {
-			if _, ok := raw[p.id]; !ok {
-				raw[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}
+			if _, ok := out.C[p.id]; !ok {
+				out.C[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}
+			}
+			if _, ok := out.Go[p.id]; !ok && p.Go != "" {
+				out.Go[p.id] = GoRaw{ID: p.id, Status: "no result (goprobe stopped early)"}
 			}
 		}
 		results.Roots = append(results.Roots, r)
-		results.Raw[r.Name] = raw
+		results.Raw[r.Name] = out.C
+		results.Go[r.Name] = out.Go
+		results.Leftovers[r.Name] = out.Left
 	}
 	md := results.Markdown()
 	if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, reportPath)), 0o755); err != nil {
@@ -99,24 +107,24 @@ func run(repo, reportPath string, want []string) error {
 	return nil
 }
 
-// runHarness runs the harness in the rxe guest and decodes its JSON lines.
-func runHarness(repo string, r root, bin string) (map[int]Raw, error) {
+// runGuest runs, in one rxe guest, goprobe: the C harness, then the Go probes, then the
+// check that no verbs objects are left; it decodes their JSON lines.
+func runGuest(repo string, r root, goBin, cBin string, kept []*Probe) (*GuestOutput, error) {
+	var ids []string
+	for _, p := range kept {
+		ids = append(ids, fmt.Sprint(p.id))
+	}
 	rxe := filepath.Join(repo, "bin/rxe")
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(rxe, "run", "-root="+r.Name, "-topology=two", bin)
+	cmd := exec.Command(rxe, "run", "-root="+r.Name, "-topology=two", goBin, "-c", cBin, "-ids", strings.Join(ids, ","))
 	cmd.Dir = repo
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("running the harness on the %s root (rdma-core %s): %w\n%s%s", r.Name, r.Version, err, stdout.String(), stderr.String())
+		return nil, fmt.Errorf("running the harnesses on the %s root (rdma-core %s): %w\n%s%s", r.Name, r.Version, err, stdout.String(), stderr.String())
 	}
-	out := map[int]Raw{}
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		var raw Raw
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("harness output on %s: %q: %w", r.Name, sc.Text(), err)
-		}
-		out[raw.ID] = raw
+	out, err := ParseGuestOutput(stdout.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("harness output on %s: %w", r.Name, err)
 	}
-	return out, sc.Err()
+	return out, nil
 }

@@ -34,6 +34,11 @@ type Probe struct {
 	Expect string `yaml:"expect"`
 	// Roots limits the probe to some guest roots ("host": rdma-core 44, "sid": 65).
 	Roots []string `yaml:"roots"`
+	// Go is the same call through the generated Go API: the body of a func() error
+	// returning the call's error, with the fixtures and helpers of tools/doccheck/goprobe.
+	// GoNot says why the Go API cannot express the call, where it cannot.
+	Go    string `yaml:"go"`
+	GoNot string `yaml:"go_not"`
 
 	id int
 }
@@ -89,6 +94,9 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 		seen[pr.Function+"/"+pr.Case] = true
 		if strings.TrimSpace(pr.Call) == "" || pr.Why == "" {
 			return nil, fmt.Errorf("%s: call and why are required", where)
+		}
+		if pr.Go != "" && pr.GoNot != "" {
+			return nil, fmt.Errorf("%s: go and go_not exclude each other", where)
 		}
 		for _, n := range pr.Needs {
 			if !slices.Contains(fixtures, n) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +15,34 @@ type Results struct {
 	Probes *Probes
 	Known  []Known
 	Roots  []root
-	Raw    map[string]map[int]Raw // root name -> probe id -> observation
+	Raw    map[string]map[int]Raw   // root name -> probe id -> observation
+	Go     map[string]map[int]GoRaw // root name -> probe id -> Go side's observation
+	// Leftovers are the verbs objects left after each root's probes.
+	Leftovers map[string]Leftovers
+}
+
+// goOutcome classifies the Go side of p on rt; ok is false when p did not run there.
+func (r *Results) goOutcome(p *Probe, rt root) (GoOutcome, bool) {
+	c, ok := r.Raw[rt.Name][p.id]
+	if !ok {
+		return GoOutcome{}, false
+	}
+	f, _ := r.Set.Lookup(p.Function)
+	return ClassifyGo(f, p, c, r.Go[rt.Name][p.id]), true
+}
+
+// leftoverProblem says what is wrong with a root's leftovers, or "".
+func (r *Results) leftoverProblem(rt root) string {
+	l := r.Leftovers[rt.Name]
+	switch {
+	case !l.Seen:
+		return "goprobe printed no resource list"
+	case l.ListError != "":
+		return "cannot list verbs objects: " + l.ListError
+	case len(l.Objects) > 0:
+		return fmt.Sprintf("%d verbs object(s) left after every probe: %s", len(l.Objects), strings.Join(l.Objects, "; "))
+	}
+	return ""
 }
 
 func (r *Results) outcome(p *Probe, rt root) (Outcome, bool) {
@@ -38,16 +66,63 @@ func (r *Results) Unexpected() []string {
 			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s: %s: %s", p.Function, p.Case, rt.Version, o.Verdict, o.Detail))
 		}
 	}
+	for _, p := range r.Probes.Probes {
+		for _, rt := range r.Roots {
+			o, ok := r.goOutcome(p, rt)
+			if !ok || (o.Verdict != GoWrong && o.Verdict != GoBroken) || r.isKnown(p, rt.Name, o.Verdict) {
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s, Go wrapper: %s", p.Function, p.Case, rt.Version, o))
+		}
+	}
+	for _, rt := range r.Roots {
+		if msg := r.leftoverProblem(rt); msg != "" {
+			bad = append(bad, fmt.Sprintf("rdma-core %s: %s", rt.Version, msg))
+		}
+	}
 	return bad
 }
 
-// Observations counts the probe results of all roots.
+// Observations counts the probe results of all roots, C and Go, and the leftover checks.
 func (r *Results) Observations() int {
 	n := 0
 	for _, raw := range r.Raw {
 		n += len(raw)
 	}
-	return n
+	for _, raw := range r.Go {
+		n += len(raw)
+	}
+	return n + len(r.Leftovers)
+}
+
+// goCoverage counts, per library, the probes on the success path and on a provoked failure,
+// and how many of each have a Go side.
+type goCoverage struct {
+	success, failure, goSuccess, goFailure int
+}
+
+func (r *Results) goCoverage() map[string]*goCoverage {
+	cov := map[string]*goCoverage{}
+	for _, p := range r.Probes.Probes {
+		f, _ := r.Set.Lookup(p.Function)
+		c := cov[f.Library]
+		if c == nil {
+			c = &goCoverage{}
+			cov[f.Library] = c
+		}
+		hasGo := 0
+		if p.Go != "" {
+			hasGo = 1
+		}
+		if p.Expect == "success" {
+			c.success++
+			c.goSuccess += hasGo
+		} else {
+			c.failure++
+			c.goFailure += hasGo
+		}
+	}
+	return cov
 }
 
 // coverage counts, per library, what the run covered.
@@ -128,6 +203,30 @@ func (r *Results) Summary() string {
 		c := cov[l]
 		fmt.Fprintf(&b, "%-12s %10d %10d %10d %10d %10d\n", l, c.documented, c.success, c.failure, c.untestable, c.unprobed)
 	}
+	goVerdicts := map[string]int{}
+	for _, p := range r.Probes.Probes {
+		for _, rt := range r.Roots {
+			if o, ok := r.goOutcome(p, rt); ok {
+				goVerdicts[o.Verdict]++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "Go wrappers: %d holds, %d wrong error, %d Go probes failed, %d not compared, %d not expressed\n",
+		goVerdicts[GoHolds], goVerdicts[GoWrong], goVerdicts[GoBroken], goVerdicts[GoNotCompared], goVerdicts[GoNotExpressed])
+	gc := r.goCoverage()
+	fmt.Fprintf(&b, "%-12s %16s %16s\n", "library", "success probes", "failure probes")
+	for _, l := range libs {
+		if c := gc[l]; c != nil {
+			fmt.Fprintf(&b, "%-12s %16s %16s\n", l, fmt.Sprintf("%d/%d in Go", c.goSuccess, c.success), fmt.Sprintf("%d/%d in Go", c.goFailure, c.failure))
+		}
+	}
+	for _, rt := range r.Roots {
+		msg := r.leftoverProblem(rt)
+		if msg == "" {
+			msg = "no verbs objects left"
+		}
+		fmt.Fprintf(&b, "rdma-core %s: %s\n", rt.Version, msg)
+	}
 	return b.String()
 }
 
@@ -139,6 +238,14 @@ func (r *Results) Markdown() string {
 	b.WriteString("What each probed function's man page says it returns, and what it returned on a soft-RoCE (rxe)\n")
 	b.WriteString("device in the rxe guest. Probes: `tools/doccheck/probes.yaml`; conventions: `spec/`.\n")
 	b.WriteString("Regenerate with `make doccheck`.\n\n")
+	b.WriteString("Each probe also runs through the generated Go API (its `go:` snippet, run by\n")
+	b.WriteString("`tools/doccheck/goprobe` in the same guest after the C harness, each probe in its own process):\n")
+	b.WriteString("the column \"Go wrapper\" says whether the wrapper returned nil where the C call succeeded, and\n")
+	b.WriteString("where it failed an error naming the C function that `errors.Is` matches against the C call's\n")
+	b.WriteString("errno or library code. After all probes of a root, `rdma -j resource show` (ctx, pd, mr, cq,\n")
+	b.WriteString("srq, qp, cm_id) must list no object owned by a user process (the kernel frees a process's\n")
+	b.WriteString("objects when it exits: this finds objects of processes still running and objects the kernel\n")
+	b.WriteString("did not free; a Go probe whose own release or teardown fails is a failed probe).\n\n")
 	b.WriteString("## Summary\n\n```\n" + r.Summary() + "```\n\n")
 	b.WriteString("(documented: functions with a man page; success / failure: functions probed on their success path /\n")
 	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; unprobed: no probe yet.)\n\n")
@@ -147,11 +254,11 @@ func (r *Results) Markdown() string {
 	for _, rt := range r.Roots {
 		fmt.Fprintf(&b, " rdma-core %s |", rt.Version)
 	}
-	b.WriteString("\n|---|---|---|---|")
+	b.WriteString(" Go wrapper |\n|---|---|---|---|")
 	for range r.Roots {
 		b.WriteString("---|")
 	}
-	b.WriteString("\n")
+	b.WriteString("---|\n")
 	var mismatches []string
 	for _, p := range r.Probes.Probes {
 		f, _ := r.Set.Lookup(p.Function)
@@ -178,7 +285,7 @@ func (r *Results) Markdown() string {
 				mismatches = append(mismatches, fmt.Sprintf("- `%s` / %s on rdma-core %s — %s%s: %s (probe: %s)", p.Function, p.Case, rt.Version, o.Verdict, note, o.Detail, p.Why))
 			}
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, " %s |\n", escapeCell(r.goCell(p)))
 	}
 	b.WriteString("\n## Mismatches between page and behaviour\n\n")
 	if len(mismatches) == 0 {
@@ -186,9 +293,56 @@ func (r *Results) Markdown() string {
 	} else {
 		b.WriteString(strings.Join(mismatches, "\n") + "\n")
 	}
+	b.WriteString("\n## Go wrapper mismatches\n\n")
+	var goBad []string
+	for _, p := range r.Probes.Probes {
+		for _, rt := range r.Roots {
+			if o, ok := r.goOutcome(p, rt); ok && (o.Verdict == GoWrong || o.Verdict == GoBroken) {
+				note := ""
+				if r.isKnown(p, rt.Name, o.Verdict) {
+					note = " (known)"
+				}
+				goBad = append(goBad, fmt.Sprintf("- `%s` / %s on rdma-core %s — %s%s: %s", p.Function, p.Case, rt.Version, o.Verdict, note, o.Detail))
+			}
+		}
+	}
+	for _, rt := range r.Roots {
+		if msg := r.leftoverProblem(rt); msg != "" {
+			goBad = append(goBad, fmt.Sprintf("- rdma-core %s: %s", rt.Version, msg))
+		}
+	}
+	if len(goBad) == 0 {
+		b.WriteString("None.\n")
+	} else {
+		b.WriteString(strings.Join(goBad, "\n") + "\n")
+	}
 	b.WriteString("\n## Untestable on rxe\n\n")
 	for _, u := range r.Probes.Untestable {
 		fmt.Fprintf(&b, "- %s: `%s`\n", u.Reason, strings.Join(u.Functions, "`, `"))
 	}
 	return b.String()
+}
+
+// goCell is the "Go wrapper" cell: the verdict, per root where the roots differ.
+func (r *Results) goCell(p *Probe) string {
+	var parts []string
+	var outs []GoOutcome
+	for _, rt := range r.Roots {
+		if o, ok := r.goOutcome(p, rt); ok {
+			outs = append(outs, o)
+			parts = append(parts, fmt.Sprintf("%s: %s", rt.Version, o))
+		}
+	}
+	switch {
+	case len(outs) == 0:
+		return "n/a"
+	case !slices.ContainsFunc(outs, func(o GoOutcome) bool { return o != outs[0] }):
+		return outs[0].String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// escapeCell keeps a table cell on one line and its pipes out of the table syntax.
+func escapeCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"text/template"
+)
+
+//go:embed goprobes.go.tmpl
+var goprobesTemplate string
+
+var goprobesTmpl = template.Must(template.New("goprobes").Parse(goprobesTemplate))
+
+// goProbe is a probe with a Go side, as the template sees it.
+type goProbe struct {
+	*Probe
+	ID int
+}
+
+// buildGoProbes generates the `go:` snippets into the goprobe command (as zprobes.go,
+// placed with go build -overlay: nothing is written into the repository) and builds it with
+// the repository's module. The binary runs both roots' probes; -ids picks a root's.
+func buildGoProbes(repo, dir string, probes []*Probe) (string, error) {
+	var gp []goProbe
+	for _, p := range probes {
+		if p.Go != "" {
+			gp = append(gp, goProbe{Probe: p, ID: p.id})
+		}
+	}
+	src := filepath.Join(dir, "zprobes.go")
+	f, err := os.Create(src)
+	if err != nil {
+		return "", err
+	}
+	if err := goprobesTmpl.Execute(f, gp); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{
+		"Replace": {filepath.Join(repo, "tools/doccheck/goprobe/zprobes.go"): src},
+	})
+	if err != nil {
+		return "", err
+	}
+	ovPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovPath, overlay, 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "goprobe")
+	cmd := exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the Go probes (errors name probes.yaml[function/case]:line of the snippet): %w\n%s", err, out)
+	}
+	return bin, nil
+}

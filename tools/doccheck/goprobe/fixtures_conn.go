@@ -1,0 +1,137 @@
+//lint:file-ignore U1000 used by the probe snippets, which doccheck generates into zprobes.go (go build -overlay)
+
+package main
+
+import (
+	"os"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/rdmacm"
+)
+
+// conn: synchronous rdmacm endpoints, as in the C harness: lid listens on node B, cli (node
+// A side) is connected to srv (the accepted id); both have an RC QP (4 WRs, 2 SGEs) and
+// cmr/smr registered on cbuf/sbuf (4 KiB each, mmap'd) with RegMsgs.
+var (
+	fxLid, fxCli, fxSrv *rdmacm.CMID
+	fxCMR, fxSMR        *ibv.MR
+	fxCBuf, fxSBuf      []byte
+)
+
+// epQPAttr is the QP of every endpoint.
+func epQPAttr() *ibv.QPInitAttr {
+	return &ibv.QPInitAttr{QPType: ibv.QptRC, SqSigAll: 1,
+		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 2, MaxRecvSGE: 2}}
+}
+
+// addrinfo resolves the address in env and service with flags (0 or RAI_PASSIVE); the
+// list is freed after the probe.
+func addrinfo(env, service string, flags int32) *rdmacm.Addrinfo {
+	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PsTCP)}
+	var ai *rdmacm.Addrinfo
+	must("getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv(env)), cstr(service), &h, &ai))
+	onExit(func() error { ai.Freeaddrinfo(); return nil })
+	return ai
+}
+
+// endpoint creates an endpoint as *id, destroyed after the probe unless cleared. (The id
+// passes through a local: see rpmaDelete.)
+func endpoint(id **rdmacm.CMID, ai *rdmacm.Addrinfo, qp *ibv.QPInitAttr) error {
+	var local *rdmacm.CMID
+	err := rdmacm.CreateEP(&local, ai, nil, qp)
+	*id = local
+	if err == nil {
+		onExit(func() error {
+			if *id != nil {
+				(*id).DestroyEP()
+				*id = nil
+			}
+			return nil
+		})
+	}
+	return err
+}
+
+// connSetup creates the listener and the unconnected client endpoint.
+func connSetup() {
+	if fxLid != nil {
+		return
+	}
+	must("listener", endpoint(&fxLid, addrinfo("RXE_B_IP", "7480", rdmacm.RaiPassive), epQPAttr()))
+	must("listen", fxLid.Listen(2))
+	must("client", endpoint(&fxCli, addrinfo("RXE_B_IP", "7480", 0), epQPAttr()))
+}
+
+// connRun connects cli while a goroutine takes the request on lid and accepts (or rejects)
+// it; it returns the error of the call named by which ("connect", or the listener's).
+func connRun(reject bool, which string) error {
+	connSetup()
+	done := make(chan error, 1)
+	go func() {
+		var id *rdmacm.CMID
+		if err := fxLid.GetRequest(&id); err != nil {
+			done <- err
+			return
+		}
+		if reject {
+			err := id.Reject(nil, 0)
+			id.DestroyEP()
+			done <- err
+			return
+		}
+		fxSrv = id
+		onExit(func() error {
+			if fxSrv != nil {
+				fxSrv.DestroyEP()
+				fxSrv = nil
+			}
+			return nil
+		})
+		done <- id.Accept(nil)
+	}()
+	cerr := fxCli.Connect(nil)
+	aerr := <-done
+	if which == "connect" {
+		return cerr
+	}
+	return aerr
+}
+
+// connected sets up the connected pair with its registered buffers.
+func connected() {
+	if fxSrv != nil {
+		return
+	}
+	must("conn", connRun(false, "connect"))
+	if fxSrv == nil {
+		must("conn", os.ErrNotExist)
+	}
+	fxCBuf, fxSBuf = cmem(4096), cmem(4096)
+	var err error
+	fxCMR, err = fxCli.RegMsgs(unsafe.Pointer(&fxCBuf[0]), 4096)
+	must("conn mrs", err)
+	onExit(func() error { return closeIf(&fxCMR, rdmacm.DeregMR) })
+	fxSMR, err = fxSrv.RegMsgs(unsafe.Pointer(&fxSBuf[0]), 4096)
+	must("conn mrs", err)
+	onExit(func() error { return closeIf(&fxSMR, rdmacm.DeregMR) })
+}
+
+// cli, srv: the connected endpoints.
+func cli() *rdmacm.CMID { connected(); return fxCli }
+func srv() *rdmacm.CMID { connected(); return fxSrv }
+
+// cptr and sptr are addresses in cbuf and sbuf.
+func cptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxCBuf[off]) }
+func sptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxSBuf[off]) }
+
+// csges is n entries of 8 bytes each, consecutive in cbuf (Go memory: the rdma_post_*v
+// wrappers copy the list into C memory).
+func csges(n int, length uint32) []ibv.SGE {
+	connected()
+	s := make([]ibv.SGE, n)
+	for i := range s {
+		s[i] = ibv.SGE{Addr: uint64(uintptr(cptr(i * int(length)))), Length: length, Lkey: fxCMR.Lkey}
+	}
+	return s
+}
