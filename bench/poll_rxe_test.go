@@ -73,6 +73,29 @@ func BenchmarkDrain(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
 		})
+		b.Run(fmt.Sprintf("impl=cgo/batch=%d", batch), func(b *testing.B) {
+			fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
+			var total time.Duration
+			for done := 0; done < b.N; {
+				f.fill(b)
+				start := time.Now()
+				got, calls := 0, 0
+				for got < round {
+					n := cPollOnce(fn, cq, batch, unsafe.Pointer(&wcs[0]))
+					if n < 0 {
+						b.Fatal("ibv_poll_cq failed")
+					}
+					got += n
+					calls++
+				}
+				el := time.Since(start)
+				if calls == round/batch {
+					total += el
+					done += round
+				}
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
+		})
 		b.Run(fmt.Sprintf("impl=c/batch=%d", batch), func(b *testing.B) {
 			var total int64
 			for done := 0; done < b.N; {

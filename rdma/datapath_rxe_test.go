@@ -3,6 +3,7 @@
 package rdma
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 
@@ -74,7 +75,21 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		}
 		drain(t, b.cq, wcs, 1)
 	}
-	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused} {
+	// The receiver parks on the netpoller (CQ.Await, context.Background):
+	// the wait allocates nothing either.
+	await := func() {
+		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.qp.PostSend(SendWork{ID: 4, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.cq.Await(context.Background(), wcs); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, a.cq, wcs, 1)
+	}
+	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused, "Await": await} {
 		f() // warm up
 		assert.Zero(t, testing.AllocsPerRun(200, f), name)
 	}

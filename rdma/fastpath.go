@@ -19,6 +19,7 @@ package rdma
 #cgo noescape gv_post_send_poll
 #cgo nocallback gv_post_send_poll
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef int (*gv_poll_fn)(void *cq, int n, void *wc);
 typedef int (*gv_post_fn)(void *qp, void *wr, void **bad);
@@ -78,3 +79,14 @@ func cPostRecv(fn, qp, wr unsafe.Pointer, bad *unsafe.Pointer) int {
 func cPostSendPoll(post, qp, wr unsafe.Pointer, bad *unsafe.Pointer, postRC *C.int, poll, cq unsafe.Pointer, n int, wc unsafe.Pointer, spins int64) int {
 	return int(C.gv_post_send_poll(post, qp, wr, bad, postRC, poll, cq, C.int(n), wc, C.int64_t(spins)))
 }
+
+// cAlloc returns n zeroed bytes of C memory (never nil); cFree frees them.
+func cAlloc(n uintptr) unsafe.Pointer {
+	p := C.calloc(1, C.size_t(n))
+	if p == nil {
+		panic("rdma: out of C memory")
+	}
+	return p
+}
+
+func cFree(p unsafe.Pointer) { C.free(p) }

@@ -31,6 +31,14 @@ type fdWaiter struct {
 
 	closed atomic.Bool
 
+	// The current waiter's try and its result (the waiter holds sem);
+	// onReadable is readCallback bound once, so that a wait allocates no
+	// closure.
+	try        func() error
+	result     error
+	onReadable func(uintptr) bool
+	pfd        [1]unix.PollFd
+
 	dmu   sync.Mutex // guards owner and the deadline
 	owner uint64     // the wait currently owning the deadline, 0 if none
 	seq   uint64
@@ -51,7 +59,9 @@ func newFDWaiter(fd int32, name string) (*fdWaiter, error) {
 		f.Close()
 		return nil, opErr("rdma: "+name+" fd", err)
 	}
-	return &fdWaiter{f: f, rc: rc, sem: make(chan struct{}, 1)}, nil
+	w := &fdWaiter{f: f, rc: rc, sem: make(chan struct{}, 1)}
+	w.onReadable = w.readCallback
+	return w, nil
 }
 
 // errAgain is what try returns when the fd had nothing for it.
@@ -61,43 +71,64 @@ var errAgain = errors.New("again")
 // other than errAgain, or ctx ends (ctx.Err()), or the waiter is closed
 // (ErrClosed).
 func (w *fdWaiter) wait(ctx context.Context, try func() error) error {
+	if err := w.lock(ctx); err != nil {
+		return err
+	}
+	defer w.unlock()
+	return w.waitLocked(ctx, try)
+}
+
+// lock makes the caller the one waiter inside the poller (cancellable);
+// unlock lets the next in. Between them the caller may read what its try
+// left in its own fields.
+func (w *fdWaiter) lock(ctx context.Context) error {
 	select {
 	case w.sem <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-w.sem }()
+}
+
+func (w *fdWaiter) unlock() { <-w.sem }
+
+// waitLocked is wait for a caller holding lock. It allocates nothing when
+// ctx cannot be cancelled (context.Background) and try does not: the read
+// callback is bound once, and a cancellation hook is set up only for a
+// context that has one.
+func (w *fdWaiter) waitLocked(ctx context.Context, try func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if w.closed.Load() {
 		return ErrClosed
 	}
-	w.dmu.Lock()
-	w.seq++
-	me := w.seq
-	w.owner = me
-	w.dmu.Unlock()
-	stop := context.AfterFunc(ctx, func() {
+	if ctx.Done() != nil {
 		w.dmu.Lock()
-		if w.owner == me {
-			w.f.SetReadDeadline(time.Unix(1, 0))
-		}
+		w.seq++
+		me := w.seq
+		w.owner = me
 		w.dmu.Unlock()
-	})
-	defer func() {
-		stop()
-		w.dmu.Lock()
-		w.owner = 0
-		w.f.SetReadDeadline(time.Time{})
-		w.dmu.Unlock()
-	}()
+		stop := context.AfterFunc(ctx, func() {
+			w.dmu.Lock()
+			if w.owner == me {
+				w.f.SetReadDeadline(time.Unix(1, 0))
+			}
+			w.dmu.Unlock()
+		})
+		defer func() {
+			stop()
+			w.dmu.Lock()
+			w.owner = 0
+			w.f.SetReadDeadline(time.Time{})
+			w.dmu.Unlock()
+		}()
+	}
 
-	var result error
-	err := w.rc.Read(func(uintptr) bool {
-		result = try()
-		return result != errAgain
-	})
+	w.try, w.result = try, nil
+	err := w.rc.Read(w.onReadable)
+	result := w.result
+	w.try, w.result = nil, nil
 	switch {
 	case w.closed.Load():
 		return ErrClosed
@@ -112,21 +143,28 @@ func (w *fdWaiter) wait(ctx context.Context, try func() error) error {
 	return result
 }
 
+// readCallback is the RawConn.Read callback: it runs the current try.
+func (w *fdWaiter) readCallback(uintptr) bool {
+	w.result = w.try()
+	return w.result != errAgain
+}
+
 // readable reports whether the fd has data now (poll(2), no wait). For the
 // libibverbs readers whose page promises only -1 on failure, without errno
 // (ibv_get_cq_event, ibv_get_async_event), this is how "nothing yet" is
-// told from a failure: they are called only when the fd is readable.
+// told from a failure: they are called only when the fd is readable. Only
+// the waiter holding lock calls it.
 func (w *fdWaiter) readable(fd int32) (bool, error) {
-	pfd := []unix.PollFd{{Fd: fd, Events: unix.POLLIN}}
+	w.pfd[0] = unix.PollFd{Fd: fd, Events: unix.POLLIN}
 	for {
-		n, err := unix.Poll(pfd, 0)
+		n, err := unix.Poll(w.pfd[:], 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return false, err
 		}
-		return n > 0 && pfd[0].Revents&unix.POLLIN != 0, nil
+		return n > 0 && w.pfd[0].Revents&unix.POLLIN != 0, nil
 	}
 }
 
