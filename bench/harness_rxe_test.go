@@ -39,7 +39,7 @@ func TestHarness(t *testing.T) {
 	assert.Equal(t, ibvRecvLen(n), uint32(size), "the peer answered with the size asked")
 	require.NoError(t, p.stop())
 
-	out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, "-s", "64", "-n", "50")
+	out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, "-e", "-s", "64", "-n", "50")
 	require.NoError(t, err)
 	v, err := perftestColumn(out, "t_avg[usec]")
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ package bench
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ type node struct {
 	pd       *rdma.PD
 	buf      *rdma.Buffer
 	mr       *rdma.MR
+	cc       *rdma.CompChannel
 	cq       *rdma.CQ
 	qp       *rdma.QP
 	wcs      []ibv.WC
@@ -71,7 +73,10 @@ func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
 	if n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessLocalWrite); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
-	if n.cq, err = n.dev.NewCQ(256, nil); err != nil {
+	if n.cc, err = n.dev.NewCompChannel(); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.cq, err = n.dev.NewCQ(256, n.cc); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
 	if n.qp, err = n.pd.NewQP(rdma.QPConfig{SendCQ: n.cq, RecvCQ: n.cq, MaxSend: 16, MaxRecv: recvDepth, MaxInline: inlineMax}); err != nil {
@@ -82,7 +87,7 @@ func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
 }
 
 func (n *node) close() {
-	for _, c := range []interface{ Close() error }{n.qp, n.cq, n.mr, n.pd} {
+	for _, c := range []interface{ Close() error }{n.qp, n.cq, n.cc, n.mr, n.pd} {
 		if c != nil {
 			c.Close()
 		}
@@ -122,11 +127,14 @@ func (n *node) sendWork(size int) rdma.SendWork {
 	return w
 }
 
-// awaitRecv busy-polls (inside C) until a receive completes, re-posting it;
-// send completions met on the way are counted off.
+// awaitRecv waits until a receive completes, re-posting it; send
+// completions met on the way are counted off. It waits on the completion
+// channel through the netpoller (CQ.Await), as ib_send_lat -e does with a
+// blocking ibv_get_cq_event: under TCG a busy-polling process starves the
+// kernel's rxe work of CPU and both tools measure the scheduler instead.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
 	for {
-		k, err := n.cq.PollSpin(n.wcs, 1<<30)
+		k, err := n.cq.Await(context.Background(), n.wcs)
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ func BenchmarkPollEmpty(b *testing.B) {
 func BenchmarkDrain(b *testing.B) {
 	env := rxetest.Guest(b)
 	const round = 512
-	for _, batch := range []int{16, 64} {
+	for _, batch := range []int{16, 64, 256} {
 		f := newFlusher(b, env.Nodes[0].Dev, round)
 		wcs := make([]ibv.WC, batch)
 		b.Run(fmt.Sprintf("impl=go/batch=%d", batch), func(b *testing.B) {

@@ -58,7 +58,7 @@ func report(r *results) (string, error) {
 		add("RC send latency, "+strconv.Itoa(s)+" B", "SendLat", p, "t_avg_us", "perftest", "ib_send_lat", true, 1.02)
 	}
 	add("RDMA write rate, 64 B", "WriteRate", "", "Mpps", "perftest", "ib_write_bw", false, 0.98)
-	for _, b := range []string{"batch=16", "batch=64"} {
+	for _, b := range []string{"batch=16", "batch=64", "batch=256"} {
 		add("drain a full CQ, "+strings.ReplaceAll(b, "=", " ")+", per completion", "Drain", b, "ns/op", "c", "C loop", true, 1.10)
 	}
 	if len(rows) == 0 {
