@@ -453,4 +453,3 @@ func TestLoad(t *testing.T) {
 		sum.posted, sum.batches, sum.sendNext, sum.verified, sum.count-sum.verified+sum.lost, sum.dup, sum.corrupt, sum.outOfOrder,
 		sum.sendErrs+sum.recvErrs, sa.polls, sb.polls)
 }
-

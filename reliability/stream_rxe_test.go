@@ -86,9 +86,9 @@ func checkFailed(t *testing.T, what string, q tally) {
 // sender posts signaled sends of msgSlot bytes, each carrying its number,
 // keeping up to depth outstanding, and counts their completions.
 type sender struct {
-	qp    *rdma.QP
-	cq    *rdma.CQ
-	mr    *rdma.MR
+	qp      *rdma.QP
+	cq      *rdma.CQ
+	mr      *rdma.MR
 	depth   int
 	q       tally
 	wcs     []ibv.WC
