@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
 	"github.com/goverbs/goverbs/rdma"
 )
 
@@ -24,7 +25,7 @@ import (
 // what rdma can check is refused before C.
 func TestOddAndEmptyBuffers(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
 	"github.com/goverbs/goverbs/rdma"
 )
 
@@ -77,7 +78,7 @@ func waitCases(name string, wait func(context.Context) error) []badCase {
 // get through afterwards).
 func TestCancelEveryWait(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	a, b := newNode(t, na.Dev, 4096, 16), newNode(t, nb.Dev, 4096, 16)
 	qa, qb := a.qp(t, 4), b.qp(t, 4)
@@ -147,7 +148,7 @@ func dialPair(t *testing.T, ctx context.Context, l *rdma.Listener, src, dst neti
 // a no-op the second and third time; a use after it is ErrClosed.
 func TestCloseTwice(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -218,7 +219,7 @@ func TestCloseTwice(t *testing.T) {
 // for its disconnect ends that wait too; nothing hangs or leaks.
 func TestCloseWhileWaiting(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

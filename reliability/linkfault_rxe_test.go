@@ -85,7 +85,7 @@ func TestLinkDownQP(t *testing.T) {
 	}{{"veth-a", 0, ibv.WCLocQPOpErr}, {"veth-b", 1, ibv.WCRetryExcErr}} {
 		t.Run(c.name, func(t *testing.T) {
 			noLeaks(t)
-			env := rxetestGuest(t)
+			env := rxetest.Guest(t)
 			na, nb := env.Pair(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -127,7 +127,7 @@ func TestLinkDownQP(t *testing.T) {
 // carries traffic; every Conn and the Listener close cleanly.
 func TestLinkDownConn(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

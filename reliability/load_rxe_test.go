@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
 	"github.com/goverbs/goverbs/rdma"
 )
 
@@ -24,7 +25,7 @@ import (
 // TCG guest with -race in about a minute per root); GOVERBS_LOAD_FULL=1
 // (`make load`) runs fullMessages; GOVERBS_LOAD_MESSAGES=N runs N.
 const (
-	ciMessages   = 40_000
+	ciMessages   = 60_000
 	fullMessages = 1_000_000
 )
 
@@ -297,7 +298,7 @@ func (f *flow) post(ctx context.Context, t *testing.T, abort context.CancelFunc)
 // and in order per QP.
 func TestLoad(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	total := loadMessages(t)
 	bufSize := nFlows * window * slotSize

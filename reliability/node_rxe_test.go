@@ -79,5 +79,3 @@ func (n *node) sge(t testing.TB, off, size int) ibv.SGE {
 	require.NoError(t, err)
 	return sg
 }
-
-func rxetestGuest(t testing.TB) *rxetest.Env { t.Helper(); return rxetest.Guest(t) }

@@ -140,7 +140,7 @@ func peer(in io.Reader, out io.Writer) error {
 // every resource of the survivor closes cleanly.
 func TestPeerKilled(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, _ := env.Pair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

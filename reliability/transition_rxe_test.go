@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
 	"github.com/goverbs/goverbs/rdma"
 )
 
@@ -46,7 +47,7 @@ func rcSteps(remote rdma.Endpoint, gidIndex int) map[ibv.QPState]step {
 // changes the QP's state, and a valid move still works afterwards.
 func TestInvalidTransitions(t *testing.T) {
 	noLeaks(t)
-	env := rxetestGuest(t)
+	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	a, b := newNode(t, na.Dev, 4096, 64), newNode(t, nb.Dev, 4096, 64)
 	peer := b.qp(t, 4)
