@@ -12,7 +12,7 @@ GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
 RXE_ROOTS := host sid
 
-.PHONY: bench main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time clean
+.PHONY: bench main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -53,6 +53,15 @@ test-rxe: bin/rxe bin/gotestcheck
 	for root in $(RXE_ROOTS); do \
 		echo "== rxe tests, $$root root: $(RXE_PKGS)"; \
 		$(GO) test -json -race -count=1 -p 1 -tags rxe -exec "$(RXE) run -root=$$root" $(RXE_PKGS) | $(GOTESTCHECK) -require-tests; \
+	done
+
+# The reliability load at full size: 10^6 sequenced, checksummed messages between the two
+# rxe nodes, on each root (about 10 min per root with -race on the 2-core TCG guest;
+# `make test` runs 60 000). See README, Reliability.
+load: bin/rxe
+	for root in $(RXE_ROOTS); do \
+		GOVERBS_LOAD_FULL=1 $(GO) test -race -count=1 -timeout 2h -tags rxe -run 'TestLoad$$' -v \
+			-exec "$(RXE) run -timeout=2h -root=$$root" ./reliability || exit 1; \
 	done
 
 generate:

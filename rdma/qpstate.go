@@ -101,9 +101,14 @@ func checkTransition(typ ibv.QPType, from ibv.QPState, attr *ibv.QPAttr, mask ib
 	}
 	e := &StateError{QPType: typ.String(), From: from.String(), To: to.String()}
 	if to == ibv.QpsReset || to == ibv.QpsErr {
-		// Any state may go to RESET or ERR, with only the state.
+		// Any state may go to RESET, any but RESET to ERR, with only the
+		// state.
 		if mask&st == 0 {
 			e.Missing = maskNames(st)
+			return e
+		}
+		if from == ibv.QpsReset && to == ibv.QpsErr {
+			e.NoSuch = true
 			return e
 		}
 		if extra := mask &^ (st | cur); extra != 0 {

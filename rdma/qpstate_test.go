@@ -42,6 +42,10 @@ func TestCheckTransition(t *testing.T) {
 		{"RC rts->init goes back", ibv.QptRC, ibv.QpsRts, ibv.QpsInit, st | pkey | port | acc, false, true, nil, nil},
 		{"any -> err", ibv.QptRC, ibv.QpsRtr, ibv.QpsErr, st, true, false, nil, nil},
 		{"any -> reset", ibv.QptUD, ibv.QpsRts, ibv.QpsReset, st, true, false, nil, nil},
+		// The device refuses it too (rxe: EINVAL), as the kernel's
+		// ib_modify_qp_is_ok table has no RESET -> ERR.
+		{"RC reset -> err does not exist", ibv.QptRC, ibv.QpsReset, ibv.QpsErr, st, false, true, nil, nil},
+		{"UD reset -> err does not exist", ibv.QptUD, ibv.QpsReset, ibv.QpsErr, st, false, true, nil, nil},
 		{"-> err with other attributes", ibv.QptRC, ibv.QpsRts, ibv.QpsErr, st | ibv.QPTimeout, false, false, nil, []string{"IBV_QP_TIMEOUT"}},
 		{"rts attributes without a state change", ibv.QptRC, ibv.QpsRts, ibv.QpsRts, rnrT | acc, true, false, nil, nil},
 		{"raw packet is not checked", ibv.QptRawPacket, ibv.QpsReset, ibv.QpsRts, st, true, false, nil, nil},

@@ -1,0 +1,256 @@
+//go:build rxe
+
+package reliability
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/rdma"
+)
+
+const msgSlot = 64 // bytes per message slot of the fault tests
+
+// tally counts the work requests of one queue and how they completed.
+type tally struct {
+	posted, completed int
+	status            map[ibv.WCStatus]int
+	seq               []ibv.WCStatus // statuses in completion order, runs merged
+	outOfOrder        int
+}
+
+func (t *tally) add(wc *ibv.WC) {
+	if t.status == nil {
+		t.status = map[ibv.WCStatus]int{}
+	}
+	if wc.WRID != uint64(t.completed) {
+		t.outOfOrder++
+	}
+	t.completed++
+	t.status[wc.Status]++
+	if len(t.seq) == 0 || t.seq[len(t.seq)-1] != wc.Status {
+		t.seq = append(t.seq, wc.Status)
+	}
+}
+
+func (t *tally) errors() int { return t.completed - t.status[ibv.WCSuccess] }
+
+func (t tally) String() string {
+	var parts []string
+	for s, n := range t.status {
+		parts = append(parts, fmt.Sprintf("%s %d", ibv.WCStatusStr(s), n))
+	}
+	sort.Strings(parts)
+	var order []string
+	for _, s := range t.seq {
+		order = append(order, ibv.WCStatusStr(s))
+	}
+	return fmt.Sprintf("posted %d, completed %d (%s; in order: %s)", t.posted, t.completed, strings.Join(parts, ", "), strings.Join(order, " -> "))
+}
+
+// checkFailed asserts what a failed queue must show: every posted work
+// request completed, in order, some with an error; once one failed, every
+// later one was flushed (IBV_WC_WR_FLUSH_ERR) — successes, then one kind
+// of failure, then flushes.
+func checkFailed(t *testing.T, what string, q tally) {
+	t.Helper()
+	t.Logf("%s: %s", what, q)
+	assert.Equal(t, q.posted, q.completed, "%s: posted work requests that never completed", what)
+	assert.Zero(t, q.outOfOrder, "%s: completions out of order", what)
+	require.NotZero(t, q.errors(), "%s: no error completion", what)
+	seq := q.seq
+	if seq[0] == ibv.WCSuccess {
+		seq = seq[1:]
+	}
+	require.NotEmpty(t, seq)
+	if seq[0] == ibv.WCWRFlushErr {
+		seq = seq[1:] // flushed without a failure of its own (e.g. moved to ERR)
+	} else {
+		seq = seq[1:]
+		if len(seq) > 0 && seq[0] == ibv.WCWRFlushErr {
+			seq = seq[1:]
+		}
+	}
+	assert.Empty(t, seq, "%s: after the first error only flushes may follow", what)
+}
+
+// sender posts signaled sends of msgSlot bytes, each carrying its number,
+// keeping up to depth outstanding, and counts their completions.
+type sender struct {
+	qp      *rdma.QP
+	cq      *rdma.CQ
+	mr      *rdma.MR
+	depth   int
+	q       tally
+	wcs     []ibv.WC
+	faulted int // successful completions when the fault was injected, -1 if never
+}
+
+// run sends until a completion fails or limit sends (if limit > 0) are
+// posted, calling fault once after faultAfter successful completions (if
+// fault is not nil), then waits until every posted send has completed. A send the QP refuses to post is not counted
+// as posted (it has nothing to complete). ctx bounds the wait: a hang is
+// a failure.
+func (s *sender) run(ctx context.Context, t *testing.T, limit, faultAfter int, fault func()) {
+	t.Helper()
+	s.wcs = make([]ibv.WC, 16)
+	s.faulted = -1
+	stopped := false
+	for !stopped || s.q.completed < s.q.posted {
+		if limit > 0 && s.q.posted == limit {
+			stopped = true
+		}
+		for !stopped && s.q.posted-s.q.completed < s.depth && (limit == 0 || s.q.posted < limit) {
+			i := s.q.posted
+			off := (i % s.depth) * msgSlot
+			binary.LittleEndian.PutUint64(s.mr.Bytes()[off:], uint64(i))
+			sg, err := s.mr.SGE(off, msgSlot)
+			require.NoError(t, err)
+			if err := s.qp.PostSend(rdma.SendWork{ID: uint64(i), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}); err != nil {
+				t.Logf("post %d refused: %v", i, err)
+				stopped = true
+				break
+			}
+			s.q.posted++
+		}
+		if s.q.completed == s.q.posted {
+			break
+		}
+		n, err := s.cq.Await(ctx, s.wcs)
+		require.NoError(t, err, "waiting for completions: %s", s.q)
+		for i := range s.wcs[:n] {
+			wc := &s.wcs[i]
+			s.q.add(wc)
+			if wc.Status != ibv.WCSuccess {
+				stopped = true
+			}
+			if fault != nil && s.q.status[ibv.WCSuccess] == faultAfter {
+				s.faulted = faultAfter
+				fault()
+				fault = nil
+			}
+		}
+	}
+}
+
+// receiver keeps depth receives posted and checks that the messages arrive
+// numbered 0, 1, 2, ...: none lost, duplicated or corrupted.
+type receiver struct {
+	// mu guards the repost of a receive against stop: rxe (Linux 6.1)
+	// flushes the receive queue once, when the QP enters the error state,
+	// and never completes a receive posted after that (see stop).
+	mu         sync.Mutex
+	stopped    bool
+	qp         *rdma.QP
+	cq         *rdma.CQ
+	mr         *rdma.MR
+	depth      int
+	q          tally
+	delivered  int // messages received, in order
+	misnumbers int // messages with another number than expected
+}
+
+func (r *receiver) post() error {
+	i := r.q.posted
+	sg, err := r.mr.SGE((i%r.depth)*msgSlot, msgSlot)
+	if err != nil {
+		return err
+	}
+	if err := r.qp.PostRecv(rdma.RecvWork{ID: uint64(i), SGEs: []ibv.SGE{sg}}); err != nil {
+		return err
+	}
+	r.q.posted++
+	return nil
+}
+
+// run posts the receives, then takes completions, reposting after each
+// success, until a completion fails and every posted receive has completed
+// (the QP was moved to the error state), or ctx ends.
+func (r *receiver) run(ctx context.Context, t *testing.T) error {
+	for r.q.posted < r.depth {
+		if err := r.post(); err != nil {
+			return err
+		}
+	}
+	wcs := make([]ibv.WC, 16)
+	failed := false
+	for !failed || r.q.completed < r.q.posted {
+		n, err := r.cq.Await(ctx, wcs)
+		if err != nil {
+			return err
+		}
+		for i := range wcs[:n] {
+			wc := &wcs[i]
+			r.q.add(wc)
+			if wc.Status != ibv.WCSuccess {
+				failed = true
+				continue
+			}
+			got := binary.LittleEndian.Uint64(r.mr.Bytes()[(int(wc.WRID)%r.depth)*msgSlot:])
+			if got != uint64(r.delivered) || wc.ByteLen != msgSlot {
+				r.misnumbers++
+			}
+			r.delivered++
+			r.mu.Lock()
+			if !failed && !r.stopped {
+				err = r.post()
+			}
+			r.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stop ends the receiver: it reposts nothing more, and its QP is moved to
+// the error state, so that every receive it posted is flushed and run
+// returns. (Posting stops first: rxe on Linux 6.1 flushes a QP's receive
+// queue once, when the QP enters the error state, and a receive posted
+// after that never completes: a receiver still reposting while its QP
+// went to ERR left up to 24 of 32 receives without a completion, none in
+// the CQ, the QP in ERR.)
+func (r *receiver) stop(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
+	toError(t, r.qp)
+}
+
+// toError moves qp to the error state, so that its outstanding work
+// requests are flushed.
+func toError(t *testing.T, qp *rdma.QP) {
+	t.Helper()
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+}
+
+// transfer runs one connection's traffic: r receives in a goroutine while
+// s sends (see sender.run) in this one; then r is stopped and drained. It
+// checks that r got, in order and intact, at least every message s saw
+// acknowledged, and — when fault is not nil — that the fault came before
+// the first failure (else the test proved nothing).
+func transfer(ctx context.Context, t *testing.T, s *sender, r *receiver, limit int, fault func()) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- r.run(ctx, t) }()
+	s.run(ctx, t, limit, faultAfter, fault)
+	r.stop(t)
+	require.NoError(t, <-done, "receiver: %s", r.q)
+	if fault != nil {
+		require.Equal(t, faultAfter, s.faulted, "the sends failed before the fault: %s", s.q)
+	}
+	assert.Zero(t, r.misnumbers, "messages lost, duplicated or corrupted")
+	assert.GreaterOrEqual(t, r.delivered, s.q.status[ibv.WCSuccess], "the receiver got fewer messages than the sender saw acknowledged")
+	messages.Add(int64(r.delivered))
+}
