@@ -239,7 +239,9 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 
 // Close destroys the QP (ibv_destroy_qp). Outstanding work requests are
 // discarded with it: move the QP to the error state and drain the CQs
-// first to have them completed with IBV_WC_WR_FLUSH_ERR.
+// first to have them completed with IBV_WC_WR_FLUSH_ERR. (On rxe, Linux 6.1,
+// the receive queue is flushed once, when the QP enters the error state: a
+// receive posted after that never completes.)
 func (q *QP) Close() error {
 	if q == nil {
 		return nilErr("rdma.QP.Close")
