@@ -73,6 +73,29 @@ func BenchmarkDrain(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
 		})
+		b.Run(fmt.Sprintf("impl=gobatch/batch=%d", batch), func(b *testing.B) {
+			b.ReportAllocs()
+			var total time.Duration
+			for done := 0; done < b.N; {
+				f.fill(b)
+				start := time.Now()
+				got, calls := 0, 0
+				for got < round {
+					wcs, err := f.cq.PollBatch(batch)
+					if err != nil {
+						b.Fatal(err)
+					}
+					got += len(wcs)
+					calls++
+				}
+				el := time.Since(start)
+				if calls == round/batch {
+					total += el
+					done += round
+				}
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
+		})
 		b.Run(fmt.Sprintf("impl=cgo/batch=%d", batch), func(b *testing.B) {
 			fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
 			var total time.Duration
