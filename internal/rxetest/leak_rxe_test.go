@@ -64,13 +64,14 @@ func TestResourcesOfAnotherProcess(t *testing.T) {
 func TestNoLeaksFindsOwnObjects(t *testing.T) {
 	e := Guest(t)
 	dev := e.Nodes[0].Dev
+	// NoLeaks reports what appears after it is called.
+	rec := &recTB{TB: t}
+	NoLeaks(rec)
 	fd, asyncFD := uverbsPD(t, dev)
 
 	mine, err := Resources(os.Getpid())
 	require.NoError(t, err)
 	require.Equal(t, []string{"ctx", "pd"}, kinds(mine), "%v", mine)
-	rec := &recTB{TB: t}
-	NoLeaks(rec)
 	rec.runCleanups()
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], "2 verbs object(s) leaked")
