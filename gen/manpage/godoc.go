@@ -220,9 +220,9 @@ func escapeDoc(s string) string {
 	return s
 }
 
-// quotes returns running text as go/doc/comment reads it back: it turns `` and '' (outside
-// URLs and ``` runs) into “ and ”, so text holding them was not canonical (a fuzzer
-// find). The parser itself is the judge; text it does not read as one paragraph of plain
+// quotes returns running text as go/doc/comment reads it back: it turns doubled
+// backquotes and doubled apostrophes (outside URLs and ``` runs) into “ and ”, so text
+// holding them was not canonical (a fuzzer find). The parser itself is the judge; text it does not read as one paragraph of plain
 // text, links and doc links is returned unchanged.
 func quotes(t string) string {
 	if !strings.Contains(t, "``") && !strings.Contains(t, "''") {

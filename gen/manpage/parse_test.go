@@ -121,13 +121,13 @@ func TestGoDocListNextToCode(t *testing.T) {
 // would read a list): the white space after the marker becomes a no-break space.
 func TestGoDocCodeStartingWithMarker(t *testing.T) {
 	for text, want := range map[string]string{
-		"* 0":                 "\t*\u00a00",
-		"  - a\n  - b":        "\t-\u00a0a\n\t- b",
-		"12)\tstep\nnext":     "\t12)\u00a0step\n\tnext",
-		"• x":                 "\t•\u00a0x",
-		"*p = 0;\n1.5 - x":    "\t*p = 0;\n\t1.5 - x",
-		"-1\n":                "\t-1",
-		"x\n* y":              "\tx\n\t* y",
+		"* 0":              "\t*\u00a00",
+		"  - a\n  - b":     "\t-\u00a0a\n\t- b",
+		"12)\tstep\nnext":  "\t12)\u00a0step\n\tnext",
+		"• x":              "\t•\u00a0x",
+		"*p = 0;\n1.5 - x": "\t*p = 0;\n\t1.5 - x",
+		"-1\n":             "\t-1",
+		"x\n* y":           "\tx\n\t* y",
 	} {
 		got := GoDoc([]Block{{Kind: Pre, Text: text}})
 		assert.Equal(t, want, got, text)
@@ -138,7 +138,7 @@ func TestGoDocCodeStartingWithMarker(t *testing.T) {
 	}
 }
 
-// Go doc reads `` and '' in running text as “ and ”; GoDoc writes them so, but not in
+// Go doc reads “ and ” in running text as “ and ”; GoDoc writes them so, but not in
 // code or URLs.
 func TestGoDocQuotes(t *testing.T) {
 	blocks := []Block{
