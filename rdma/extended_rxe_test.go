@@ -105,9 +105,9 @@ func TestAsyncEvents(t *testing.T) {
 
 	ctx, cancel2 := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel2()
-	setLink(t, na.Netdev, "down")
+	rxetest.SetLink(t, na.Netdev, "down")
 	ev, err := dev.AsyncEvent(ctx)
-	setLink(t, na.Netdev, "up")
+	rxetest.SetLink(t, na.Netdev, "up")
 	require.NoError(t, err)
 	assert.Equal(t, ibv.EventPortErr, ev.Type, ev.String())
 	assert.Equal(t, uint32(1), ev.Port)

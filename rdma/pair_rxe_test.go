@@ -3,7 +3,6 @@
 package rdma
 
 import (
-	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,12 +77,6 @@ func (s *side) sge(t testing.TB, off, n int) ibv.SGE {
 	sg, err := s.mr.SGE(off, n)
 	require.NoError(t, err)
 	return sg
-}
-
-func setLink(t testing.TB, dev, state string) {
-	t.Helper()
-	out, err := exec.Command("ip", "link", "set", dev, state).CombinedOutput()
-	require.NoError(t, err, "%s", out)
 }
 
 // devPD opens dev and allocates a PD on it, both closed (and checked) at the

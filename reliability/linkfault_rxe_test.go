@@ -6,7 +6,6 @@ import (
 	"context"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,25 +32,19 @@ const (
 	recovered  = 500 // sends on the new connection after the fault
 )
 
-func setLink(t *testing.T, netdev, state string) {
-	t.Helper()
-	out, err := exec.Command("ip", "link", "set", netdev, state).CombinedOutput()
-	require.NoError(t, err, "ip link set %s %s: %s", netdev, state, out)
-}
-
 // linkDown pulls n's netdev down until the test ends (or linkUp).
 func linkDown(t *testing.T, n rxetest.Node) {
 	t.Helper()
-	setLink(t, n.Netdev, "down")
+	rxetest.SetLink(t, n.Netdev, "down")
 	faults.Add(1)
-	t.Cleanup(func() { setLink(t, n.Netdev, "up") })
+	t.Cleanup(func() { rxetest.SetLink(t, n.Netdev, "up") })
 }
 
 // linkUp brings n's netdev up and waits until its rxe port is ACTIVE with
 // its IPv4-mapped GID back at gidIndex.
 func linkUp(ctx context.Context, t *testing.T, n rxetest.Node, gidIndex int) {
 	t.Helper()
-	setLink(t, n.Netdev, "up")
+	rxetest.SetLink(t, n.Netdev, "up")
 	port := filepath.Join("/sys/class/infiniband", n.Dev, "ports/1")
 	for {
 		state, _ := os.ReadFile(filepath.Join(port, "state"))

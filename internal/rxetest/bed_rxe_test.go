@@ -78,8 +78,8 @@ func TestLinkDownCutsTraffic(t *testing.T) {
 	e := Guest(t)
 	a, b := e.Pair(t)
 	gid := strconv.Itoa(e.GIDIndex)
-	setLink(t, a.Netdev, "down")
-	t.Cleanup(func() { setLink(t, a.Netdev, "up") })
+	SetLink(t, a.Netdev, "down")
+	t.Cleanup(func() { SetLink(t, a.Netdev, "up") })
 
 	srv := start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", gid, "-n", "5")
 	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
@@ -88,7 +88,7 @@ func TestLinkDownCutsTraffic(t *testing.T) {
 	srv.kill()
 
 	// Up again: traffic flows.
-	setLink(t, a.Netdev, "up")
+	SetLink(t, a.Netdev, "up")
 	waitFor(t, a.Dev+" ACTIVE again", func() bool {
 		s, _ := os.ReadFile(filepath.Join("/sys/class/infiniband", a.Dev, "ports/1/state"))
 		return strings.Contains(string(s), "ACTIVE")
@@ -174,11 +174,6 @@ func tcpListening(port int) bool {
 func cmListening(t *testing.T) bool {
 	out, err := exec.Command("rdma", "resource", "show", "cm_id").CombinedOutput()
 	return err == nil && strings.Contains(string(out), "LISTEN")
-}
-
-func setLink(t *testing.T, dev, state string) {
-	out, err := exec.Command("ip", "link", "set", dev, state).CombinedOutput()
-	require.NoError(t, err, "%s", out)
 }
 
 func linkPackets(t *testing.T, dev string) uint64 {
