@@ -50,6 +50,11 @@ func (c ConnConfig) withDefaults() ConnConfig {
 	return c
 }
 
+// connParam is what rdma_connect and rdma_accept get from cfg.
+func (c ConnConfig) connParam() rdmacm.ConnParam {
+	return rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: c.RetryCount, RNRRetryCount: c.RNRRetryCount}
+}
+
 // Conn is a connected RC queue pair made through rdmacm, with its own
 // device handle, PD, completion channel and CQ (shared by sends and
 // receives), all closed by Close.
@@ -127,7 +132,7 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	if err := c.setup(cfg); err != nil {
 		return fail(err)
 	}
-	param := rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: cfg.RetryCount, RNRRetryCount: cfg.RNRRetryCount}
+	param := cfg.connParam()
 	if err := c.id.Connect(&param); err != nil {
 		return fail(err)
 	}
@@ -315,7 +320,7 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 		c.id.Reject(nil, 0)
 		return fail(err)
 	}
-	param := rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: l.cfg.RetryCount, RNRRetryCount: l.cfg.RNRRetryCount}
+	param := l.cfg.connParam()
 	if err := c.id.Accept(&param); err != nil {
 		return fail(err)
 	}

@@ -17,21 +17,34 @@ type DeviceInfo struct {
 
 // Devices lists the RDMA devices (ibv_get_device_list).
 func Devices() ([]DeviceInfo, error) {
+	var out []DeviceInfo
+	err := eachDevice(func(d *ibv.Device, name string) bool {
+		out = append(out, DeviceInfo{Name: name, GUID: d.GetDeviceGUID()})
+		return false
+	})
+	return out, err
+}
+
+// eachDevice calls f with every device and its name until f returns true,
+// the device list held for the duration (ibv_get_device_list,
+// ibv_free_device_list).
+func eachDevice(f func(d *ibv.Device, name string) (stop bool)) error {
 	var n int32
 	list, err := ibv.GetDeviceList(&n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer ibv.FreeDeviceList(list)
-	var out []DeviceInfo
 	for _, d := range unsafe.Slice(list, n) {
 		name, err := d.GetDeviceName()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, DeviceInfo{Name: name, GUID: d.GetDeviceGUID()})
+		if f(d, name) {
+			return nil
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // Device is an open RDMA device (struct ibv_context). Close it after every
@@ -63,36 +76,42 @@ func borrowDevice(ctx *ibv.Context) (*Device, error) {
 // Open opens the RDMA device called name (ibv_open_device); an unknown name
 // is an error wrapping unix.ENODEV listing the devices there are.
 func Open(name string) (*Device, error) {
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
-	if err != nil {
-		return nil, err
-	}
-	defer ibv.FreeDeviceList(list)
+	var dev *Device
 	var names []string
-	for _, d := range unsafe.Slice(list, n) {
-		dn, err := d.GetDeviceName()
-		if err != nil {
-			return nil, err
-		}
+	var oerr error
+	err := eachDevice(func(d *ibv.Device, dn string) bool {
 		if dn != name {
 			names = append(names, dn)
-			continue
+			return false
 		}
-		ctx, err := d.Open()
-		if err != nil {
-			return nil, err
-		}
-		dev := &Device{ctx: ctx, name: name}
-		dev.kind = "Device " + name
-		if dev.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
-			ctx.CloseDevice()
-			return nil, err
-		}
+		dev, oerr = openDevice(d, name)
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case oerr != nil:
+		return nil, oerr
+	case dev != nil:
 		return dev, nil
 	}
 	return nil, &OpError{Op: "rdma.Open", Err: &reasonError{
 		msg: fmt.Sprintf("no RDMA device %q (devices: %v)", name, names), errno: unix.ENODEV}}
+}
+
+// openDevice opens d (ibv_open_device) and its async-event waiter.
+func openDevice(d *ibv.Device, name string) (*Device, error) {
+	ctx, err := d.Open()
+	if err != nil {
+		return nil, err
+	}
+	dev := &Device{ctx: ctx, name: name}
+	dev.kind = "Device " + name
+	if dev.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
+		ctx.CloseDevice()
+		return nil, err
+	}
+	return dev, nil
 }
 
 // Name is the device's name.
