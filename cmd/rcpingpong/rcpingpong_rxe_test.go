@@ -73,26 +73,6 @@ func start(t *testing.T, cmd *exec.Cmd) <-chan result {
 	return done
 }
 
-// listening reports whether a socket listens on TCP port (read from
-// /proc, so that probing takes none of the one connection a server
-// accepts).
-func listening(port int) bool {
-	want := fmt.Sprintf(":%04X ", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			fields := strings.Fields(line)
-			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // runPair runs a server on node B and a client on node A, each with
 // -g, -p port and its flags, and returns their results. When one side
 // fails the other is killed after a grace period (a peer left alone may
@@ -109,7 +89,7 @@ func runPair(t *testing.T, server end, srvFlags []string, client end, cliFlags [
 	common := []string{"-g", strconv.Itoa(env.GIDIndex), "-p", strconv.Itoa(port)}
 	srvDone := start(t, server.command(ctx, t, append(append([]string{"-d", b.Dev}, common...), srvFlags...)...))
 	deadline := time.Now().Add(30 * time.Second)
-	for !listening(port) {
+	for !rxetest.TCPListening(port) {
 		select {
 		case r := <-srvDone:
 			t.Fatalf("%s server ended before listening (status %d):\n%s", server, r.status, r.out)

@@ -45,7 +45,7 @@ func TestRCPingpongAcrossLink(t *testing.T) {
 	before := linkPackets(t, a.Netdev)
 
 	srv := start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", gid, "-n", "200")
-	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
+	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return TCPListening(18515) })
 	cli, err := run(t, 30*time.Second, "ibv_rc_pingpong", "-d", a.Dev, "-g", gid, "-n", "200", b.IP)
 	require.NoError(t, err, "client:\n%s", cli)
 	srvOut, err := srv.wait(30 * time.Second)
@@ -82,7 +82,7 @@ func TestLinkDownCutsTraffic(t *testing.T) {
 	t.Cleanup(func() { SetLink(t, a.Netdev, "up") })
 
 	srv := start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", gid, "-n", "5")
-	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
+	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return TCPListening(18515) })
 	cli, err := run(t, 60*time.Second, "ibv_rc_pingpong", "-d", a.Dev, "-g", gid, "-n", "5", b.IP)
 	require.Error(t, err, "the client passed traffic with %s down:\n%s", a.Netdev, cli)
 	srv.kill()
@@ -94,7 +94,7 @@ func TestLinkDownCutsTraffic(t *testing.T) {
 		return strings.Contains(string(s), "ACTIVE")
 	})
 	srv = start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", gid, "-n", "5")
-	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
+	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return TCPListening(18515) })
 	cli, err = run(t, 30*time.Second, "ibv_rc_pingpong", "-d", a.Dev, "-g", gid, "-n", "5", b.IP)
 	require.NoError(t, err, "client after link up:\n%s", cli)
 	_, err = srv.wait(30 * time.Second)
@@ -150,25 +150,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// tcpListening reports whether some socket listens on the TCP port (read from /proc, so
-// that probing does not consume the single connection ibv_rc_pingpong accepts).
-func tcpListening(port int) bool {
-	want := fmt.Sprintf(":%04X ", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			fields := strings.Fields(line)
-			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func cmListening(t *testing.T) bool {

@@ -21,7 +21,7 @@ func TestNoLeaksClean(t *testing.T) {
 	e := Guest(t)
 	a, b := e.Pair(t)
 	srv := start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", strconv.Itoa(e.GIDIndex), "-n", "5")
-	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
+	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return TCPListening(18515) })
 	_, err := run(t, 30e9, "ibv_rc_pingpong", "-d", a.Dev, "-g", strconv.Itoa(e.GIDIndex), "-n", "5", b.IP)
 	require.NoError(t, err)
 	_, err = srv.wait(30e9)
@@ -34,7 +34,7 @@ func TestResourcesOfAnotherProcess(t *testing.T) {
 	e := Guest(t)
 	_, b := e.Pair(t)
 	pp := start(t, "ibv_rc_pingpong", "-d", b.Dev, "-g", strconv.Itoa(e.GIDIndex))
-	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return tcpListening(18515) })
+	waitFor(t, "ibv_rc_pingpong to listen", func() bool { return TCPListening(18515) })
 	rp := start(t, "rping", "-s", "-a", b.IP)
 	waitFor(t, "rping to listen", func() bool { return cmListening(t) })
 
