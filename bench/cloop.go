@@ -22,20 +22,25 @@ static int64_t bench_c_poll_empty(void *fn, void *cq, void *wc, int64_t n) {
 	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 }
 
-// Drains total completions in batches of batch; returns the nanoseconds
-// taken, or -1 on a poll error.
-static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t total) {
+// Drains total completions in batches of batch, at most maxcalls polls,
+// timing each: durs[i] is poll i's nanoseconds, got[i] its completions.
+// Returns the number of polls, or -1 on a poll error.
+static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t total,
+		int64_t *durs, int32_t *got, int64_t maxcalls) {
 	struct timespec a, b;
-	int64_t got = 0;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	while (got < total) {
+	int64_t done = 0, n = 0;
+	while (done < total && n < maxcalls) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		int r = ((bench_poll_fn)fn)(cq, batch, wc);
+		clock_gettime(CLOCK_MONOTONIC, &b);
 		if (r < 0)
 			return -1;
-		got += r;
+		durs[n] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+		got[n] = r;
+		done += r;
+		n++;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+	return n;
 }
 static void bench_c_noop(void) {}
 
@@ -52,10 +57,12 @@ func cPollEmpty(fn, cq, wc unsafe.Pointer, n int64) int64 {
 	return int64(C.bench_c_poll_empty(fn, cq, wc, C.int64_t(n)))
 }
 
-// cDrain drains total completions in batches from C and returns the
-// nanoseconds, or -1 on a poll error.
-func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64) int64 {
-	return int64(C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total)))
+// cDrain drains total completions in batches from C, timing each poll
+// into durs and counting its completions into got (at most len(durs)
+// polls), and returns the number of polls, or -1 on a poll error.
+func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64, durs []int64, got []int32) int {
+	return int(C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total),
+		(*C.int64_t)(unsafe.Pointer(&durs[0])), (*C.int32_t)(unsafe.Pointer(&got[0])), C.int64_t(min(len(durs), len(got)))))
 }
 
 // cNoop calls a C function that does nothing.

@@ -30,7 +30,7 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, p.send("pong %d %d", size, iters))
 	send, recv := n.sendWork(size), n.recvWork()
 	for range iters {
-		require.NoError(t, n.qp.PostSend(send))
+		require.NoError(t, n.send(send))
 		require.NoError(t, n.awaitRecv(recv))
 	}
 	line, err := p.line()

@@ -42,18 +42,25 @@ func TestMain(m *testing.M) {
 const (
 	maxMsg    = 4096
 	recvDepth = 64
+	sendDepth = 16
 	inlineMax = 64 // what the QPs ask for; sends up to this size go inline
 )
 
-// node is one end of a latency pair.
+// node is one end of a latency pair, built as ib_send_lat -e builds its
+// own: sends and receives complete on CQs of their own, both on one
+// completion channel; every send is signaled, and an iteration waits for
+// the events of both its send and its receive (ib_send_lat's loop, seen
+// with strace: two ibv_get_cq_event reads per iteration, one per CQ).
 type node struct {
 	lastRecv uint32 // byte length of the last receive
+	sending  bool   // a signaled send has not completed yet
 	dev      *rdma.Device
 	pd       *rdma.PD
 	buf      *rdma.Buffer
 	mr       *rdma.MR
 	cc       *rdma.CompChannel
-	cq       *rdma.CQ
+	rcq      *rdma.CQ // receive completions
+	scq      *rdma.CQ // send completions
 	qp       *rdma.QP
 	wcs      []ibv.WC
 }
@@ -76,10 +83,13 @@ func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
 	if n.cc, err = n.dev.NewCompChannel(); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
-	if n.cq, err = n.dev.NewCQ(256, n.cc); err != nil {
+	if n.rcq, err = n.dev.NewCQ(2*recvDepth, n.cc); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
-	if n.qp, err = n.pd.NewQP(rdma.QPConfig{SendCQ: n.cq, RecvCQ: n.cq, MaxSend: 16, MaxRecv: recvDepth, MaxInline: inlineMax}); err != nil {
+	if n.scq, err = n.dev.NewCQ(2*sendDepth, n.cc); err != nil {
+		return n, rdma.Endpoint{}, err
+	}
+	if n.qp, err = n.pd.NewQP(rdma.QPConfig{SendCQ: n.scq, RecvCQ: n.rcq, MaxSend: sendDepth, MaxRecv: recvDepth, MaxInline: inlineMax}); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
 	ep, err := n.qp.Endpoint(rdma.Path{GIDIndex: gidIndex}, 0)
@@ -87,7 +97,7 @@ func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
 }
 
 func (n *node) close() {
-	for _, c := range []interface{ Close() error }{n.qp, n.cq, n.cc, n.mr, n.pd} {
+	for _, c := range []interface{ Close() error }{n.qp, n.rcq, n.scq, n.cc, n.mr, n.pd} {
 		if c != nil {
 			c.Close()
 		}
@@ -118,6 +128,7 @@ func (n *node) recvWork() rdma.RecvWork {
 	return rdma.RecvWork{ID: 1, SGEs: []ibv.SGE{sg}}
 }
 
+// sendWork is the signaled send of size bytes that send posts.
 func (n *node) sendWork(size int) rdma.SendWork {
 	sg, _ := n.mr.SGE(0, size)
 	w := rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}
@@ -127,29 +138,52 @@ func (n *node) sendWork(size int) rdma.SendWork {
 	return w
 }
 
-// awaitRecv waits until a receive completes, re-posting it; send
-// completions met on the way are counted off. It waits on the completion
-// channel through the netpoller (CQ.Await), as ib_send_lat -e does with a
-// blocking ibv_get_cq_event: under TCG a busy-polling process starves the
-// kernel's rxe work of CPU and both tools measure the scheduler instead.
+// send posts w; awaitRecv waits for its completion.
+func (n *node) send(w rdma.SendWork) error {
+	if err := n.qp.PostSend(w); err != nil {
+		return err
+	}
+	n.sending = true
+	return nil
+}
+
+// awaitRecv waits until a receive has completed (and re-posts it) and the
+// last send has too. It polls both CQs and, while what it waits for is
+// missing, waits for the channel's next event through the netpoller
+// (CompChannel.Wait), as ib_send_lat -e does with a blocking
+// ibv_get_cq_event: under TCG a busy-polling process starves the kernel's
+// rxe work of CPU and both tools measure the scheduler instead.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
-	for {
-		k, err := n.cq.Await(context.Background(), n.wcs)
+	for got := false; ; {
+		k, err := n.rcq.Poll(n.wcs)
 		if err != nil {
 			return err
 		}
-		got := false
 		for _, wc := range n.wcs[:k] {
 			if wc.Status != ibv.WCSuccess {
-				return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+				return fmt.Errorf("receive completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 			}
-			if wc.Opcode == ibv.WCRecv {
-				got = true
-				n.lastRecv = wc.ByteLen
+			n.lastRecv, got = wc.ByteLen, true
+			if err := n.qp.PostRecv(recv); err != nil {
+				return err
 			}
 		}
-		if got {
-			return n.qp.PostRecv(recv)
+		if n.sending {
+			if k, err = n.scq.Poll(n.wcs); err != nil {
+				return err
+			}
+			for _, wc := range n.wcs[:k] {
+				if wc.Status != ibv.WCSuccess {
+					return fmt.Errorf("send completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+				}
+				n.sending = false
+			}
+		}
+		if got && !n.sending {
+			return nil
+		}
+		if _, err := n.cc.Wait(context.Background()); err != nil {
+			return err
 		}
 	}
 }
@@ -207,7 +241,7 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 				if err := n.awaitRecv(recv); err != nil {
 					return err
 				}
-				if err := n.qp.PostSend(send); err != nil {
+				if err := n.send(send); err != nil {
 					return err
 				}
 			}

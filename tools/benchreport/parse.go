@@ -48,8 +48,8 @@ func parse(r io.Reader, name string) (*results, error) {
 			for _, v := range rec.Values {
 				kk := k
 				kk.unit = v.Unit
-				if v.Unit == "sec/op" { // benchfmt's normal form of ns/op
-					kk.unit, v.Value = "ns/op", v.Value*1e9
+				if per, ok := strings.CutPrefix(v.Unit, "sec/"); ok { // benchfmt's normal form of ns/op, ns/completion
+					kk.unit, v.Value = "ns/"+per, v.Value*1e9
 				}
 				sum[kk] += v.Value
 				n[kk]++

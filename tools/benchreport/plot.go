@@ -10,24 +10,24 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// plotLatency draws send latency (t_avg) by message size, goverbs and
+// plotLatency draws send latency (t_typical, the median) by message size, goverbs and
 // ib_send_lat.
 func plotLatency(r *results, path string) error {
-	sizes := sizesOf(r, "SendLat", "t_avg_us")
+	sizes := paramsOf(r, "SendLat", "go", "size", "t_typical_us")
 	if len(sizes) == 0 {
 		return fmt.Errorf("no SendLat results to plot")
 	}
 	p := plot.New()
 	p.Title.Text = "RC send latency on rxe (qemu TCG guest)"
 	p.X.Label.Text = "message size (bytes, log2)"
-	p.Y.Label.Text = "t_avg (µs, half round trip)"
+	p.Y.Label.Text = "t_typical (µs, half round trip, median)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	var lines []any
 	for _, impl := range []struct{ name, label string }{{"go", "goverbs (rdma)"}, {"perftest", "ib_send_lat"}} {
 		var pts plotter.XYs
 		for _, s := range sizes {
-			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_avg_us"); ok {
+			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_typical_us"); ok {
 				pts = append(pts, plotter.XY{X: float64(s), Y: v})
 			}
 		}

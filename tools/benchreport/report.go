@@ -16,17 +16,19 @@ type row struct {
 	goV, refV  float64
 	ref        string
 	ratio      float64
-	target     string
+	target     string // "" for a row shown for information, without a target
 	met        bool
 	allocs     float64
 	haveAllocs bool
 }
 
-func sizesOf(r *results, bench, unit string) []int {
+// paramsOf lists the values of name=N in the parameters of bench's impl
+// results in unit, sorted.
+func paramsOf(r *results, bench, impl, name, unit string) []int {
 	var out []int
 	for k := range r.mean {
-		if k.bench == bench && k.unit == unit && k.impl == "go" {
-			if v, ok := strings.CutPrefix(k.param, "size="); ok {
+		if k.bench == bench && k.unit == unit && k.impl == impl {
+			if v, ok := strings.CutPrefix(k.param, name+"="); ok {
 				n, _ := strconv.Atoi(v)
 				out = append(out, n)
 			}
@@ -38,6 +40,8 @@ func sizesOf(r *results, bench, unit string) []int {
 
 func report(r *results) (string, error) {
 	var rows []row
+	// add appends the row comparing bench's Go figure in unit with refImpl's;
+	// limit 0: no target.
 	add := func(what, bench, param, unit, refImpl, refName string, lowerBetter bool, limit float64) {
 		goImpl := "go"
 		if bench == "Drain" {
@@ -49,21 +53,28 @@ func report(r *results) (string, error) {
 			return
 		}
 		x := row{what: what, unit: unit, goV: g, refV: c, ref: refName, ratio: g / c}
-		if lowerBetter {
+		switch {
+		case limit == 0:
+		case lowerBetter:
 			x.target, x.met = fmt.Sprintf("≤ %.2f×", limit), x.ratio <= limit
-		} else {
+		default:
 			x.target, x.met = fmt.Sprintf("≥ %.2f×", limit), x.ratio >= limit
 		}
 		x.allocs, x.haveAllocs = r.get(bench, goImpl, param, "allocs/op")
 		rows = append(rows, x)
 	}
-	for _, s := range sizesOf(r, "SendLat", "t_avg_us") {
+	for _, s := range paramsOf(r, "SendLat", "go", "size", "t_typical_us") {
 		p := "size=" + strconv.Itoa(s)
-		add("RC send latency, "+strconv.Itoa(s)+" B", "SendLat", p, "t_avg_us", "perftest", "ib_send_lat", true, 1.02)
+		add("RC send latency, "+strconv.Itoa(s)+" B, median", "SendLat", p, "t_typical_us", "perftest", "ib_send_lat", true, 1.02)
+	}
+	for _, s := range paramsOf(r, "SendLat", "go", "size", "t_avg_us") {
+		p := "size=" + strconv.Itoa(s)
+		add("RC send latency, "+strconv.Itoa(s)+" B, mean", "SendLat", p, "t_avg_us", "perftest", "ib_send_lat", true, 0)
 	}
 	add("RDMA write rate, 64 B", "WriteRate", "", "Mpps", "perftest", "ib_write_bw", false, 0.98)
-	for _, b := range []string{"batch=16", "batch=64", "batch=256"} {
-		add("drain a full CQ (CQ.PollBatch), "+strings.ReplaceAll(b, "=", " ")+", per completion", "Drain", b, "ns/op", "c", "C loop", true, 1.10)
+	for _, n := range paramsOf(r, "Drain", "gobatch", "batch", "ns/completion") {
+		b := "batch=" + strconv.Itoa(n)
+		add("drain a full CQ (CQ.PollBatch), batch "+strconv.Itoa(n)+", per completion, median poll", "Drain", b, "ns/completion", "c", "C loop", true, 1.10)
 	}
 	if len(rows) == 0 {
 		return "", fmt.Errorf("no Go/reference pairs in the results")
@@ -76,11 +87,14 @@ func report(r *results) (string, error) {
 		if x.haveAllocs {
 			allocs = strconv.FormatFloat(x.allocs, 'f', -1, 64)
 		}
-		met := "no"
-		if x.met {
+		met, target := "no", x.target
+		switch {
+		case target == "":
+			met, target = "—", "—"
+		case x.met:
 			met = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s: %s | %.3f | %s | %s | %s |\n", x.what, num(x.goV), x.unit, x.ref, num(x.refV), x.ratio, x.target, met, allocs)
+		fmt.Fprintf(&b, "| %s | %s %s | %s: %s | %.3f | %s | %s | %s |\n", x.what, num(x.goV), x.unit, x.ref, num(x.refV), x.ratio, target, met, allocs)
 	}
 	fmt.Fprintln(&b)
 	var extra []string
