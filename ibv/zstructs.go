@@ -44,11 +44,11 @@ type FlowActionESPEncap struct {
 	Type uint16
 }
 
-// FlowActionESPEncapAnon0 mirrors the anonymous union at ib_uverbs_flow_action_esp_encap.0 of infiniband/ib_user_ioctl_verbs.h with the same size and alignment; its members are reached through accessor methods.
+// FlowActionESPEncapAnon0 mirrors the anonymous union at ib_uverbs_flow_action_esp_encap.0 of infiniband/ib_user_ioctl_verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type FlowActionESPEncapAnon0 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [8]byte
+	b [8]byte
 }
 
 // ValPtr returns the member val_ptr (C: void *) of the union.
@@ -61,11 +61,11 @@ func (u *FlowActionESPEncapAnon0) ValPtrDataU64() *uint64 {
 	return (*uint64)(unsafe.Pointer(u))
 }
 
-// FlowActionESPEncapAnon1 mirrors the anonymous union at ib_uverbs_flow_action_esp_encap.1 of infiniband/ib_user_ioctl_verbs.h with the same size and alignment; its members are reached through accessor methods.
+// FlowActionESPEncapAnon1 mirrors the anonymous union at ib_uverbs_flow_action_esp_encap.1 of infiniband/ib_user_ioctl_verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type FlowActionESPEncapAnon1 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [8]byte
+	b [8]byte
 }
 
 // NextPtr returns the member next_ptr (C: struct ib_uverbs_flow_action_esp_encap *) of the union.
@@ -153,11 +153,11 @@ type UverbsBufferDesc struct {
 	Length uint64
 }
 
-// GID mirrors union ibv_gid of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// GID mirrors union ibv_gid of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type GID struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [16]byte
+	b [16]byte
 }
 
 // Raw returns the member raw (C: uint8_t[16]) of the union.
@@ -501,11 +501,11 @@ type AsyncEvent struct {
 	EventType EventType
 }
 
-// AsyncEventElement mirrors the anonymous union at ibv_async_event.element of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// AsyncEventElement mirrors the anonymous union at ibv_async_event.element of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type AsyncEventElement struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [8]byte
+	b [8]byte
 }
 
 // CQ returns the member cq (C: struct ibv_cq *) of the union.
@@ -595,11 +595,11 @@ type WC struct {
 	DlidPathBits uint8
 }
 
-// WCAnon0 mirrors the anonymous union at ibv_wc.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// WCAnon0 mirrors the anonymous union at ibv_wc.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type WCAnon0 struct {
 	_ structs.HostLayout
 	_ [0]uint32
-	_ [4]byte
+	b [4]byte
 }
 
 // ImmData returns the member imm_data (C: __be32) of the union.
@@ -1119,11 +1119,11 @@ type SendWR struct {
 	SendWRAnon1
 }
 
-// SendWRAnon0 mirrors the anonymous union at ibv_send_wr.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// SendWRAnon0 mirrors the anonymous union at ibv_send_wr.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type SendWRAnon0 struct {
 	_ structs.HostLayout
 	_ [0]uint32
-	_ [4]byte
+	b [4]byte
 }
 
 // ImmData returns the member imm_data (C: __be32) of the union.
@@ -1136,11 +1136,11 @@ func (u *SendWRAnon0) InvalidateRkey() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
-// SendWRWR mirrors the anonymous union at ibv_send_wr.wr of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// SendWRWR mirrors the anonymous union at ibv_send_wr.wr of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type SendWRWR struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [32]byte
+	b [32]byte
 }
 
 // RDMA returns the member rdma (C: struct {...}) of the union.
@@ -1191,11 +1191,11 @@ type SendWRWRUD struct {
 	RemoteQkey uint32
 }
 
-// SendWRQPType mirrors the anonymous union at ibv_send_wr.qp_type of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// SendWRQPType mirrors the anonymous union at ibv_send_wr.qp_type of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type SendWRQPType struct {
 	_ structs.HostLayout
 	_ [0]uint32
-	_ [4]byte
+	b [4]byte
 }
 
 // XRC returns the member xrc (C: struct {...}) of the union.
@@ -1210,11 +1210,11 @@ type SendWRQPTypeXRC struct {
 	RemoteSrqn uint32
 }
 
-// SendWRAnon1 mirrors the anonymous union at ibv_send_wr.1 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// SendWRAnon1 mirrors the anonymous union at ibv_send_wr.1 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type SendWRAnon1 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [48]byte
+	b [48]byte
 }
 
 // BindMW returns the member bind_mw (C: struct {...}) of the union.
@@ -1841,11 +1841,11 @@ type FlowSpec struct {
 	FlowSpecAnon0
 }
 
-// FlowSpecAnon0 mirrors the anonymous union at ibv_flow_spec.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods.
+// FlowSpecAnon0 mirrors the anonymous union at ibv_flow_spec.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type FlowSpecAnon0 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [88]byte
+	b [88]byte
 }
 
 // Hdr returns the member hdr (C: struct {...}) of the union.

@@ -185,11 +185,11 @@ type Addr struct {
 	Addr AddrAddr
 }
 
-// AddrAnon0 mirrors the anonymous union at rdma_addr.0 of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods.
+// AddrAnon0 mirrors the anonymous union at rdma_addr.0 of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type AddrAnon0 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [128]byte
+	b [128]byte
 }
 
 // SrcAddr returns the member src_addr (C: struct sockaddr) of the union.
@@ -212,11 +212,11 @@ func (u *AddrAnon0) SrcStorage() *SockaddrStorage {
 	return (*SockaddrStorage)(unsafe.Pointer(u))
 }
 
-// AddrAnon1 mirrors the anonymous union at rdma_addr.1 of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods.
+// AddrAnon1 mirrors the anonymous union at rdma_addr.1 of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type AddrAnon1 struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [128]byte
+	b [128]byte
 }
 
 // DstAddr returns the member dst_addr (C: struct sockaddr) of the union.
@@ -239,11 +239,11 @@ func (u *AddrAnon1) DstStorage() *SockaddrStorage {
 	return (*SockaddrStorage)(unsafe.Pointer(u))
 }
 
-// AddrAddr mirrors the anonymous union at rdma_addr.addr of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods.
+// AddrAddr mirrors the anonymous union at rdma_addr.addr of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type AddrAddr struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [40]byte
+	b [40]byte
 }
 
 // Ibaddr returns the member ibaddr (C: struct rdma_ib_addr) of the union.
@@ -319,11 +319,11 @@ type CMEvent struct {
 	Param CMEventParam
 }
 
-// CMEventParam mirrors the anonymous union at rdma_cm_event.param of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods.
+// CMEventParam mirrors the anonymous union at rdma_cm_event.param of rdma/rdma_cma.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
 type CMEventParam struct {
 	_ structs.HostLayout
 	_ [0]uint64
-	_ [56]byte
+	b [56]byte
 }
 
 // Conn returns the member conn (C: struct rdma_conn_param) of the union.

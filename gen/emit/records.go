@@ -133,8 +133,9 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 	return nil
 }
 
-// union emits a union as bytes of its size and alignment, with one accessor
-// per member returning a pointer to it.
+// union emits a union as bytes of its size and alignment (a named field, so
+// that == compares them), with one accessor per member returning a pointer
+// to it.
 func (e *Emitter) union(f *jen.File, s *ir.Struct) error {
 	name := e.Names.Types[s.Key]
 	at, err := alignType(s.Align)
@@ -145,8 +146,10 @@ func (e *Emitter) union(f *jen.File, s *ir.Struct) error {
 	if at != "" {
 		fields = append(fields, jen.Id("_").Index(jen.Lit(0)).Id(at))
 	}
-	fields = append(fields, jen.Id("_").Index(jen.Lit(int(s.Size))).Byte())
-	f.Comment(e.recordDoc(s, name, "with the same size and alignment; its members are reached through accessor methods."))
+	// The bytes are a named field, not a blank one: == on structs ignores
+	// blank fields, and would find any two unions equal.
+	fields = append(fields, jen.Id("b").Index(jen.Lit(int(s.Size))).Byte())
+	f.Comment(e.recordDoc(s, name, "with the same size and alignment; its members are reached through accessor methods, and == compares its bytes."))
 	f.Type().Id(name).Struct(fields...)
 	anon := 0
 	for _, fd := range s.Fields {
