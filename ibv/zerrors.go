@@ -43,3 +43,7 @@ var (
 		Name: "IBV_REREG_MR_ERR_INPUT",
 	}
 )
+
+func init() {
+	cerr.RegisterCodes("ibv_", ErrReregMRErrCmd, ErrReregMRErrCmdAndDoForkNew, ErrReregMRErrDontForkNew, ErrReregMRErrDoForkOld, ErrReregMRErrInput)
+}

@@ -68,3 +68,7 @@ var (
 		Name: "RPMA_E_UNKNOWN",
 	}
 )
+
+func init() {
+	cerr.RegisterCodes("rpma_", ErrAgain, ErrInval, ErrNomem, ErrNosupp, ErrNotSharedChnl, ErrNoCompletion, ErrNoEvent, ErrProvider, ErrSharedChannel, ErrUnknown)
+}

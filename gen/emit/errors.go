@@ -30,11 +30,19 @@ func (e *Emitter) errorTypes(f *jen.File) error {
 // sentinels emits one error value per library code the spec's
 // zero_or_neg_code functions document (RPMA_E_INVAL -> ErrInval), so that
 // errors.Is(err, rpma.ErrInval) holds for a failure returning it.
+//
+// An init registers them with cerr for the prefixes of those functions'
+// names (rpma_), so that a failure's message names its code:
+// "rpma_conn_disconnect: RPMA_E_INVAL (-100004)".
 func (e *Emitter) sentinels(f *jen.File) {
 	meaning := map[string]string{}
+	prefixes := map[string]bool{}
 	for _, sf := range e.SpecFuncs() {
 		if sf.Convention != spec.ZeroOrNegCode {
 			continue
+		}
+		if i := strings.Index(sf.Name, "_"); i > 0 {
+			prefixes[sf.Name[:i+1]] = true
 		}
 		for _, er := range sf.Errors {
 			if _, ok := e.Names.Vals[er.Name]; ok {
@@ -49,7 +57,7 @@ func (e *Emitter) sentinels(f *jen.File) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var defs []jen.Code
+	var defs, regs []jen.Code
 	for _, n := range names {
 		g := e.Names.Vals[n]
 		if len(g) > 1 && g[0] == 'E' && g[1] >= 'A' && g[1] <= 'Z' {
@@ -63,9 +71,22 @@ func (e *Emitter) sentinels(f *jen.File) {
 			jen.Id("Code"): jen.Int().Call(jen.Id(e.Names.Vals[n])),
 			jen.Id("Name"): jen.Lit(n),
 		}))
+		regs = append(regs, jen.Id("Err"+g))
 	}
-	if len(defs) > 0 {
-		f.Line()
-		f.Var().Defs(defs...)
+	if len(defs) == 0 {
+		return
 	}
+	f.Line()
+	f.Var().Defs(defs...)
+	var pre []string
+	for p := range prefixes {
+		pre = append(pre, p)
+	}
+	sort.Strings(pre)
+	var body []jen.Code
+	for _, p := range pre {
+		body = append(body, jen.Qual(CErr, "RegisterCodes").Call(append([]jen.Code{jen.Lit(p)}, regs...)...))
+	}
+	f.Line()
+	f.Func().Id("init").Params().Block(body...)
 }

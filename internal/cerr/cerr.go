@@ -9,6 +9,8 @@ package cerr
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -27,6 +29,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s (%d)", e.Name, e.Code)
 	case e.Errno != 0:
 		return e.Func + ": " + e.Errno.Error()
+	case e.Code != 0 && e.Name != "":
+		return fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
 	case e.Code != 0:
 		return fmt.Sprintf("%s: failed (%d)", e.Func, e.Code)
 	}
@@ -47,6 +51,39 @@ func (e *Error) Unwrap() error {
 		return nil
 	}
 	return e.Errno
+}
+
+// codes are the names of library codes by function-name prefix ("rpma_"),
+// registered by the generated packages' sentinels.
+var codes sync.Map // prefix -> map[int]string
+
+// RegisterCodes names the codes of sentinels (errors with only Code and
+// Name set) for the functions whose names start with prefix: a
+// ZeroOrNegCode failure of such a function carries the name, and its
+// message shows it. Generated packages call it from init.
+func RegisterCodes(prefix string, sentinels ...*Error) {
+	m := map[int]string{}
+	if old, ok := codes.Load(prefix); ok {
+		for k, v := range old.(map[int]string) {
+			m[k] = v
+		}
+	}
+	for _, s := range sentinels {
+		m[s.Code] = s.Name
+	}
+	codes.Store(prefix, m)
+}
+
+// codeName is the registered name of fn's code, or "".
+func codeName(fn string, code int) string {
+	name := ""
+	codes.Range(func(k, v any) bool {
+		if strings.HasPrefix(fn, k.(string)) {
+			name = v.(map[int]string)[code]
+		}
+		return name == ""
+	})
+	return name
 }
 
 // normal returns errno as a positive error number: rdma_get_send_comp and

@@ -79,3 +79,16 @@ func TestZeroOrMinusOneOtherResult(t *testing.T) {
 	assert.EqualError(t, ZeroOrMinusOne("ibv_query_gid", 2), "ibv_query_gid: failed (2)")
 	assert.NoError(t, ZeroOrMinusOne("ibv_query_gid", 0))
 }
+
+func TestRegisterCodes(t *testing.T) {
+	inval := &Error{Code: -900001, Name: "DEMO_E_INVAL"}
+	RegisterCodes("demo_", inval)
+	err := ZeroOrNegCode("demo_do", -900001)
+	assert.Equal(t, "demo_do: DEMO_E_INVAL (-900001)", err.Error())
+	assert.ErrorIs(t, err, inval)
+	assert.Equal(t, "other_do: failed (-900001)", ZeroOrNegCode("other_do", -900001).Error(), "names apply to their prefix only")
+	// A second registration for the prefix adds to the first.
+	RegisterCodes("demo_", &Error{Code: -900002, Name: "DEMO_E_AGAIN"})
+	assert.Equal(t, "demo_do: DEMO_E_AGAIN (-900002)", ZeroOrNegCode("demo_do", -900002).Error())
+	assert.Equal(t, "demo_do: DEMO_E_INVAL (-900001)", ZeroOrNegCode("demo_do", -900001).Error())
+}

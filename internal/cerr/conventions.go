@@ -78,12 +78,14 @@ func CountOrNegative(fn string, rc int64) error {
 	return &Error{Func: fn, Code: int(rc)}
 }
 
-// ZeroOrNegCode checks rc, 0 on success, a negative library code on failure.
+// ZeroOrNegCode checks rc, 0 on success, a negative library code on
+// failure; the error carries the code's name when its package registered
+// it (RegisterCodes).
 func ZeroOrNegCode(fn string, rc int32) error {
 	if rc == 0 {
 		return nil
 	}
-	return &Error{Func: fn, Code: int(rc)}
+	return &Error{Func: fn, Code: int(rc), Name: codeName(fn, int(rc))}
 }
 
 // PointerOrNullErrno checks p, non-NULL on success, NULL with errno set on failure.
