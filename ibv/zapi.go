@@ -12,7 +12,7 @@ import (
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_comp_cntr_caps that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_comp_cntr_caps that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (context *Context) QueryCompCntrCapsImpl(caps *CompCntrCaps, capsSize uint64) error {
 	r, _, err := c__ibv_query_comp_cntr_caps(context, caps, capsSize)
 	if err != nil {
@@ -25,7 +25,7 @@ func (context *Context) QueryCompCntrCapsImpl(caps *CompCntrCaps, capsSize uint6
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 func (context *Context) QueryGIDExImpl(portNum uint32, gidIndex uint32, entry *GIDEntry, flags uint32, entrySize uint64) error {
 	r, _, err := c__ibv_query_gid_ex(context, portNum, gidIndex, entry, flags, entrySize)
 	if err != nil {
@@ -38,7 +38,7 @@ func (context *Context) QueryGIDExImpl(portNum uint32, gidIndex uint32, entry *G
 //
 // # Failure
 //
-// C convention count_or_neg_errno (a non-negative count on success, a negated errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention count_or_neg_errno (a non-negative count on success, a negated errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 func (context *Context) QueryGIDTableImpl(entries *GIDEntry, maxEntries uint64, flags uint32, entrySize uint64) (int, error) {
 	r, _, err := c__ibv_query_gid_table(context, entries, maxEntries, flags, entrySize)
 	if err != nil {
@@ -152,7 +152,7 @@ func (cq *CQ) AckCQEvents(nevents uint32) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_advise_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_advise_mr that unwraps to the errno, so errors.Is(err, unix.EFAULT) holds for a failure with EFAULT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMR], [MR.Rereg], [MR.Dereg].
 func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE uint32) error {
@@ -216,7 +216,7 @@ func (pd *PD) AllocBuf(size uint64, buf **Buf) (unsafe.Pointer, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
 func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
@@ -343,7 +343,7 @@ func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_null_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_null_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMR], [MR.Dereg].
 func (pd *PD) AllocNullMR() (*MR, error) {
@@ -415,7 +415,7 @@ func (pd *PD) AllocNullMR() (*MR, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_parent_domain that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_parent_domain that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.Dealloc], [Context.AllocPD], [Context.AllocTD].
 func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, error) {
@@ -439,7 +439,7 @@ func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, erro
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.RegMR], [PD.CreateSRQ], [PD.CreateQP], [PD.CreateAH], [PD.CreateAHFromWC].
 func (context *Context) AllocPD() (*PD, error) {
@@ -469,7 +469,7 @@ func (context *Context) AllocPD() (*PD, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain].
 func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
@@ -548,7 +548,7 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_counters_point_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_counters_point_flow that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (counters *Counters) AttachCountersPointFlow(attr *CounterAttachAttr, flow *Flow) error {
 	r, _, err := c_ibv_attach_counters_point_flow(counters, attr, flow)
 	if err != nil {
@@ -575,7 +575,7 @@ func (counters *Counters) AttachCountersPointFlow(attr *CounterAttachAttr, flow 
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.CreateQP].
 func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
@@ -635,7 +635,7 @@ func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_bind_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_bind_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.AllocMW], [QP.PostSend], [CQ.Poll], [PD.RegMR].
 func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
@@ -687,7 +687,7 @@ func (context *Context) CloseDevice() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_close_xrcd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_close_xrcd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
 func (xrcd *XRCD) Close() error {
@@ -734,7 +734,7 @@ func (xrcd *XRCD) Close() error {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [Context.InitAHFromWC], [PD.CreateAHFromWC].
 func (pd *PD) CreateAH(attr *AHAttr) (*AH, error) {
@@ -758,7 +758,7 @@ func (pd *PD) CreateAH(attr *AHAttr) (*AH, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah_from_wc that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah_from_wc that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.AllocPD], [PD.CreateAH], [AH.Destroy], [CQ.Poll].
 func (pd *PD) CreateAHFromWC(wc *WC, grh *GRH, portNum uint8) (*AH, error) {
@@ -786,7 +786,7 @@ func (pd *PD) CreateAHFromWC(wc *WC, grh *GRH, portNum uint8) (*AH, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
 func (context *Context) CreateCompChannel() (*CompChannel, error) {
@@ -858,7 +858,7 @@ func (context *Context) CreateCompChannel() (*CompChannel, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, error) {
@@ -907,7 +907,7 @@ func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, err
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_counters that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, error) {
 	r, errno, err := c_ibv_create_counters(context, initAttr)
 	if err != nil {
@@ -933,7 +933,7 @@ func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, e
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
 func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (*CQ, error) {
@@ -1029,7 +1029,7 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
@@ -1153,7 +1153,7 @@ func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 	r, errno, err := c_ibv_create_flow(qp, flow)
 	if err != nil {
@@ -1329,7 +1329,7 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
 func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, error) {
@@ -1383,7 +1383,7 @@ func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, er
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query].
 func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
@@ -1579,7 +1579,7 @@ func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIn
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
@@ -1743,7 +1743,7 @@ func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_dmah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_dmah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMREx].
 func (dmah *Dmah) DeallocDMAH() error {
@@ -1768,7 +1768,7 @@ func (dmah *Dmah) DeallocDMAH() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (mw *MW) Dealloc() error {
@@ -1793,7 +1793,7 @@ func (mw *MW) Dealloc() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.RegMR], [PD.CreateSRQ], [PD.CreateQP], [PD.CreateAH], [PD.CreateAHFromWC].
 func (pd *PD) Dealloc() error {
@@ -1814,7 +1814,7 @@ func (pd *PD) Dealloc() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain].
 func (td *TD) Dealloc() error {
@@ -1839,7 +1839,7 @@ func (td *TD) Dealloc() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dereg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dereg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
 func (mr *MR) Dereg() error {
@@ -1860,7 +1860,7 @@ func (mr *MR) Dereg() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [Context.InitAHFromWC], [PD.CreateAHFromWC].
 func (ah *AH) Destroy() error {
@@ -1887,7 +1887,7 @@ func (ah *AH) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
 func (channel *CompChannel) Destroy() error {
@@ -1957,7 +1957,7 @@ func (channel *CompChannel) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) Destroy() error {
@@ -1996,7 +1996,7 @@ func (compCntr *CompCntr) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (counters *Counters) Destroy() error {
 	r, _, err := c_ibv_destroy_counters(counters)
 	if err != nil {
@@ -2019,7 +2019,7 @@ func (counters *Counters) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
 func (cq *CQ) Destroy() error {
@@ -2063,7 +2063,7 @@ func (cq *CQ) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (flowID *Flow) Destroy() error {
 	r, _, err := c_ibv_destroy_flow(flowID)
 	if err != nil {
@@ -2232,7 +2232,7 @@ func (flowID *Flow) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow_action that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow_action that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
 func (action *FlowAction) Destroy() error {
@@ -2259,7 +2259,7 @@ func (action *FlowAction) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query].
 func (qp *QP) Destroy() error {
@@ -2284,7 +2284,7 @@ func (qp *QP) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
 func (rwqIndTable *RWQIndTable) Destroy() error {
@@ -2309,7 +2309,7 @@ func (rwqIndTable *RWQIndTable) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (srq *SRQ) Destroy() error {
@@ -2330,7 +2330,7 @@ func (srq *SRQ) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [WQ.Modify].
 func (wq *WQ) Destroy() error {
@@ -2359,7 +2359,7 @@ func (wq *WQ) Destroy() error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_detach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_detach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.CreateQP].
 func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
@@ -2390,7 +2390,7 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 //
 // # Failure
 //
-// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_dm_export_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_dm_export_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMREx].
 func (dm *DM) DMExportDMABufFD() (int, error) {
@@ -2457,7 +2457,7 @@ func EventTypeStr(event EventType) string {
 //
 // # Failure
 //
-// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_export_buf_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_export_buf_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.ENODATA) holds for a failure with ENODATA. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
 func (buf *Buf) ExportBufDMABufFD() (int, error) {
@@ -2499,7 +2499,7 @@ func (buf *Buf) ExportBufDMABufFD() (int, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_fork_init that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_fork_init that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also exec(3), fork(2), [GetDeviceList], system(3), wait(2).
 func ForkInit() error {
@@ -2596,7 +2596,7 @@ func FreeDeviceList(list **Device) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_free_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_free_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
 func (dm *DM) Free() error {
@@ -2790,7 +2790,7 @@ func (device *Device) GetDeviceIndex() (int, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_get_device_list that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_get_device_list that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [ForkInit], [Device.GetDeviceGUID], [Device.GetDeviceName], [Device.GetDeviceIndex], [Device.Open].
 func GetDeviceList(numDevices *int32) (**Device, error) {
@@ -2862,7 +2862,7 @@ func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_get_srq_num that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_get_srq_num that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [Context.CreateSRQEx], [SRQ.Modify].
 func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
@@ -2887,7 +2887,7 @@ func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.CloseDevice].
 func ImportDevice(cmdFD int32) (*Context, error) {
@@ -2913,7 +2913,7 @@ func ImportDevice(cmdFD int32) (*Context, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocDM], [DM.Free].
 func (context *Context) ImportDM(dmHandle uint32) (*DM, error) {
@@ -2943,7 +2943,7 @@ func (context *Context) ImportDM(dmHandle uint32) (*DM, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.RegMR], [PD.RegDMMR], [PD.RegMRIOVA], [PD.RegMRIOVA2], [MR.Dereg].
 func (pd *PD) ImportMR(mrHandle uint32) (*MR, error) {
@@ -2971,7 +2971,7 @@ func (pd *PD) ImportMR(mrHandle uint32) (*MR, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.Dealloc].
 func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
@@ -3049,7 +3049,7 @@ func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) Inc(amount uint64) error {
@@ -3122,7 +3122,7 @@ func (compCntr *CompCntr) Inc(amount uint64) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) IncErr(amount uint64) error {
@@ -3211,7 +3211,7 @@ func IsForkInitialized() ForkStatus {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_from_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_from_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
 func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint64) error {
@@ -3250,7 +3250,7 @@ func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint6
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_to_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_to_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
 func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) error {
@@ -3286,7 +3286,7 @@ func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) 
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCQ].
 func (cq *CQ) Modify(attr *ModifyCQAttr) error {
@@ -3459,7 +3459,7 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
 func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
@@ -3596,7 +3596,7 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
 func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
@@ -3636,7 +3636,7 @@ func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp_rate_limit that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp_rate_limit that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Modify], [QP.Query].
 func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
@@ -3678,7 +3678,7 @@ func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.QueryDevice], [PD.CreateSRQ], [SRQ.Destroy], [SRQ.Query].
 func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
@@ -3711,7 +3711,7 @@ func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateWQ], [WQ.Destroy].
 func (wq *WQ) Modify(wqAttr *WQAttr) error {
@@ -3732,7 +3732,7 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_next_poll that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_next_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallNextPoll() error {
@@ -3772,7 +3772,7 @@ func NodeTypeStr(nodeType NodeType) string {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_open_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_open_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [GetDeviceList], [Context.QueryDevice], [Context.QueryPort], [Context.QueryGID], [Context.QueryPKey].
 func (device *Device) Open() (*Context, error) {
@@ -3981,7 +3981,7 @@ func PortStateStr(portState PortState) string {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.PostSend], [SRQ.PostSRQRecv], [CQ.Poll].
 func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
@@ -4124,7 +4124,7 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_send that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_send that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostSRQRecv], [CQ.Poll].
 func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
@@ -4192,7 +4192,7 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_ops that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_ops that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateSRQEx].
 func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
@@ -4238,7 +4238,7 @@ func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.PostSend], [QP.PostRecv], [CQ.Poll].
 func (srq *SRQ) PostSRQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
@@ -4253,7 +4253,7 @@ func (srq *SRQ) PostSRQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_wq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_wq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 	r, _, err := c_ibv_post_wq_recv(wq, recvWR, badRecvWR)
 	if err != nil {
@@ -4321,7 +4321,7 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_qp_attach_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_qp_attach_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCompCntr], ibv_query_comp_cntr_caps(3), [PD.CreateQP].
 func (qp *QP) QPAttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) error {
@@ -4415,7 +4415,7 @@ func (qp *QP) QPToQPEx() (*QPEx, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
 func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
@@ -4570,7 +4570,7 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
 func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAttrEx) error {
@@ -4622,7 +4622,7 @@ func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAtt
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [QP.SetECE].
 func (qp *QP) QueryECE(ece *ECE) error {
@@ -4719,7 +4719,7 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
 func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
@@ -4756,7 +4756,7 @@ func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port_speed that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port_speed that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryPort].
 func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error {
@@ -4817,7 +4817,7 @@ func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error 
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Modify], [PD.CreateAH].
 func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
@@ -4904,7 +4904,7 @@ func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_rt_values_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_rt_values_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
 func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
@@ -4937,7 +4937,7 @@ func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.CreateSRQ], [SRQ.Destroy], [SRQ.Modify].
 func (srq *SRQ) Query(srqAttr *SRQAttr) error {
@@ -5052,7 +5052,7 @@ func RateToMult(rate Rate) int32 {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) Read(value *uint64) error {
@@ -5084,7 +5084,7 @@ func (compCntr *CompCntr) Read(value *uint64) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags uint32) error {
 	r, _, err := c_ibv_read_counters(counters, countersValue, ncounters, flags)
 	if err != nil {
@@ -5155,7 +5155,7 @@ func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags ui
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) ReadErr(value *uint64) error {
@@ -5239,7 +5239,7 @@ func (pd *PD) RegBufMR(buf *Buf, addr unsafe.Pointer, length uint64, access int3
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dm_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dm_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
 func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*MR, error) {
@@ -5267,7 +5267,7 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*M
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dmabuf_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dmabuf_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
 func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, access int32) (*MR, error) {
@@ -5317,7 +5317,7 @@ func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, a
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
 func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, error) {
@@ -5351,7 +5351,7 @@ func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, erro
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
 func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
@@ -5379,7 +5379,7 @@ func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
 func (pd *PD) RegMRIOVA(addr unsafe.Pointer, length uint64, iova uint64, access int32) (*MR, error) {
@@ -5397,7 +5397,7 @@ func (pd *PD) RegMRIOVA(addr unsafe.Pointer, length uint64, iova uint64, access 
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova2 that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova2 that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 func (pd *PD) RegMRIOVA2(addr unsafe.Pointer, length uint64, iova uint64, access uint32) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_iova2(pd, addr, length, iova, access)
 	if err != nil {
@@ -5425,7 +5425,7 @@ func (pd *PD) RegMRIOVA2(addr unsafe.Pointer, length uint64, iova uint64, access
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_req_notify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_req_notify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CompChannel.GetCQEvent].
 func (cq *CQ) ReqNotify(solicitedOnly int32) error {
@@ -5505,7 +5505,7 @@ func (mr *MR) Rereg(flags int32, pd *PD, addr unsafe.Pointer, length uint64, acc
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_resize_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_resize_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.CreateCQ], [CQ.Destroy].
 func (cq *CQ) Resize(cqe int32) error {
@@ -5595,7 +5595,7 @@ func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *ui
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) Set(value uint64) error {
@@ -5647,7 +5647,7 @@ func (compCntr *CompCntr) Set(value uint64) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [QP.QueryECE].
 func (qp *QP) SetECE(ece *ECE) error {
@@ -5722,7 +5722,7 @@ func (qp *QP) SetECE(ece *ECE) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
 func (compCntr *CompCntr) SetErr(value uint64) error {
@@ -5744,7 +5744,7 @@ func (compCntr *CompCntr) SetErr(value uint64) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_start_poll that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_start_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallStartPoll(attr *PollCQAttr) error {
@@ -6391,7 +6391,7 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_wr_complete that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_wr_complete that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Complete() error {

@@ -119,7 +119,7 @@ func PDGetUDMAMask(ibpd *ibv.PD) (uint8, error) {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_rqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_rqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ionicdv(7), [PDSetSQCMB], [PDSetUDMAMask].
 func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -161,7 +161,7 @@ func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_sqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_sqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ionicdv(7), [PDSetRQCMB], [PDSetUDMAMask].
 func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -208,7 +208,7 @@ func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //
 // # Failure
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_udma_mask that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_udma_mask that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also ionicdv(7), [PDGetUDMAMask], [CtxGetUDMAMask], [CtxGetUDMACount], ibv_alloc_pd(3), ibv_alloc_parent_domain(3).
 func PDSetUDMAMask(ibpd *ibv.PD, udmaMask uint8) error {

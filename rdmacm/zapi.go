@@ -52,7 +52,7 @@ import (
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_accept that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_accept that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Listen], [CMID.Reject], [EventChannel.GetCMEvent].
 func (id *CMID) Accept(connParam *ConnParam) error {
@@ -77,7 +77,7 @@ func (id *CMID) Accept(connParam *ConnParam) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_ack_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_ack_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.GetCMEvent], [CMID.DestroyID].
 func (event *CMEvent) Ack() error {
@@ -109,7 +109,7 @@ func (event *CMEvent) Ack() error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_bind_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_bind_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.Listen], [CMID.ResolveAddr], [CMID.CreateQP], rdma_get_local_addr(3), [CMID.GetSrcPort].
 func (id *CMID) BindAddr(addr *Sockaddr) error {
@@ -165,7 +165,7 @@ func (id *CMID) BindAddr(addr *Sockaddr) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_connect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_connect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Disconnect], [CMID.Listen], [EventChannel.GetCMEvent].
 func (id *CMID) Connect(connParam *ConnParam) error {
@@ -205,7 +205,7 @@ func (id *CMID) Connect(connParam *ConnParam) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_ep that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_ep that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [Getaddrinfo], [CreateEventChannel], [CMID.Connect], [CMID.Listen], [CMID.DestroyEP], [CMID.MigrateID].
 func CreateEP(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
@@ -238,7 +238,7 @@ func CreateEP(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) 
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_create_event_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_create_event_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [EventChannel.GetCMEvent], [EventChannel.Destroy].
 func CreateEventChannel() (*EventChannel, error) {
@@ -283,7 +283,7 @@ func CreateEventChannel() (*EventChannel, error) {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CreateEventChannel], [CMID.DestroyID], [GetDevices], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.Connect], [CMID.Listen], [CMID.SetOption].
 func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps PortSpace) error {
@@ -320,7 +320,7 @@ func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps Port
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CMID.DestroyQP], ibv_create_qp(3), ibv_modify_qp(3).
 func (id *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
@@ -335,7 +335,7 @@ func (id *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 	r, errno, err := c_rdma_create_qp_ex(id, qpInitAttr)
 	if err != nil {
@@ -370,7 +370,7 @@ func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CreateEP], [CMID.DestroySRQ], ibv_create_srq(3), ibv_create_xsrq(3).
 func (id *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
@@ -385,7 +385,7 @@ func (id *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 func (id *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
 	r, errno, err := c_rdma_create_srq_ex(id, attr)
 	if err != nil {
@@ -464,7 +464,7 @@ func (channel *EventChannel) Destroy() {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_destroy_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_destroy_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.DestroyQP], [CMEvent.Ack].
 func (id *CMID) DestroyID() error {
@@ -541,7 +541,7 @@ func (id *CMID) DestroySRQ() {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_disconnect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_disconnect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
 func (id *CMID) Disconnect() error {
@@ -576,7 +576,7 @@ func (id *CMID) Disconnect() error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_establish that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_establish that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Disconnect], [EventChannel.GetCMEvent].
 func (id *CMID) Establish() error {
@@ -737,7 +737,7 @@ func (res *Addrinfo) Freeaddrinfo() {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMEvent.Ack], [CreateEventChannel], [CMID.ResolveAddr], [CMID.ResolveRoute], [CMID.Connect], [CMID.Listen], [CMID.JoinMulticast], [CMID.DestroyID], [EventStr], [CMID.WriteCMEvent].
 func (channel *EventChannel) GetCMEvent(event **CMEvent) error {
@@ -766,7 +766,7 @@ func (channel *EventChannel) GetCMEvent(event **CMEvent) error {
 //
 // # Failure
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_get_devices that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_get_devices that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [FreeDevices].
 func GetDevices(numDevices *int32) (**ibv.Context, error) {
@@ -833,7 +833,7 @@ func (id *CMID) GetDstPort() uint16 {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_remote_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_remote_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.SetLocalECE].
 func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
@@ -865,7 +865,7 @@ func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_request that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_request that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.GetCMEvent], [CMID.Accept], [CMID.Reject], [CMID.Connect], [CMID.Listen], [CMID.DestroyID].
 func (listen *CMID) GetRequest(id **CMID) error {
@@ -972,7 +972,7 @@ func (id *CMID) GetSrcPort() uint16 {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_getaddrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_getaddrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [CMID.BindAddr], [CreateEP], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo], [CMID.QueryAddrinfo].
 func Getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) error {
@@ -1003,7 +1003,7 @@ func Getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) err
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_init_qp_attr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_init_qp_attr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), ibv_modify_qp(3).
 func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
@@ -1034,7 +1034,7 @@ func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
 func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
@@ -1083,7 +1083,7 @@ func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.JoinMulticast], [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
 func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) error {
@@ -1113,7 +1113,7 @@ func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Point
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_leave_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_leave_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.JoinMulticast], [CMID.DestroyQP].
 func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
@@ -1143,7 +1143,7 @@ func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_listen that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_listen that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.BindAddr], [CMID.Connect], [CMID.Accept], [CMID.Reject], [EventChannel.GetCMEvent].
 func (id *CMID) Listen(backlog int32) error {
@@ -1175,7 +1175,7 @@ func (id *CMID) Listen(backlog int32) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_migrate_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_migrate_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CreateEventChannel], [EventChannel.CreateID], [EventChannel.GetCMEvent].
 func (id *CMID) MigrateID(channel *EventChannel) error {
@@ -1209,7 +1209,7 @@ func (id *CMID) MigrateID(channel *EventChannel) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_notify that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_notify that unwraps to the errno, so errors.Is(err, unix.EISCONN) holds for a failure with EISCONN. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Accept], [CMID.Listen].
 func (id *CMID) Notify(event ibv.EventType) error {
@@ -1240,7 +1240,7 @@ func (id *CMID) Notify(event ibv.EventType) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_query_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_query_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Getaddrinfo], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo].
 func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
@@ -1271,7 +1271,7 @@ func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
 func (id *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
@@ -1286,7 +1286,7 @@ func (id *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) error {
 	r, errno, err := c_rdma_reject_ece(id, privateData, privateDataLen)
 	if err != nil {
@@ -1320,7 +1320,7 @@ func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) erro
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [EventChannel.GetCMEvent], [CMID.BindAddr], [CMID.GetSrcPort], [CMID.GetDstPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
 func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int32) error {
@@ -1363,7 +1363,7 @@ func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int3
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Getaddrinfo], [CMID.QueryAddrinfo].
 func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) error {
@@ -1397,7 +1397,7 @@ func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) erro
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_route that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_route that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.ResolveAddr], [CMID.Connect], [EventChannel.GetCMEvent].
 func (id *CMID) ResolveRoute(timeoutMs int32) error {
@@ -1438,7 +1438,7 @@ func (id *CMID) ResolveRoute(timeoutMs int32) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_local_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_local_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.GetRemoteECE].
 func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
@@ -1478,7 +1478,7 @@ func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_option that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_option that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID].
 func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, optlen uint64) error {
@@ -1513,7 +1513,7 @@ func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, opt
 //
 // # Failure
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_write_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_write_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [EventChannel.GetCMEvent].
 func (id *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {

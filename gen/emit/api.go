@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/gen/ir"
 	"github.com/goverbs/goverbs/gen/naming"
@@ -285,7 +287,7 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	b.WriteString("\n\n# Failure\n\n")
 	switch {
 	case sf.Convention.SetsErrno() || sf.Convention == spec.ZeroOrErrno || sf.Convention == spec.ZeroOrNegErrno || sf.Convention == spec.CountOrNegErrno:
-		fmt.Fprintf(&b, "C convention %s (%s): a failure is an *[Error] naming %s that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds.", sf.Convention, sf.Convention.Describe(), sf.Name)
+		fmt.Fprintf(&b, "C convention %s (%s): a failure is an *[Error] naming %s that unwraps to the errno, %s.", sf.Convention, sf.Convention.Describe(), sf.Name, errnoExample(sf.Errors))
 	case sf.Convention.CanFail():
 		fmt.Fprintf(&b, "C convention %s (%s): a failure is an *[Error] naming %s; its cause is unknown (it unwraps to nothing), Code holds the C result.", sf.Convention, sf.Convention.Describe(), sf.Name)
 	default:
@@ -458,3 +460,27 @@ func errnoVar(c spec.Convention) string {
 	}
 	return "_"
 }
+
+// errnoExample says how to test a failure's errno, with the first errno the
+// page documents for the function ("so errors.Is(err, unix.EBUSY) holds for
+// a failure with EBUSY"), or a generic one when it documents none.
+func errnoExample(errs []spec.Error) string {
+	for _, er := range errs {
+		if errnoNames[er.Name] {
+			return fmt.Sprintf("so errors.Is(err, unix.%s) holds for a failure with %s", er.Name, er.Name)
+		}
+	}
+	return "so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno"
+}
+
+// errnoNames are the Linux errno names (EINVAL, EBUSY, ...), the names
+// golang.org/x/sys/unix has constants for.
+var errnoNames = func() map[string]bool {
+	m := map[string]bool{}
+	for e := syscall.Errno(1); e < 4096; e++ {
+		if n := unix.ErrnoName(e); n != "" {
+			m[n] = true
+		}
+	}
+	return m
+}()
