@@ -2723,6 +2723,10 @@ func (channel *CompChannel) GetCQEvent(cq **CQ, cqContext *unsafe.Pointer) error
 //
 // [Device.GetDeviceGUID] returns the GUID of the device in network byte order.
 //
+// # Byte order
+//
+// The result (C: __be64) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes64) on a little-endian host.
+//
 // # Failure
 //
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
@@ -2835,6 +2839,10 @@ func (device *Device) GetDeviceName() (string, error) {
 // # Return value
 //
 // [Context.GetPKeyIndex] returns the P_Key index on success, and -1 on error.
+//
+// # Byte order
+//
+// pkey (C: __be16) is in network byte order (big-endian).
 //
 // # Failure
 //
@@ -5919,6 +5927,10 @@ func (cq *CQEx) WCReadFlowTag() (uint32, error) {
 //
 // Get the immediate data field from the current completion.
 //
+// # Byte order
+//
+// The result (C: __be32) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes32) on a little-endian host.
+//
 // # Failure
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
@@ -6698,6 +6710,10 @@ func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
+// # Byte order
+//
+// imm_data (C: __be32) is in network byte order (big-endian).
+//
 // # Failure
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
@@ -6827,6 +6843,10 @@ func (qp *QPEx) Send() error {
 // # Return value
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
+//
+// # Byte order
+//
+// imm_data (C: __be32) is in network byte order (big-endian).
 //
 // # Failure
 //

@@ -792,6 +792,10 @@ func GetDevices(numDevices *int32) (**ibv.Context, error) {
 //
 // Returns the 16-bit port identifier associated with the peer endpoint. If the rdma_cm_id is not connected, the returned value is 0.
 //
+// # Byte order
+//
+// The result (C: __be16) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes16) on a little-endian host.
+//
 // # Failure
 //
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
@@ -887,6 +891,10 @@ func (listen *CMID) GetRequest(id **CMID) error {
 // # Return value
 //
 // Returns the 16-bit port identifier associated with the local endpoint. If the rdma_cm_id is not bound to a port, the returned value is 0.
+//
+// # Byte order
+//
+// The result (C: __be16) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes16) on a little-endian host.
 //
 // # Failure
 //

@@ -284,6 +284,9 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 			b.WriteString(line)
 		}
 	}
+	if bo := byteOrderDoc(a.fn); bo != "" {
+		b.WriteString("\n\n# Byte order\n\n" + bo)
+	}
 	b.WriteString("\n\n# Failure\n\n")
 	switch {
 	case sf.Convention.SetsErrno() || sf.Convention == spec.ZeroOrErrno || sf.Convention == spec.ZeroOrNegErrno || sf.Convention == spec.CountOrNegErrno:
@@ -484,3 +487,22 @@ var errnoNames = func() map[string]bool {
 	}
 	return m
 }()
+
+// byteOrderDoc says which of fn's result and parameters are big-endian
+// (the __be16/__be32/__be64 typedefs), where a Go caller would otherwise
+// read them in the host's order; "" when none is.
+func byteOrderDoc(fn *ir.Func) string {
+	if fn == nil {
+		return ""
+	}
+	var parts []string
+	if strings.HasPrefix(fn.Ret.C, "__be") {
+		parts = append(parts, fmt.Sprintf("The result (C: %s) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes%s) on a little-endian host.", fn.Ret.C, strings.TrimPrefix(fn.Ret.C, "__be")))
+	}
+	for _, p := range fn.Params {
+		if strings.HasPrefix(p.Type.C, "__be") {
+			parts = append(parts, fmt.Sprintf("%s (C: %s) is in network byte order (big-endian).", p.Name, p.Type.C))
+		}
+	}
+	return strings.Join(parts, " ")
+}
