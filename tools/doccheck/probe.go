@@ -136,3 +136,22 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 func (p *Probe) runsOn(root string) bool {
 	return len(p.Roots) == 0 || slices.Contains(p.Roots, root)
 }
+
+// selectProbes keeps the probes whose "function/case" matches the regular expression expr
+// (doccheck -only); it fails when none does.
+func selectProbes(probes []*Probe, expr string) ([]*Probe, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("-only: %w", err)
+	}
+	var kept []*Probe
+	for _, p := range probes {
+		if re.MatchString(p.Function + "/" + p.Case) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("-only %q matches no probe", expr)
+	}
+	return kept, nil
+}

@@ -66,3 +66,17 @@ func TestEmptyProbe(t *testing.T) {
 	_, err := parseProbes("probes.yaml", []byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: success\n  -\n"), loadSpec(t))
 	require.EqualError(t, err, "probes.yaml:7: probe 2 is empty")
 }
+
+func TestSelectProbes(t *testing.T) {
+	ps := []*Probe{{Function: "rpma_read", Case: "success"}, {Function: "rpma_read", Case: "no-flags"}, {Function: "rpma_write", Case: "success"}}
+	got, err := selectProbes(ps, `^rpma_read/`)
+	require.NoError(t, err)
+	require.Equal(t, ps[:2], got)
+	got, err = selectProbes(ps, `/success$`)
+	require.NoError(t, err)
+	require.Equal(t, []*Probe{ps[0], ps[2]}, got)
+	_, err = selectProbes(ps, `^ibv_`)
+	require.ErrorContains(t, err, "matches no probe")
+	_, err = selectProbes(ps, `(`)
+	require.ErrorContains(t, err, "-only")
+}
