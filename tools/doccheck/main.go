@@ -22,11 +22,11 @@ import (
 
 func main() {
 	repo := flag.String("repo", "", "repository root (default: found from the working directory)")
-	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository")
+	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository (or absolute)")
 	rootsFlag := flag.String("roots", "host,sid", "guest roots to run on")
-	only := flag.String("only", "", "run only the probes whose function/case matches this regular expression (for development: the report is not written)")
+	only := flag.String("only", "", "run only the probes whose function/case matches this regular expression (for development: the report is written only where -report says)")
 	flag.Parse()
-	if *only != "" {
+	if *only != "" && !flagSet("report") {
 		*report = ""
 	}
 	if err := run(*repo, *report, strings.Split(*rootsFlag, ","), *only); err != nil {
@@ -103,11 +103,14 @@ func run(repo, reportPath string, want []string, only string) error {
 		results.Leftovers[r.Name] = out.Left
 	}
 	if reportPath != "" {
-		md := results.Markdown()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, reportPath)), 0o755); err != nil {
+		out := reportPath
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(repo, out)
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(repo, reportPath), []byte(md), 0o644); err != nil {
+		if err := os.WriteFile(out, []byte(results.Markdown()), 0o644); err != nil {
 			return err
 		}
 	}
@@ -143,4 +146,11 @@ func runGuest(repo string, r root, goBin, cBin string, kept []*Probe) (*GuestOut
 		return nil, fmt.Errorf("harness output on %s: %w", r.Name, err)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -50,7 +50,11 @@ type Untestable struct {
 }
 
 // fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
-var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn"}
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
+
+// rpmaFixtures exist only in a harness built with librpma (the sid root): only probes of
+// librpma functions, which run there only, may need them.
+var rpmaFixtures = []string{"rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
 
 var caseName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
@@ -101,6 +105,9 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 		for _, n := range pr.Needs {
 			if !slices.Contains(fixtures, n) {
 				return nil, fmt.Errorf("%s: unknown fixture %q (have %v)", where, n, fixtures)
+			}
+			if slices.Contains(rpmaFixtures, n) && !strings.HasPrefix(pr.Function, "rpma_") {
+				return nil, fmt.Errorf("%s: fixture %s exists only for librpma probes", where, n)
 			}
 		}
 		for _, r := range pr.Roots {

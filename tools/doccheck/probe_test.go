@@ -36,6 +36,7 @@ func TestBadProbes(t *testing.T) {
 
 		{"probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f(0)\n    expect: error\n", "no error channel"},
 		{"untestable:\n  - functions: [ibv_create_cq]\n", "needs a reason"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    needs: [rconn]\n    expect: success\n", "only for librpma probes"},
 	} {
 		path := filepath.Join(t.TempDir(), "probes.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(tc.yaml), 0o644))
