@@ -22,16 +22,23 @@ import (
 
 func main() {
 	repo := flag.String("repo", "", "repository root (default: found from the working directory)")
-	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository")
+	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository (or absolute)")
 	rootsFlag := flag.String("roots", "host,sid", "guest roots to run on")
+	only := flag.String("only", "", "run only the probes whose function/case matches this regular expression (for development: the report is written only where -report says)")
 	flag.Parse()
-	if err := run(*repo, *report, strings.Split(*rootsFlag, ",")); err != nil {
+	if *only != "" && !flagSet("report") {
+		*report = ""
+	}
+	if err := run(*repo, *report, strings.Split(*rootsFlag, ","), *only); err != nil {
 		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, reportPath string, want []string) error {
+// run runs the probes on the roots in want and writes the report to reportPath (relative to
+// repo; not written when empty). A non-empty only keeps the probes whose function/case it
+// matches.
+func run(repo, reportPath string, want []string, only string) error {
 	if repo == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -52,6 +59,11 @@ func run(repo, reportPath string, want []string) error {
 	known, err := LoadKnown(filepath.Join(repo, "tools/doccheck/known.yaml"), probes)
 	if err != nil {
 		return err
+	}
+	if only != "" {
+		if probes.Probes, err = selectProbes(probes.Probes, only); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "doccheck-")
 	if err != nil {
@@ -90,15 +102,22 @@ func run(repo, reportPath string, want []string) error {
 		results.Go[r.Name] = out.Go
 		results.Leftovers[r.Name] = out.Left
 	}
-	md := results.Markdown()
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, reportPath)), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(repo, reportPath), []byte(md), 0o644); err != nil {
-		return err
+	if reportPath != "" {
+		out := reportPath
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(repo, out)
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, []byte(results.Markdown()), 0o644); err != nil {
+			return err
+		}
 	}
 	fmt.Print(results.Summary())
-	fmt.Printf("doccheck: report written to %s\n", reportPath)
+	if reportPath != "" {
+		fmt.Printf("doccheck: report written to %s\n", reportPath)
+	}
 	bad := results.Unexpected()
 	fmt.Printf("doccheck: %d passed, %d failed\n", results.Observations()-len(bad), len(bad))
 	if len(bad) > 0 {
@@ -127,4 +146,11 @@ func runGuest(repo string, r root, goBin, cBin string, kept []*Probe) (*GuestOut
 		return nil, fmt.Errorf("harness output on %s: %w", r.Name, err)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

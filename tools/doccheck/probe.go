@@ -50,7 +50,11 @@ type Untestable struct {
 }
 
 // fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
-var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn"}
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "qpless", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
+
+// rpmaFixtures exist only in a harness built with librpma (the sid root): only probes of
+// librpma functions, which run there only, may need them.
+var rpmaFixtures = []string{"rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
 
 var caseName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
@@ -102,6 +106,9 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 			if !slices.Contains(fixtures, n) {
 				return nil, fmt.Errorf("%s: unknown fixture %q (have %v)", where, n, fixtures)
 			}
+			if slices.Contains(rpmaFixtures, n) && !strings.HasPrefix(pr.Function, "rpma_") {
+				return nil, fmt.Errorf("%s: fixture %s exists only for librpma probes", where, n)
+			}
 		}
 		for _, r := range pr.Roots {
 			if r != "host" && r != "sid" {
@@ -135,4 +142,23 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 
 func (p *Probe) runsOn(root string) bool {
 	return len(p.Roots) == 0 || slices.Contains(p.Roots, root)
+}
+
+// selectProbes keeps the probes whose "function/case" matches the regular expression expr
+// (doccheck -only); it fails when none does.
+func selectProbes(probes []*Probe, expr string) ([]*Probe, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("-only: %w", err)
+	}
+	var kept []*Probe
+	for _, p := range probes {
+		if re.MatchString(p.Function + "/" + p.Case) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("-only %q matches no probe", expr)
+	}
+	return kept, nil
 }

@@ -36,6 +36,7 @@ func TestBadProbes(t *testing.T) {
 
 		{"probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f(0)\n    expect: error\n", "no error channel"},
 		{"untestable:\n  - functions: [ibv_create_cq]\n", "needs a reason"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    needs: [rconn]\n    expect: success\n", "only for librpma probes"},
 	} {
 		path := filepath.Join(t.TempDir(), "probes.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(tc.yaml), 0o644))
@@ -65,4 +66,18 @@ func TestProbeErrorPositions(t *testing.T) {
 func TestEmptyProbe(t *testing.T) {
 	_, err := parseProbes("probes.yaml", []byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: success\n  -\n"), loadSpec(t))
 	require.EqualError(t, err, "probes.yaml:7: probe 2 is empty")
+}
+
+func TestSelectProbes(t *testing.T) {
+	ps := []*Probe{{Function: "rpma_read", Case: "success"}, {Function: "rpma_read", Case: "no-flags"}, {Function: "rpma_write", Case: "success"}}
+	got, err := selectProbes(ps, `^rpma_read/`)
+	require.NoError(t, err)
+	require.Equal(t, ps[:2], got)
+	got, err = selectProbes(ps, `/success$`)
+	require.NoError(t, err)
+	require.Equal(t, []*Probe{ps[0], ps[2]}, got)
+	_, err = selectProbes(ps, `^ibv_`)
+	require.ErrorContains(t, err, "matches no probe")
+	_, err = selectProbes(ps, `(`)
+	require.ErrorContains(t, err, "-only")
 }

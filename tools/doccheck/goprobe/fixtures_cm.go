@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/rdmacm"
 )
 
@@ -94,3 +95,74 @@ func cmWait(c *rdmacm.EventChannel, want rdmacm.CMEventType) error {
 	}
 	return nil
 }
+
+// udep: a synchronous UD endpoint of node A, as in the C harness: address and route
+// resolved towards node B, its QP in RTS; fxUDMR registers fxUDBuf (256 bytes, mmap'd) with
+// RegMsgs; fxUDAH addresses node A's own GID (index 1).
+var (
+	fxUDID  *rdmacm.CMID
+	fxUDMR  *ibv.MR
+	fxUDAH  *ibv.AH
+	fxUDBuf []byte
+)
+
+func udep() *rdmacm.CMID {
+	if fxUDID != nil {
+		return fxUDID
+	}
+	h := rdmacm.Addrinfo{AiPortSpace: int32(rdmacm.PsUDP), AiQPType: int32(ibv.QptUD)}
+	var ai *rdmacm.Addrinfo
+	must("ud getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv("RXE_B_IP")), cstr("7477"), &h, &ai))
+	onExit(func() error { ai.Freeaddrinfo(); return nil })
+	must("ud ep", endpoint(&fxUDID, ai, &ibv.QPInitAttr{QPType: ibv.QptUD, SqSigAll: 1,
+		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}))
+	id := fxUDID
+	fxUDBuf = cmem(256)
+	m, err := id.RegMsgs(unsafe.Pointer(&fxUDBuf[0]), 256)
+	must("ud mr", err)
+	fxUDMR = m
+	onExit(func() error { return closeIf(&fxUDMR, rdmacm.DeregMR) })
+	a := ibv.AHAttr{IsGlobal: 1, PortNum: id.PortNum, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
+	must("ud gid", id.Verbs.QueryGID(id.PortNum, 1, &a.GRH.DGID))
+	ah, err := id.PD.CreateAH(&a)
+	must("ud ah", err)
+	fxUDAH = ah
+	onExit(func() error { return closeIf(&fxUDAH, (*ibv.AH).Destroy) })
+	return id
+}
+
+// udSelf posts a receive (the GRH at fxUDBuf[64:], the data after it) and sends 8 bytes
+// to udep's own QP; it waits for both completions and returns the receive's.
+func udSelf() *ibv.WC {
+	id := udep()
+	must("ud recv", id.PostRecv(0, unsafe.Pointer(&fxUDBuf[64]), 128, fxUDMR))
+	must("ud send", id.PostUDSend(0, unsafe.Pointer(&fxUDBuf[0]), 8, fxUDMR, 0, fxUDAH, id.QP.QPNum))
+	var s, wc ibv.WC
+	if n, err := id.GetSendComp(&s); n != 1 || err != nil {
+		must("ud send comp", fmt.Errorf("%d, %v", n, err))
+	}
+	if n, err := id.GetRecvComp(&wc); n != 1 || err != nil || wc.Status != ibv.WCSuccess {
+		must("ud recv comp", fmt.Errorf("%d, %v, status %v", n, err, wc.Status))
+	}
+	return &wc
+}
+
+// udGRH is the GRH of the datagram udSelf received.
+func udGRH() *ibv.GRH { return (*ibv.GRH)(unsafe.Pointer(&fxUDBuf[64])) }
+
+// mcid: a UDP-port-space id on ech bound to node A's address, for multicast, as in the C
+// harness; mcaddr is the group 239.1.2.3.
+var fxMCID *rdmacm.CMID
+
+func mcid() *rdmacm.CMID {
+	if fxMCID == nil {
+		var id *rdmacm.CMID
+		must("mcid", ech().CreateID(&id, nil, rdmacm.PsUDP))
+		fxMCID = id
+		onExit(func() error { return closeIf(&fxMCID, (*rdmacm.CMID).DestroyID) })
+		must("mcid bind", id.BindAddr(sockaddr("RXE_A_IP", 0)))
+	}
+	return fxMCID
+}
+
+func mcaddr() *rdmacm.Sockaddr { return ipv4([4]byte{239, 1, 2, 3}, 0) }

@@ -135,3 +135,54 @@ func csges(n int, length uint32) []ibv.SGE {
 	}
 	return s
 }
+
+// qpless: an id on ech, address and route resolved from node A to the conn listener, that
+// has no QP, as in the C harness: it connected with the number of an RC QP on its PD
+// (outside rdmacm) and took its RDMA_CM_EVENT_CONNECT_RESPONSE, while a goroutine accepts on
+// the listener; qplessAccepted delivers the accept's error once the connection is
+// established.
+var (
+	fxQPLess       *rdmacm.CMID
+	qplessAccepted chan error
+)
+
+func qpless() *rdmacm.CMID {
+	if fxQPLess != nil {
+		return fxQPLess
+	}
+	connSetup()
+	var id *rdmacm.CMID
+	must("qpless", ech().CreateID(&id, nil, rdmacm.PsTCP))
+	fxQPLess = id
+	onExit(func() error { return closeIf(&fxQPLess, (*rdmacm.CMID).DestroyID) })
+	must("qpless addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", 7480), 2000))
+	must("qpless addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
+	must("qpless route", id.ResolveRoute(2000))
+	must("qpless route", cmWait(ech(), rdmacm.CMEventRouteResolved))
+	c, err := id.Verbs.CreateCQ(4, nil, nil, 0)
+	must("qpless cq", err)
+	onExit(c.Destroy)
+	q, err := id.PD.CreateQP(rcAttr(c, c))
+	must("qpless qp", err)
+	onExit(q.Destroy)
+	qplessAccepted = make(chan error, 1)
+	go func() {
+		var s *rdmacm.CMID
+		if err := fxLid.GetRequest(&s); err != nil {
+			qplessAccepted <- err
+			return
+		}
+		fxSrv = s
+		onExit(func() error {
+			if fxSrv != nil {
+				fxSrv.DestroyEP()
+				fxSrv = nil
+			}
+			return nil
+		})
+		qplessAccepted <- s.Accept(nil)
+	}()
+	must("qpless connect", id.Connect(&rdmacm.ConnParam{QPNum: q.QPNum, ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
+	must("qpless connect", cmWait(ech(), rdmacm.CMEventConnectResponse))
+	return id
+}
