@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -103,10 +104,10 @@ func (r Raw) String() string {
 }
 
 func errnoOrZero(n int) string {
-	if n == 0 {
-		return "0"
+	if name := unix.ErrnoName(unix.Errno(n)); name != "" {
+		return name
 	}
-	return errnoName(n)
+	return strconv.Itoa(n) // 0, or a value no errno has (-1): "-1, errno -1"
 }
 
 // Classify judges one observation against the function's convention and the probe's

@@ -61,3 +61,15 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+func TestRawString(t *testing.T) {
+	for raw, want := range map[Raw]string{
+		{Status: "ok", Kind: "int", Value: 0}:                  "0, errno 0",
+		{Status: "ok", Kind: "int", Value: -1, Errno: 22}:      "-1, errno EINVAL",
+		{Status: "ok", Kind: "int", Value: -1, Errno: -1}:      "-1, errno -1",
+		{Status: "ok", Kind: "ptr", Null: true, Errno: 12}:     "NULL, errno ENOMEM",
+		{Status: "crashed (signal 11)", Kind: "int", Value: 0}: "crashed (signal 11)",
+	} {
+		require.Equal(t, want, raw.String())
+	}
+}
