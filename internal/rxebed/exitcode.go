@@ -26,6 +26,8 @@ type Error struct {
 	Code int
 	Msg  string
 	Err  error
+
+	noHello bool // the guest's init never said hello: nothing ran, a new boot may work
 }
 
 func (e *Error) Error() string {

@@ -3,6 +3,7 @@ package rxebed
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -295,7 +296,32 @@ func (p *plan) qemuArgs(o *Options, runDir string) []string {
 }
 
 // Run boots the guest, runs the command and returns its exit status.
+//
+// A boot whose init never says hello (qemu under TCG very rarely hangs
+// before it, on a loaded host) is retried once, with a line on o.Log:
+// nothing of the command ran, so nothing runs twice.
 func Run(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, error) {
+	res, err := runOnce(ctx, o, stdout, stderr)
+	var be *Error
+	if errors.As(err, &be) && be.noHello && ctx.Err() == nil {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "rxe: %v; booting once more\n", firstLine(err.Error()))
+		}
+		res, err = runOnce(ctx, o, stdout, stderr)
+	}
+	return res, err
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// runOnce boots the guest once and runs the command (see Run).
+func runOnce(ctx context.Context, o *Options, stdout, stderr io.Writer) (*Result, error) {
 	start := time.Now()
 	p, err := makePlan(o)
 	if err != nil {
@@ -415,7 +441,9 @@ wait:
 			if !hello {
 				kill()
 				<-qemuDone
-				return nil, bedErr(ExitBootFailed, nil, "the guest did not reach its init within %s%s", o.BootTimeout, consoleTail(runDir))
+				e := bedErr(ExitBootFailed, nil, "the guest did not reach its init within %s%s", o.BootTimeout, consoleTail(runDir))
+				e.noHello = true
+				return nil, e
 			}
 		case <-ctx.Done():
 			kill()

@@ -99,3 +99,22 @@ func TestNoQEMU(t *testing.T) {
 	require.Equal(t, rxebed.ExitNoQEMU, exit.ExitCode(), "%s", out)
 	require.Contains(t, string(out), "qemu-system-x86_64 is not installed")
 }
+
+// A guest whose init never says hello is booted once more, then the run fails with
+// ExitBootFailed: a qemu that never boots stands in for the rare TCG boot hang.
+func TestBootHangRetriedOnce(t *testing.T) {
+	dir := t.TempDir()
+	launches := filepath.Join(dir, "launches")
+	fake := "#!/bin/sh\necho launch >> " + launches + "\nexec sleep 60\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "qemu-system-x86_64"), []byte(fake), 0o755))
+	cmd := exec.Command(rxeBin, "run", "-boot-timeout=1s", "true")
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, rxebed.ExitBootFailed, exit.ExitCode(), "%s", out)
+	require.Contains(t, string(out), "booting once more")
+	b, err := os.ReadFile(launches)
+	require.NoError(t, err)
+	require.Equal(t, "launch\nlaunch\n", string(b), "two boots, no more")
+}
