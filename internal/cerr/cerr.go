@@ -53,37 +53,33 @@ func (e *Error) Unwrap() error {
 	return e.Errno
 }
 
-// codes are the names of library codes by function-name prefix ("rpma_"),
-// registered by the generated packages' sentinels.
-var codes sync.Map // prefix -> map[int]string
+// codes names library codes: codeKey -> the code's C name, registered by
+// the generated packages' sentinels.
+var codes sync.Map
+
+// codeKey is a function-name prefix (the name up to and including its
+// first '_': "rpma_") and a code.
+type codeKey struct {
+	prefix string
+	code   int
+}
 
 // RegisterCodes names the codes of sentinels (errors with only Code and
-// Name set) for the functions whose names start with prefix: a
-// ZeroOrNegCode failure of such a function carries the name, and its
-// message shows it. Generated packages call it from init.
+// Name set) for the functions whose names start with prefix, which runs up
+// to and including the name's first '_' ("rpma_"): a ZeroOrNegCode failure
+// of such a function carries the name, and its message shows it. Generated
+// packages call it from init.
 func RegisterCodes(prefix string, sentinels ...*Error) {
-	m := map[int]string{}
-	if old, ok := codes.Load(prefix); ok {
-		for k, v := range old.(map[int]string) {
-			m[k] = v
-		}
-	}
 	for _, s := range sentinels {
-		m[s.Code] = s.Name
+		codes.Store(codeKey{prefix, s.Code}, s.Name)
 	}
-	codes.Store(prefix, m)
 }
 
 // codeName is the registered name of fn's code, or "".
 func codeName(fn string, code int) string {
-	name := ""
-	codes.Range(func(k, v any) bool {
-		if strings.HasPrefix(fn, k.(string)) {
-			name = v.(map[int]string)[code]
-		}
-		return name == ""
-	})
-	return name
+	name, _ := codes.Load(codeKey{fn[:strings.IndexByte(fn, '_')+1], code})
+	s, _ := name.(string)
+	return s
 }
 
 // normal returns errno as a positive error number: rdma_get_send_comp and
