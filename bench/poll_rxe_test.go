@@ -135,8 +135,7 @@ func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
 	maxCalls := 4 * drainRound / batch
 	durs, got := make([]int64, maxCalls), make([]int32, maxCalls)
 	full := make([]int64, 0, b.N/batch+maxCalls)
-	var total int64
-	for done, warm := 0, false; done < b.N; warm = true {
+	for warm := false; len(full)*batch < b.N; warm = true {
 		f.fill(b)
 		calls, err := drain(durs, got)
 		if err != nil {
@@ -148,10 +147,12 @@ func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
 				f.settle = min(2*f.settle, time.Second)
 			case warm:
 				full = append(full, durs[i])
-				total += durs[i]
-				done += batch
 			}
 		}
+	}
+	var total int64
+	for _, d := range full {
+		total += d
 	}
 	b.ReportMetric(float64(total)/float64(len(full)*batch), "ns/op")
 	b.ReportMetric(median(full)/float64(batch), "ns/completion")
