@@ -35,13 +35,7 @@ import (
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/internal/cerr"
-	"github.com/goverbs/goverbs/internal/dl"
 )
-
-// ibv_get_cq_event, called by CompChannel.Wait through its own trampoline
-// (gv_get_cq_event) to read errno, which the generated wrapper's
-// convention (zero_or_minus_one) does not carry.
-var symGetCQEvent = &dl.Symbol{Lib: dl.NewLib("libibverbs.so.1"), Name: "ibv_get_cq_event"}
 
 // CompChannel is a completion channel (struct ibv_comp_channel) whose fd is
 // parked on Go's netpoller: waiting on it holds no OS thread.
@@ -68,7 +62,9 @@ func (d *Device) NewCompChannel() (*CompChannel, error) {
 		return nil, err
 	}
 	defer d.done()
-	getEvent, err := symGetCQEvent.Addr()
+	// ibv_get_cq_event, called by tryEvent through its own trampoline
+	// (gv_get_cq_event) to read errno.
+	getEvent, err := ibv.GetCQEventAddr()
 	if err != nil {
 		return nil, opErr("rdma.Device.NewCompChannel", err)
 	}
