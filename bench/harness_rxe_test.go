@@ -13,7 +13,7 @@ import (
 
 // TestHarness checks what the benchmarks stand on, so that make bench
 // cannot silently measure nothing: the peer process answers a ping-pong
-// with the payload size asked, and perftest in this guest reports finite
+// with the payload size asked, with either way of waiting and back, and perftest in this guest reports finite
 // times (the guest knows its TSC rate).
 func TestHarness(t *testing.T) {
 	rxetest.NoLeaks(t)
@@ -26,17 +26,22 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.send("%s", formatEP(ep)))
 	require.NoError(t, n.connect(env.GIDIndex, remote))
-	const size, iters = 1000, 20
-	require.NoError(t, p.send("pong %d %d", size, iters))
-	send, recv := n.sendWork(size), n.recvWork()
-	for range iters {
-		require.NoError(t, n.send(send))
-		require.NoError(t, n.awaitRecv(recv))
+	const iters = 20
+	for i, wait := range []string{waitNetpoll, waitBlocking, waitNetpoll} {
+		size := 1000 + i
+		n.blocking, err = parseWait(wait)
+		require.NoError(t, err)
+		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
+		send, recv := n.sendWork(size), n.recvWork()
+		for range iters {
+			require.NoError(t, n.send(send))
+			require.NoError(t, n.awaitRecv(recv))
+		}
+		line, err := p.line()
+		require.NoError(t, err)
+		assert.Equal(t, "done", line, wait)
+		assert.Equal(t, uint32(size), ibvRecvLen(n), "%s: the peer answered with the size asked", wait)
 	}
-	line, err := p.line()
-	require.NoError(t, err)
-	assert.Equal(t, "done", line)
-	assert.Equal(t, ibvRecvLen(n), uint32(size), "the peer answered with the size asked")
 	require.NoError(t, p.stop())
 
 	out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, "-e", "-s", "64", "-n", "50")

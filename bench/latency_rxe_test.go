@@ -17,67 +17,26 @@ var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 // process) and node B (a peer process), each built as ib_send_lat -e
 // builds its ends (see node): signaled sends, a send CQ and a receive CQ on
 // one completion channel, two events per iteration. "go" is this package's
-// layer (PostSend, then CompChannel.Wait parked on the netpoller and
-// CQ.Poll), "perftest" is
-// ib_send_lat -e (blocking ibv_get_cq_event) with the same size and
-// iteration count. The metrics are half the round trip, as ib_send_lat
-// reports them: t_typical_us the median, t_avg_us the mean (a round trip
-// runs from one post to the next, as ib_send_lat times it); ns/op is the
-// whole round trip, mean. The median is the figure compared: under TCG on
-// a shared host a few iterations of either tool stall for milliseconds
-// when the host deschedules a vCPU, which moves the mean by tens of per
-// cent from run to run.
+// layer waiting on the netpoller (PostSend, then CompChannel.Wait and
+// CQ.Poll), "goblocking" the same with CompChannel.WaitBlocking, which
+// waits in C on the goroutine's thread; "perftest" is ib_send_lat -e
+// (blocking ibv_get_cq_event) with the same size and iteration count. The
+// metrics are half the round trip, as ib_send_lat reports them:
+// t_typical_us the median, t_avg_us the mean (a round trip runs from one
+// post to the next, as ib_send_lat times it); ns/op is the whole round
+// trip, mean. The median is the figure compared: under TCG on a shared
+// host a few iterations of either tool stall for milliseconds when the
+// host deschedules a vCPU, which moves the mean by tens of per cent from
+// run to run.
 func BenchmarkSendLat(b *testing.B) {
 	env := rxetest.Guest(b)
 	na, nb := env.Pair(b)
 	for _, size := range latencySizes {
-		b.Run(fmt.Sprintf("impl=go/size=%d", size), func(b *testing.B) {
-			p, remote, err := startPeer(nb.Dev)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() {
-				if err := p.stop(); err != nil {
-					b.Error("peer:", err)
-				}
-			}()
-			n, ep, err := newNode(na.Dev, env.GIDIndex)
-			defer n.close()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := p.send("%s", formatEP(ep)); err != nil {
-				b.Fatal(err)
-			}
-			if err := n.connect(env.GIDIndex, remote); err != nil {
-				b.Fatal(err)
-			}
-			if err := p.send("pong %d %d", size, b.N); err != nil {
-				b.Fatal(err)
-			}
-			send, recv := n.sendWork(size), n.recvWork()
-			posts := make([]int64, b.N+1) // ns since start at each post, and at the end
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for i := range b.N {
-				posts[i] = int64(time.Since(start))
-				if err := n.send(send); err != nil {
-					b.Fatal(err)
-				}
-				if err := n.awaitRecv(recv); err != nil {
-					b.Fatal(err)
-				}
-			}
-			posts[b.N] = int64(time.Since(start))
-			b.StopTimer()
-			if line, err := p.line(); err != nil || line != "done" {
-				b.Fatalf("peer: %q %v", line, err)
-			}
-			typical, mean := halfRTTs(posts)
-			b.ReportMetric(typical, "t_typical_us")
-			b.ReportMetric(mean, "t_avg_us")
-		})
+		for _, impl := range []struct{ name, wait string }{{"go", waitNetpoll}, {"goblocking", waitBlocking}} {
+			b.Run(fmt.Sprintf("impl=%s/size=%d", impl.name, size), func(b *testing.B) {
+				sendLat(b, env, na, nb, size, impl.wait)
+			})
+		}
 		b.Run(fmt.Sprintf("impl=perftest/size=%d", size), func(b *testing.B) {
 			out, err := perftest(b, "ib_send_lat", na, nb, env.GIDIndex, "-e", "-s", fmt.Sprint(size), "-n", fmt.Sprint(max(b.N, 5)))
 			if err != nil {
@@ -92,4 +51,57 @@ func BenchmarkSendLat(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sendLat is one Go ping-pong run of BenchmarkSendLat: b.N round trips of
+// size bytes against a peer process, both ends waiting as wait says.
+func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait string) {
+	p, remote, err := startPeer(nb.Dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := p.stop(); err != nil {
+			b.Error("peer:", err)
+		}
+	}()
+	n, ep, err := newNode(na.Dev, env.GIDIndex)
+	defer n.close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n.blocking, err = parseWait(wait); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.send("%s", formatEP(ep)); err != nil {
+		b.Fatal(err)
+	}
+	if err := n.connect(env.GIDIndex, remote); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.send("pong %d %d %s", size, b.N, wait); err != nil {
+		b.Fatal(err)
+	}
+	send, recv := n.sendWork(size), n.recvWork()
+	posts := make([]int64, b.N+1) // ns since start at each post, and at the end
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		posts[i] = int64(time.Since(start))
+		if err := n.send(send); err != nil {
+			b.Fatal(err)
+		}
+		if err := n.awaitRecv(recv); err != nil {
+			b.Fatal(err)
+		}
+	}
+	posts[b.N] = int64(time.Since(start))
+	b.StopTimer()
+	if line, err := p.line(); err != nil || line != "done" {
+		b.Fatalf("peer: %q %v", line, err)
+	}
+	typical, mean := halfRTTs(posts)
+	b.ReportMetric(typical, "t_typical_us")
+	b.ReportMetric(mean, "t_avg_us")
 }

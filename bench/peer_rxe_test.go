@@ -23,7 +23,9 @@ import (
 //
 //	peer -> "ep <qpn> <psn> <gid hex>"    its endpoint
 //	bench -> "ep <qpn> <psn> <gid hex>"   the benchmark's; the peer connects
-//	bench -> "pong <size> <n>"            answer n sends with sends of size
+//	bench -> "pong <size> <n> <wait>"     answer n sends with sends of size,
+//	                                       waiting as the benchmark does
+//	                                       (wait: netpoll or blocking)
 //	peer -> "done"
 //	bench -> "quit"                        close everything and exit 0
 const peerEnv = "GOVERBS_BENCH_PEER_DEV"
@@ -54,6 +56,7 @@ const (
 type node struct {
 	lastRecv uint32 // byte length of the last receive
 	sending  bool   // a signaled send has not completed yet
+	blocking bool   // wait with CompChannel.WaitBlocking, not Wait
 	dev      *rdma.Device
 	pd       *rdma.PD
 	buf      *rdma.Buffer
@@ -149,10 +152,11 @@ func (n *node) send(w rdma.SendWork) error {
 
 // awaitRecv waits until a receive has completed (and re-posts it) and the
 // last send has too. It polls both CQs and, while what it waits for is
-// missing, waits for the channel's next event through the netpoller
-// (CompChannel.Wait), as ib_send_lat -e does with a blocking
-// ibv_get_cq_event: under TCG a busy-polling process starves the kernel's
-// rxe work of CPU and both tools measure the scheduler instead.
+// missing, waits for the channel's next event, as ib_send_lat -e does with
+// a blocking ibv_get_cq_event: through the netpoller (CompChannel.Wait),
+// or held in C (CompChannel.WaitBlocking) when n.blocking. Under TCG a
+// busy-polling process starves the kernel's rxe work of CPU and both tools
+// measure the scheduler instead.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
 	for got := false; ; {
 		k, err := n.rcq.Poll(n.wcs)
@@ -182,7 +186,11 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 		if got && !n.sending {
 			return nil
 		}
-		if _, err := n.cc.Wait(context.Background()); err != nil {
+		wait := n.cc.Wait
+		if n.blocking {
+			wait = n.cc.WaitBlocking
+		}
+		if _, err := wait(context.Background()); err != nil {
 			return err
 		}
 	}
@@ -233,7 +241,11 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 		case line == "quit":
 			return nil
 		case strings.HasPrefix(line, "pong "):
-			if _, err := fmt.Sscanf(line, "pong %d %d", &size, &iters); err != nil {
+			var wait string
+			if _, err := fmt.Sscanf(line, "pong %d %d %s", &size, &iters, &wait); err != nil {
+				return err
+			}
+			if n.blocking, err = parseWait(wait); err != nil {
 				return err
 			}
 			send := n.sendWork(size)
@@ -251,6 +263,23 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 		}
 	}
 	return sc.Err()
+}
+
+// The ways a node waits for its channel's events ("pong"'s last word).
+const (
+	waitNetpoll  = "netpoll"  // CompChannel.Wait
+	waitBlocking = "blocking" // CompChannel.WaitBlocking
+)
+
+// parseWait reports whether wait names CompChannel.WaitBlocking.
+func parseWait(wait string) (bool, error) {
+	switch wait {
+	case waitNetpoll:
+		return false, nil
+	case waitBlocking:
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown wait %q", wait)
 }
 
 // peer is the benchmark's handle on a running peer process.

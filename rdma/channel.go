@@ -41,6 +41,7 @@ import (
 // parked on Go's netpoller: waiting on it holds no OS thread.
 type CompChannel struct {
 	life
+	blockState
 	ch  *ibv.CompChannel
 	dev *Device
 	w   *fdWaiter
@@ -134,11 +135,9 @@ func (c *CompChannel) tryEvent() error {
 	// Ack first, always: an unacknowledged event makes ibv_destroy_cq
 	// wait forever.
 	raw.AckCQEvents(1)
-	c.mu.Lock()
-	cq := c.cqs[raw]
-	c.mu.Unlock()
-	if cq == nil {
-		return opErr("rdma.CompChannel.Wait", errors.New("event for a CQ this package did not create"))
+	cq, err := c.eventCQ("rdma.CompChannel.Wait", raw)
+	if err != nil {
+		return err
 	}
 	if err := cq.rearm(); err != nil {
 		return err
@@ -148,7 +147,8 @@ func (c *CompChannel) tryEvent() error {
 }
 
 // Close destroys the channel (ibv_destroy_comp_channel) once no CQ uses it
-// (else a *BusyError). Goroutines waiting on it return ErrClosed.
+// (else a *BusyError). Goroutines waiting on it (Wait, WaitBlocking) return
+// ErrClosed.
 func (c *CompChannel) Close() error {
 	if c == nil {
 		return nilErr("rdma.CompChannel.Close")
@@ -157,11 +157,22 @@ func (c *CompChannel) Close() error {
 		if err := c.w.close(); err != nil {
 			return opErr("rdma.CompChannel.Close", err)
 		}
+		// Wake a WaitBlocking and take the waiter lock: once it is ours,
+		// no wait is in C, and none enters it.
+		resume := c.stopBlocked()
+		c.w.sem <- struct{}{}
+		defer c.w.unlock()
 		if err := c.ch.Destroy(); err != nil {
+			resume()
 			return err
 		}
+		c.freeBlocker()
 		cFree(unsafe.Pointer(c.out))
 		c.dev.disown("CompChannel")
 		return nil
 	})
 }
+
+// errForeignEvent: the channel delivered an event for a CQ that is not
+// one of this package's CQs on it (one made through the generated layer).
+var errForeignEvent = errors.New("event for a CQ this package did not create")

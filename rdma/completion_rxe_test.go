@@ -151,35 +151,50 @@ func TestManyWaitersNoThreads(t *testing.T) {
 	assert.Equal(t, n, count)
 }
 
-// TestWaitCancel: a cancelled context ends a Wait with ctx.Err(); the CQ
-// stays usable and a later Wait still sees the next completion.
+// TestWaitCancel: a cancelled context ends a wait with ctx.Err(), parked
+// on the netpoller (CQ.Wait) or blocked in C (CompChannel.WaitBlocking), as
+// does an expired deadline; the CQ stays usable and a later wait of the
+// same kind still sees the next completion.
 func TestWaitCancel(t *testing.T) {
-	rxetest.NoLeaks(t)
-	a, b := pair(t, QPConfig{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.cq.Wait(ctx) }()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		require.ErrorIs(t, err, context.Canceled)
-	case <-time.After(30 * time.Second):
-		t.Fatal("Wait did not return after its context was cancelled")
-	}
-	dl, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
-	defer cancel2()
-	require.ErrorIs(t, b.cq.Wait(dl), context.DeadlineExceeded)
+	for _, kind := range []string{"Wait", "WaitBlocking"} {
+		t.Run(kind, func(t *testing.T) {
+			rxetest.NoLeaks(t)
+			a, b := pair(t, QPConfig{})
+			wait := b.cq.Wait
+			if kind == "WaitBlocking" {
+				wait = func(ctx context.Context) error {
+					cq, err := b.cc.WaitBlocking(ctx)
+					if err == nil && cq != b.cq {
+						err = errors.New("the event is for another CQ")
+					}
+					return err
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- wait(ctx) }()
+			time.Sleep(50 * time.Millisecond)
+			cancel()
+			select {
+			case err := <-done:
+				require.ErrorIs(t, err, context.Canceled)
+			case <-time.After(30 * time.Second):
+				t.Fatal("the wait did not return after its context was cancelled")
+			}
+			dl, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel2()
+			require.ErrorIs(t, wait(dl), context.DeadlineExceeded)
 
-	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
-	require.NoError(t, a.qp.PostSend(SendWork{ID: 2, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
-	ctx3, cancel3 := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel3()
-	wcs := make([]ibv.WC, 2)
-	n, err := b.cq.Await(ctx3, wcs)
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	assert.Equal(t, ibv.WCSuccess, wcs[0].Status)
+			require.NoError(t, b.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
+			require.NoError(t, a.qp.PostSend(SendWork{ID: 2, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+			ctx3, cancel3 := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel3()
+			require.NoError(t, wait(ctx3))
+			wc, err := b.cq.PollOne()
+			require.NoError(t, err)
+			assert.Equal(t, ibv.WCSuccess, wc.Status)
+		})
+	}
 }
 
 // TestSharedChannel: with two CQs on one channel, CQ.Wait refuses
@@ -228,4 +243,71 @@ func TestSharedChannel(t *testing.T) {
 	_, err = cq2.PollOne()
 	require.ErrorIs(t, err, ErrNoCompletion)
 	require.False(t, errors.Is(err, ErrClosed))
+}
+
+// TestWaitBlocking: B waits in C for its channel's event while A sends;
+// the event names B's CQ, which holds the receive. The CQ is re-armed: a
+// second send raises a second event, for WaitBlocking and then for the
+// netpoller's Wait alike.
+func TestWaitBlocking(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{})
+	wcs := make([]ibv.WC, 4)
+	for i, wait := range []func(context.Context) (*CQ, error){b.cc.WaitBlocking, b.cc.WaitBlocking, b.cc.Wait} {
+		require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(10 + i), SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
+		got := make(chan *CQ, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cq, err := wait(ctx)
+			assert.NoError(t, err, "wait %d", i)
+			got <- cq
+		}()
+		require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+		require.Same(t, b.cq, <-got, "wait %d", i)
+		n, err := b.cq.Poll(wcs)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "wait %d", i)
+		assert.Equal(t, uint64(10+i), wcs[0].WRID)
+		assert.Equal(t, ibv.WCSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
+	}
+}
+
+// TestWaitBlockingClose: Close of a channel that a CQ still uses is refused
+// and leaves a blocked wait waiting; once the CQ is gone, Close wakes the
+// wait with ErrClosed and succeeds, and a later wait is ErrClosed too.
+func TestWaitBlockingClose(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, _ := devPD(t, env.Nodes[0].Dev)
+	cc, err := dev.NewCompChannel()
+	require.NoError(t, err)
+	cq, err := dev.NewCQ(4, cc)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cc.WaitBlocking(context.Background())
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	var busy *BusyError
+	require.ErrorAs(t, cc.Close(), &busy)
+	select {
+	case err := <-done:
+		t.Fatalf("a refused Close woke the wait: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	require.NoError(t, cq.Close())
+	require.NoError(t, cc.Close())
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrClosed)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not wake WaitBlocking")
+	}
+	_, err = cc.WaitBlocking(context.Background())
+	require.ErrorIs(t, err, ErrClosed)
+	var nilCC *CompChannel
+	_, err = nilCC.WaitBlocking(context.Background())
+	require.ErrorIs(t, err, ErrNilHandle)
 }

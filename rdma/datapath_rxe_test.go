@@ -32,8 +32,9 @@ func drain(t testing.TB, cq *CQ, wcs []ibv.WC, n int) {
 }
 
 // TestDataPathZeroAlloc: in steady state a send + receive round (post a
-// receive, post a signaled send, poll both CQs), a batched RDMA write and
-// the fused SendPoll allocate nothing.
+// receive, post a signaled send, poll both CQs), a batched RDMA write, the
+// fused SendPoll, and a receive waited for on the netpoller (Await) or in C
+// (WaitBlocking) allocate nothing.
 func TestDataPathZeroAlloc(t *testing.T) {
 	rxetest.NoLeaks(t)
 	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 16})
@@ -100,7 +101,29 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		}
 		drain(t, a.cq, wcs, 1)
 	}
-	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused, "Await": await} {
+	// The receiver waits in C (CompChannel.WaitBlocking, context.Background),
+	// then drains.
+	blocking := func() {
+		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.qp.PostSend(SendWork{ID: 5, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if n, err := b.cq.Poll(wcs); err != nil || n > 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+			if _, err := b.cc.WaitBlocking(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drain(t, a.cq, wcs, 1)
+	}
+	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused, "Await": await, "WaitBlocking": blocking} {
 		f() // warm up
 		assert.Zero(t, testing.AllocsPerRun(200, f), name)
 	}

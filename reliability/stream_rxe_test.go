@@ -126,7 +126,16 @@ func (s *sender) run(ctx context.Context, t *testing.T, limit, faultAfter int, f
 			break
 		}
 		n, err := s.cq.Await(ctx, s.wcs)
-		require.NoError(t, err, "waiting for completions: %s", s.q)
+		if err != nil {
+			// Tell a lost wakeup (completions sitting in the CQ) from a
+			// provider that never completed the sends (none).
+			k, perr := s.cq.Poll(s.wcs)
+			var late []string
+			for _, wc := range s.wcs[:k] {
+				late = append(late, fmt.Sprintf("%d:%s", wc.WRID, ibv.WCStatusStr(wc.Status)))
+			}
+			require.NoError(t, err, "waiting for completions: %s; one more poll after the wait failed found %d (%v, poll error %v)", s.q, k, late, perr)
+		}
 		for i := range s.wcs[:n] {
 			wc := &s.wcs[i]
 			s.q.add(wc)

@@ -1,0 +1,306 @@
+package rdma
+
+/*
+#cgo noescape gv_block_wait
+#cgo nocallback gv_block_wait
+#include <errno.h>
+#include <poll.h>
+
+// What CompChannel.WaitBlocking hands its C wait (C memory, one per
+// channel): the functions, the channel, the fds, the event taken, and
+// which call failed.
+struct gv_block_wait {
+	void *get_event; // ibv_get_cq_event
+	void *ack;       // ibv_ack_cq_events
+	void *notify;    // the device's context->ops.req_notify_cq
+	void *channel;   // struct ibv_comp_channel *
+	int fd;          // the channel's fd
+	int cancel_fd;   // an eventfd: readable means stop waiting
+	void *cq;        // the event's CQ and its context
+	void *cq_context;
+	int step;        // after a failure: GV_BW_STEP_*
+	int err;         // errno (poll, get_event) or the result (notify)
+};
+
+enum {
+	GV_BW_STEP_POLL = 1,      // poll(2) failed, or reported the channel's fd broken (EBADF)
+	GV_BW_STEP_GET_EVENT = 2, // ibv_get_cq_event returned -1 with the fd readable
+	GV_BW_STEP_NOTIFY = 3,    // req_notify_cq returned err (the event is acknowledged)
+};
+#define GV_BW_CANCELLED 1
+
+typedef int (*gv_bw_get_event_fn)(void *channel, void **cq, void **cq_context);
+typedef void (*gv_bw_ack_fn)(void *cq, unsigned int n);
+typedef int (*gv_bw_notify_fn)(void *cq, int solicited_only);
+
+// Blocks in poll(2) on the channel's fd and the cancel fd until an event
+// comes, takes it (ibv_get_cq_event), re-arms its CQ and acknowledges it.
+// The re-arm comes first: until the acknowledgement ibv_destroy_cq waits,
+// so the CQ outlives the re-arm even when its Close has begun. Returns 0
+// with the event's CQ in a->cq, GV_BW_CANCELLED when the cancel fd is
+// readable, or -1 with a->step and a->err.
+static int gv_block_wait(struct gv_block_wait *a) {
+	struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->cancel_fd, .events = POLLIN}};
+	for (;;) {
+		p[0].revents = p[1].revents = 0;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			a->step = GV_BW_STEP_POLL;
+			a->err = errno;
+			return -1;
+		}
+		if (p[1].revents)
+			return GV_BW_CANCELLED;
+		if (!(p[0].revents & POLLIN)) {
+			if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+				a->step = GV_BW_STEP_POLL;
+				a->err = EBADF;
+				return -1;
+			}
+			continue;
+		}
+		errno = 0;
+		if (((gv_bw_get_event_fn)a->get_event)(a->channel, &a->cq, &a->cq_context)) {
+			// The fd is non-blocking (it is on Go's netpoller too): the
+			// event can have gone to another reader since poll(2).
+			if (errno == EAGAIN)
+				continue;
+			a->step = GV_BW_STEP_GET_EVENT;
+			a->err = errno;
+			return -1;
+		}
+		int r = ((gv_bw_notify_fn)a->notify)(a->cq, 0);
+		((gv_bw_ack_fn)a->ack)(a->cq, 1);
+		if (r) {
+			a->step = GV_BW_STEP_NOTIFY;
+			a->err = r;
+			return -1;
+		}
+		return 0;
+	}
+}
+*/
+import "C"
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/cerr"
+)
+
+// WaitBlocking is Wait done in C, on the calling goroutine's OS thread:
+// one cgo call blocks in poll(2) on the channel's fd until an event comes,
+// takes it (ibv_get_cq_event), re-arms its CQ (ibv_req_notify_cq) and
+// acknowledges it (ibv_ack_cq_events), as a C program such as
+// ib_send_lat -e waits. It returns the CQ the event is for; drain it with
+// Poll before waiting again, as after Wait.
+//
+// It trades Wait's freedom from OS threads for latency: the goroutine holds
+// its thread for the whole wait, and neither the netpoller nor the
+// scheduler takes part in it. A wait parked on the netpoller leaves the
+// process idle, and Go's runtime then wakes its monitor thread (sysmon) at
+// the next cgo call and has it tick every 20 µs for a while; a wait held in
+// C keeps the process busy and the monitor asleep. Use it in a few
+// latency-critical loops, each on a goroutine of its own; use Wait where
+// many goroutines wait. At most one wait, of either kind, runs on a
+// channel at a time; others queue.
+//
+// So that the runtime does not take a goroutine that loops on
+// WaitBlocking for a long-running one (and take its processor away in the
+// middle of a wait), WaitBlocking yields the processor (runtime.Gosched)
+// once every few milliseconds before it blocks.
+//
+// Errors are Wait's: ctx.Err() (cancellation wakes the wait through an
+// eventfd), ErrClosed (Close of the channel wakes it), or the failing C
+// function's error. With a context that cannot be cancelled it allocates
+// nothing.
+func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
+	const op = "rdma.CompChannel.WaitBlocking"
+	if c == nil {
+		return nil, nilErr(op)
+	}
+	if err := c.use(op); err != nil {
+		return nil, err
+	}
+	b, err := c.blockerFor(op)
+	// The wait does not hold the channel: Close must be able to take it,
+	// to refuse (CQs remain) or to wake this wait and then wait, through
+	// the waiter lock, until it has left C (see Close).
+	c.done()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.w.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer c.w.unlock()
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, b.wake)
+		defer stop()
+	}
+	for {
+		// Once Close has begun, closing stays set (and b.args may be
+		// freed): this is checked before every C call.
+		if b.closing.Load() {
+			return nil, opErr(op, ErrClosed)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b.yieldIfDue()
+		switch r := C.gv_block_wait(b.args); r {
+		case 0:
+			return c.eventCQ(op, (*ibv.CQ)(b.args.cq))
+		case C.GV_BW_CANCELLED:
+			// Woken: by this context, by Close (checked above; the wake
+			// stays for any later waiter), or late by the context of an
+			// earlier call, which was already over: then wait again.
+			b.drain()
+			if b.closing.Load() {
+				b.wake()
+			}
+		default:
+			return nil, b.failure(op)
+		}
+	}
+}
+
+// eventCQ is the package's CQ for an event's raw CQ.
+func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
+	c.mu.Lock()
+	cq := c.cqs[raw]
+	c.mu.Unlock()
+	if cq == nil {
+		return nil, opErr(op, errForeignEvent)
+	}
+	return cq, nil
+}
+
+// yieldEvery is how often WaitBlocking yields the processor: well inside
+// the 10 ms after which Go's runtime preempts a goroutine that has not
+// been rescheduled, and, when that goroutine is in a cgo call, takes its
+// processor away (sysmon's retake, which also resets sysmon to its 20 µs
+// tick).
+const yieldEvery = 2 * time.Millisecond
+
+// blockWaiter is a channel's state for WaitBlocking, made on first use and
+// freed by Close: the C wait's arguments (C memory) and the eventfd that
+// stops it.
+type blockWaiter struct {
+	args      *C.struct_gv_block_wait
+	efd       int
+	closing   atomic.Bool // Close is waking the waiter: fail with ErrClosed
+	buf       [8]byte     // drain's read buffer
+	lastYield time.Time   // when yieldIfDue last yielded (under the waiter lock)
+}
+
+// blockState is the channel's WaitBlocking state, embedded in CompChannel.
+type blockState struct {
+	blkMu sync.Mutex
+	blk   *blockWaiter
+}
+
+// blockerFor returns the channel's blockWaiter, making it on first use.
+func (c *CompChannel) blockerFor(op string) (*blockWaiter, error) {
+	c.blkMu.Lock()
+	defer c.blkMu.Unlock()
+	if c.blk != nil {
+		if c.blk.args == nil {
+			return nil, opErr(op, ErrClosed)
+		}
+		return c.blk, nil
+	}
+	ack, err := ibv.AckCQEventsAddr()
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	notify := c.dev.ctx.Ops.ReqNotifyCQ
+	if notify == nil {
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_req_notify_cq", Op: "context->ops.req_notify_cq"})
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, opErr(op+": eventfd", err)
+	}
+	a := (*C.struct_gv_block_wait)(cAlloc(C.sizeof_struct_gv_block_wait))
+	a.get_event, a.ack, a.notify = c.getEvent, ack, notify
+	a.channel, a.fd, a.cancel_fd = unsafe.Pointer(c.ch), C.int(c.ch.FD), C.int(efd)
+	c.blk = &blockWaiter{args: a, efd: efd, lastYield: time.Now()}
+	return c.blk, nil
+}
+
+// yieldIfDue yields the processor when yieldEvery has passed since the
+// last time it did (see yieldEvery).
+func (b *blockWaiter) yieldIfDue() {
+	if now := time.Now(); now.Sub(b.lastYield) >= yieldEvery {
+		runtime.Gosched()
+		b.lastYield = now
+	}
+}
+
+var eventfdOne = [8]byte{1} // eventfd counter increment 1 (little-endian uint64)
+
+// wake makes the eventfd readable: the C wait returns GV_BW_CANCELLED.
+func (b *blockWaiter) wake() { unix.Write(b.efd, eventfdOne[:]) }
+
+// drain resets the eventfd (it is non-blocking: nothing to read is fine).
+func (b *blockWaiter) drain() { unix.Read(b.efd, b.buf[:]) }
+
+// failure is the error of the C call that failed in the C wait.
+func (b *blockWaiter) failure(op string) error {
+	a := b.args
+	switch a.step {
+	case C.GV_BW_STEP_POLL:
+		return opErr(op+": poll", syscall.Errno(a.err))
+	case C.GV_BW_STEP_GET_EVENT:
+		// Its page promises -1 and no errno: the convention's error, as
+		// Wait reports it.
+		return cerr.ZeroOrMinusOne("ibv_get_cq_event", -1)
+	case C.GV_BW_STEP_NOTIFY:
+		return cerr.ZeroOrErrno("ibv_req_notify_cq", int32(a.err))
+	}
+	return opErr(op, syscall.EINVAL)
+}
+
+// stopBlocked wakes a goroutine blocked in WaitBlocking, and fails it and
+// any later one with ErrClosed: Close calls it once it is committed to
+// destroying the channel (no CQ uses it). resume reverts it after a failed
+// destroy.
+func (c *CompChannel) stopBlocked() (resume func()) {
+	c.blkMu.Lock()
+	b := c.blk
+	c.blkMu.Unlock()
+	if b == nil {
+		return func() {}
+	}
+	b.closing.Store(true)
+	b.wake()
+	return func() {
+		b.closing.Store(false)
+		b.drain()
+	}
+}
+
+// freeBlocker releases the blockWaiter's C side (Close, holding the waiter
+// lock: no wait is in C). The Go side stays, closing set, for waits still
+// queued on the lock.
+func (c *CompChannel) freeBlocker() {
+	c.blkMu.Lock()
+	defer c.blkMu.Unlock()
+	if b := c.blk; b != nil {
+		unix.Close(b.efd)
+		cFree(unsafe.Pointer(b.args))
+		b.args = nil
+		b.closing.Store(true)
+	}
+}
