@@ -186,12 +186,13 @@ func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
 	return cq, nil
 }
 
-// yieldEvery is how often WaitBlocking yields the processor: well inside
-// the 10 ms after which Go's runtime preempts a goroutine that has not
-// been rescheduled, and, when that goroutine is in a cgo call, takes its
+// yieldEvery is how often WaitBlocking yields the processor: half the
+// 10 ms after which Go's runtime preempts a goroutine that has not been
+// rescheduled, and, when that goroutine is in a cgo call, takes its
 // processor away (sysmon's retake, which also resets sysmon to its 20 µs
-// tick).
-const yieldEvery = 2 * time.Millisecond
+// tick). Not more often: each yield wakes an idle thread to look for work
+// (runtime.wakep), a futex round trip.
+const yieldEvery = 5 * time.Millisecond
 
 // blockWaiter is a channel's state for WaitBlocking, made on first use and
 // freed by Close: the C wait's arguments (C memory) and the eventfd that

@@ -152,15 +152,19 @@ func TestManyWaitersNoThreads(t *testing.T) {
 }
 
 // TestWaitCancel: a cancelled context ends a wait with ctx.Err(), parked
-// on the netpoller (CQ.Wait) or blocked in C (CompChannel.WaitBlocking), as
+// on the netpoller (CQ.Wait) or blocked in C (CompChannel.WaitBlocking,
+// CQ.WaitBlocking), as
 // does an expired deadline; the CQ stays usable and a later wait of the
 // same kind still sees the next completion.
 func TestWaitCancel(t *testing.T) {
-	for _, kind := range []string{"Wait", "WaitBlocking"} {
+	for _, kind := range []string{"Wait", "WaitBlocking", "CQ.WaitBlocking"} {
 		t.Run(kind, func(t *testing.T) {
 			rxetest.NoLeaks(t)
 			a, b := pair(t, QPConfig{})
 			wait := b.cq.Wait
+			if kind == "CQ.WaitBlocking" {
+				wait = b.cq.WaitBlocking
+			}
 			if kind == "WaitBlocking" {
 				wait = func(ctx context.Context) error {
 					cq, err := b.cc.WaitBlocking(ctx)
@@ -197,8 +201,8 @@ func TestWaitCancel(t *testing.T) {
 	}
 }
 
-// TestSharedChannel: with two CQs on one channel, CQ.Wait refuses
-// (ErrSharedChannel) and CompChannel.Wait says which CQ the event is for.
+// TestSharedChannel: with two CQs on one channel, CQ.Wait and
+// CQ.WaitBlocking refuse (ErrSharedChannel) and CompChannel.Wait says which CQ the event is for.
 func TestSharedChannel(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
@@ -215,6 +219,8 @@ func TestSharedChannel(t *testing.T) {
 	defer func() { require.NoError(t, cq2.Close()) }()
 
 	err = cq1.Wait(context.Background())
+	require.ErrorIs(t, err, ErrSharedChannel)
+	err = cq1.WaitBlocking(context.Background())
 	require.ErrorIs(t, err, ErrSharedChannel)
 
 	qp, err := pd.NewQP(QPConfig{SendCQ: cq1, RecvCQ: cq2, MaxSend: 1, MaxRecv: 1})

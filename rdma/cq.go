@@ -180,7 +180,18 @@ func (cq *CQ) PollOne() (ibv.WC, error) {
 // CQs too: use CompChannel.Wait), ctx.Err(), ErrClosed, or the failing C
 // function's error.
 func (cq *CQ) Wait(ctx context.Context) error {
-	const op = "rdma.CQ.Wait"
+	return cq.waitOwn(ctx, "rdma.CQ.Wait", false)
+}
+
+// WaitBlocking is Wait held in C on the calling goroutine's thread (see
+// CompChannel.WaitBlocking, which it calls, for when to prefer it), with
+// Wait's errors.
+func (cq *CQ) WaitBlocking(ctx context.Context) error {
+	return cq.waitOwn(ctx, "rdma.CQ.WaitBlocking", true)
+}
+
+// waitOwn is Wait (blocking: WaitBlocking) for a CQ alone on its channel.
+func (cq *CQ) waitOwn(ctx context.Context, op string, blocking bool) error {
 	if cq == nil {
 		return nilErr(op)
 	}
@@ -193,7 +204,13 @@ func (cq *CQ) Wait(ctx context.Context) error {
 	if n := cq.ch.count("CQ"); n > 1 {
 		return opErr(op, ErrSharedChannel)
 	}
-	got, err := cq.ch.Wait(ctx)
+	var got *CQ
+	var err error
+	if blocking {
+		got, err = cq.ch.WaitBlocking(ctx)
+	} else {
+		got, err = cq.ch.Wait(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -205,10 +222,9 @@ func (cq *CQ) Wait(ctx context.Context) error {
 }
 
 // Await returns the next completions: it polls, and while the CQ is empty
-// waits (Wait) and polls again. At least one completion is in wcs[:n] when
-// err is nil. Polling allocates nothing; a wait that parks allocates (the
-// context hook and the netpoller's closures): for a data path without
-// allocation, busy-poll with PollSpin.
+// waits (Wait, on the netpoller) and polls again. At least one completion
+// is in wcs[:n] when err is nil. With a context that cannot be cancelled
+// it allocates nothing, parked or not.
 func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
 	for {
 		n, err := cq.Poll(wcs)

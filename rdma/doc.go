@@ -7,8 +7,9 @@
 //     (CQ.Wait, CQ.Await, CompChannel.Wait), connection events (Dial,
 //     Listener.Accept) and device events (Device.AsyncEvent) with a
 //     context.Context, holding no OS thread. For a few latency-critical
-//     loops, CompChannel.WaitBlocking waits in C on the goroutine's thread
-//     instead, as a C program does, still cancellable by its context.
+//     loops, CompChannel.WaitBlocking and CQ.WaitBlocking wait in C on the
+//     goroutine's thread instead, as a C program does, still cancellable by
+//     their context.
 //   - Memory that is safe by construction: registered memory is either a
 //     Buffer (mmap'd, outside the Go heap) or Go memory pinned with
 //     runtime.Pinner for the MR's whole life (PD.RegisterPinned); handing

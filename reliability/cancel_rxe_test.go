@@ -71,7 +71,8 @@ func waitCases(name string, wait func(context.Context) error) []badCase {
 }
 
 // TestCancelEveryWait: every call of rdma that waits — CQ.Wait, CQ.Await,
-// CompChannel.Wait, Device.AsyncEvent, Listener.Accept, Dial and
+// CompChannel.Wait, their blocking twins CQ.WaitBlocking and
+// CompChannel.WaitBlocking, Device.AsyncEvent, Listener.Accept, Dial and
 // Conn.WaitDisconnect — returns its context's error when the context is
 // cancelled before the call, while it waits, or reaches its deadline; and
 // the resources waited on stay usable (a completion, then a connection,
@@ -89,6 +90,8 @@ func TestCancelEveryWait(t *testing.T) {
 	cases = append(cases, waitCases("CQ.Wait", func(ctx context.Context) error { return b.cq.Wait(ctx) })...)
 	cases = append(cases, waitCases("CQ.Await", func(ctx context.Context) error { _, err := b.cq.Await(ctx, wcs); return err })...)
 	cases = append(cases, waitCases("CompChannel.Wait", func(ctx context.Context) error { _, err := b.cc.Wait(ctx); return err })...)
+	cases = append(cases, waitCases("CQ.WaitBlocking", func(ctx context.Context) error { return b.cq.WaitBlocking(ctx) })...)
+	cases = append(cases, waitCases("CompChannel.WaitBlocking", func(ctx context.Context) error { _, err := b.cc.WaitBlocking(ctx); return err })...)
 	cases = append(cases, waitCases("Device.AsyncEvent", func(ctx context.Context) error { _, err := b.dev.AsyncEvent(ctx); return err })...)
 	tryBad(t, cases)
 
@@ -200,13 +203,15 @@ func TestCloseTwice(t *testing.T) {
 	}
 	var cases []badCase
 	for name, f := range map[string]func() error{
-		"QP.PostRecv after Close":      func() error { return qp.PostRecv(rdma.RecvWork{}) },
-		"CQ.Await after Close":         func() error { _, err := cq.Await(ctx, make([]ibv.WC, 1)); return err },
-		"CompChannel.Wait after Close": func() error { _, err := cc.Wait(ctx); return err },
-		"MR.SGE after Close":           func() error { _, err := mr.SGE(0, 1); return err },
-		"PD.AllocPD after Close":       func() error { _, err := dev.AllocPD(); return err },
-		"Conn.QP.PostSend after Close": func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WRSend}) },
-		"Listener.Accept after Close":  func() error { _, err := l.Accept(ctx); return err },
+		"QP.PostRecv after Close":              func() error { return qp.PostRecv(rdma.RecvWork{}) },
+		"CQ.Await after Close":                 func() error { _, err := cq.Await(ctx, make([]ibv.WC, 1)); return err },
+		"CompChannel.Wait after Close":         func() error { _, err := cc.Wait(ctx); return err },
+		"CompChannel.WaitBlocking after Close": func() error { _, err := cc.WaitBlocking(ctx); return err },
+		"CQ.WaitBlocking after Close":          func() error { return cq.WaitBlocking(ctx) },
+		"MR.SGE after Close":                   func() error { _, err := mr.SGE(0, 1); return err },
+		"PD.AllocPD after Close":               func() error { _, err := dev.AllocPD(); return err },
+		"Conn.QP.PostSend after Close":         func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WRSend}) },
+		"Listener.Accept after Close":          func() error { _, err := l.Accept(ctx); return err },
 	} {
 		cases = append(cases, badCase{name, f, []error{rdma.ErrClosed}})
 	}
@@ -214,7 +219,8 @@ func TestCloseTwice(t *testing.T) {
 }
 
 // TestCloseWhileWaiting: closing what a goroutine waits on ends the wait
-// with ErrClosed — a CQ's channel (after the CQ), a device's async events,
+// with ErrClosed — a CQ's channel (after the CQ), parked on the netpoller
+// or held in C, a device's async events,
 // a listener's Accept — and a Conn closed while another goroutine waits
 // for its disconnect ends that wait too; nothing hangs or leaks.
 func TestCloseWhileWaiting(t *testing.T) {
@@ -255,11 +261,20 @@ func TestCloseWhileWaiting(t *testing.T) {
 		}
 	}
 
+	cc2, err := dev.NewCompChannel()
+	require.NoError(t, err)
+	cq2, err := dev.NewCQ(4, cc2)
+	require.NoError(t, err)
+
 	awaiting := waiting(func() error { _, err := cq.Await(ctx, make([]ibv.WC, 1)); return err })
+	blocked := waiting(func() error { return cq2.WaitBlocking(ctx) })
 	async := waiting(func() error { _, err := dev.AsyncEvent(ctx); return err })
 	require.NoError(t, cq.Close())
 	require.NoError(t, cc.Close())
 	result("CQ.Await, CQ and channel closed", awaiting, rdma.ErrClosed)
+	require.NoError(t, cq2.Close())
+	require.NoError(t, cc2.Close())
+	result("CQ.WaitBlocking (held in C), CQ and channel closed", blocked, rdma.ErrClosed)
 	require.NoError(t, dev.Close())
 	result("Device.AsyncEvent, device closed", async, rdma.ErrClosed)
 
