@@ -19,7 +19,7 @@ struct gv_block_wait {
 	void *cq;        // the event's CQ and its context
 	void *cq_context;
 	int step;        // after a failure: GV_BW_STEP_*
-	int err;         // errno (poll, get_event) or the result (notify)
+	int err;         // errno (poll) or the result (notify)
 };
 
 enum {
@@ -66,8 +66,7 @@ static int gv_block_wait(struct gv_block_wait *a) {
 			// event can have gone to another reader since poll(2).
 			if (errno == EAGAIN)
 				continue;
-			a->step = GV_BW_STEP_GET_EVENT;
-			a->err = errno;
+			a->step = GV_BW_STEP_GET_EVENT; // reported as its page promises: -1, no errno
 			return -1;
 		}
 		int r = ((gv_bw_notify_fn)a->notify)(a->cq, 0);

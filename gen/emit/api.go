@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/gen/ir"
 	"github.com/goverbs/goverbs/gen/naming"
@@ -469,24 +467,12 @@ func errnoVar(c spec.Convention) string {
 // a failure with EBUSY"), or a generic one when it documents none.
 func errnoExample(errs []spec.Error) string {
 	for _, er := range errs {
-		if errnoNames[er.Name] {
+		if spec.IsErrno(er.Name) {
 			return fmt.Sprintf("so errors.Is(err, unix.%s) holds for a failure with %s", er.Name, er.Name)
 		}
 	}
 	return "so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno"
 }
-
-// errnoNames are the Linux errno names (EINVAL, EBUSY, ...), the names
-// golang.org/x/sys/unix has constants for.
-var errnoNames = func() map[string]bool {
-	m := map[string]bool{}
-	for e := syscall.Errno(1); e < 4096; e++ {
-		if n := unix.ErrnoName(e); n != "" {
-			m[n] = true
-		}
-	}
-	return m
-}()
 
 // byteOrderDoc says which of fn's result and parameters are big-endian
 // (the __be16/__be32/__be64 typedefs), where a Go caller would otherwise

@@ -20,7 +20,7 @@ var (
 // IsCode reports whether s names an error code: a Linux errno name or a
 // library error code.
 func IsCode(s string) bool {
-	return errnoNames[s] || libCode.MatchString(s)
+	return spec.IsErrno(s) || libCode.MatchString(s)
 }
 
 // Errors returns the error codes documented for fn (one of the page
@@ -48,7 +48,7 @@ func (p *Page) Errors(fn string, funcs []string) []spec.Error {
 		}
 		for _, sent := range SentencesFor(s.Blocks, fn, funcs) {
 			for _, m := range errnoRef.FindAllString(sent, -1) {
-				if errnoNames[m] && !listed[m] {
+				if spec.IsErrno(m) && !listed[m] {
 					listed[m] = true
 					entries = append(entries, spec.Error{Name: m, Meaning: sent})
 				}

@@ -22,7 +22,8 @@ var (
 // notNames are words NAME lines hold that are not function names: "and",
 // and C type words that slip in ("int ibv_dealloc_dmah - ..." in
 // ibv_alloc_dmah(3)).
-var notNames = setOf("and", "or", "int", "void", "struct", "const", "unsigned", "char", "long", "enum")
+var notNames = map[string]bool{"and": true, "or": true, "int": true, "void": true, "struct": true,
+	"const": true, "unsigned": true, "char": true, "long": true, "enum": true}
 
 // Names parses the NAME section of p. A NAME section may hold several
 // "names - summary" lines (ibv_wr_post(3)); names are split at commas and

@@ -36,26 +36,34 @@ func ech() *rdmacm.EventChannel {
 
 func cmid() *rdmacm.CMID {
 	if fxCMID == nil {
-		var id *rdmacm.CMID
-		must("cmid", ech().CreateID(&id, nil, rdmacm.PsTCP))
-		fxCMID = id
-		onExit(func() error { return closeIf(&fxCMID, (*rdmacm.CMID).DestroyID) })
+		newCMID("cmid", &fxCMID, rdmacm.PsTCP)
 	}
 	return fxCMID
 }
 
 func rcmid() *rdmacm.CMID {
 	if fxRCMID == nil {
-		var id *rdmacm.CMID
-		must("rcmid", ech().CreateID(&id, nil, rdmacm.PsTCP))
-		fxRCMID = id
-		onExit(func() error { return closeIf(&fxRCMID, (*rdmacm.CMID).DestroyID) })
-		must("rcmid addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", 7471), 2000))
-		must("rcmid addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
-		must("rcmid route", id.ResolveRoute(2000))
-		must("rcmid route", cmWait(ech(), rdmacm.CMEventRouteResolved))
+		resolveToB("rcmid", newCMID("rcmid", &fxRCMID, rdmacm.PsTCP), 7471)
 	}
 	return fxRCMID
+}
+
+// newCMID creates an id of port space ps on ech as *fx, destroyed after the probe.
+func newCMID(name string, fx **rdmacm.CMID, ps rdmacm.PortSpace) *rdmacm.CMID {
+	var id *rdmacm.CMID
+	must(name, ech().CreateID(&id, nil, ps))
+	*fx = id
+	onExit(func() error { return closeIf(fx, (*rdmacm.CMID).DestroyID) })
+	return id
+}
+
+// resolveToB resolves id's address and route from node A to node B's port, waiting for
+// each event on ech.
+func resolveToB(name string, id *rdmacm.CMID, port uint16) {
+	must(name+" addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", port), 2000))
+	must(name+" addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
+	must(name+" route", id.ResolveRoute(2000))
+	must(name+" route", cmWait(ech(), rdmacm.CMEventRouteResolved))
 }
 
 // sockaddr is the IPv4 address in the environment variable env, with port, as a struct
@@ -156,11 +164,7 @@ var fxMCID *rdmacm.CMID
 
 func mcid() *rdmacm.CMID {
 	if fxMCID == nil {
-		var id *rdmacm.CMID
-		must("mcid", ech().CreateID(&id, nil, rdmacm.PsUDP))
-		fxMCID = id
-		onExit(func() error { return closeIf(&fxMCID, (*rdmacm.CMID).DestroyID) })
-		must("mcid bind", id.BindAddr(sockaddr("RXE_A_IP", 0)))
+		must("mcid bind", newCMID("mcid", &fxMCID, rdmacm.PsUDP).BindAddr(sockaddr("RXE_A_IP", 0)))
 	}
 	return fxMCID
 }

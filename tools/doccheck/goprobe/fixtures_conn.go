@@ -42,15 +42,31 @@ func endpoint(id **rdmacm.CMID, ai *rdmacm.Addrinfo, qp *ibv.QPInitAttr) error {
 	err := rdmacm.CreateEP(&local, ai, nil, qp)
 	*id = local
 	if err == nil {
-		onExit(func() error {
-			if *id != nil {
-				(*id).DestroyEP()
-				*id = nil
-			}
-			return nil
-		})
+		destroyEPAtExit(id)
 	}
 	return err
+}
+
+// destroyEPAtExit destroys the endpoint *id after the probe, unless *id is cleared by then.
+func destroyEPAtExit(id **rdmacm.CMID) {
+	onExit(func() error { return closeIf(id, func(c *rdmacm.CMID) error { c.DestroyEP(); return nil }) })
+}
+
+// acceptNext takes the next connection request on lid and rejects it, or accepts it as
+// srv (destroyed after the probe).
+func acceptNext(reject bool) error {
+	var id *rdmacm.CMID
+	if err := fxLid.GetRequest(&id); err != nil {
+		return err
+	}
+	if reject {
+		err := id.Reject(nil, 0)
+		id.DestroyEP()
+		return err
+	}
+	fxSrv = id
+	destroyEPAtExit(&fxSrv)
+	return id.Accept(nil)
 }
 
 // connSetup creates the listener and the unconnected client endpoint.
@@ -68,28 +84,7 @@ func connSetup() {
 func connRun(reject bool, which string) error {
 	connSetup()
 	done := make(chan error, 1)
-	go func() {
-		var id *rdmacm.CMID
-		if err := fxLid.GetRequest(&id); err != nil {
-			done <- err
-			return
-		}
-		if reject {
-			err := id.Reject(nil, 0)
-			id.DestroyEP()
-			done <- err
-			return
-		}
-		fxSrv = id
-		onExit(func() error {
-			if fxSrv != nil {
-				fxSrv.DestroyEP()
-				fxSrv = nil
-			}
-			return nil
-		})
-		done <- id.Accept(nil)
-	}()
+	go func() { done <- acceptNext(reject) }()
 	cerr := fxCli.Connect(nil)
 	aerr := <-done
 	if which == "connect" {
@@ -151,14 +146,8 @@ func qpless() *rdmacm.CMID {
 		return fxQPLess
 	}
 	connSetup()
-	var id *rdmacm.CMID
-	must("qpless", ech().CreateID(&id, nil, rdmacm.PsTCP))
-	fxQPLess = id
-	onExit(func() error { return closeIf(&fxQPLess, (*rdmacm.CMID).DestroyID) })
-	must("qpless addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", 7480), 2000))
-	must("qpless addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
-	must("qpless route", id.ResolveRoute(2000))
-	must("qpless route", cmWait(ech(), rdmacm.CMEventRouteResolved))
+	id := newCMID("qpless", &fxQPLess, rdmacm.PsTCP)
+	resolveToB("qpless", id, 7480)
 	c, err := id.Verbs.CreateCQ(4, nil, nil, 0)
 	must("qpless cq", err)
 	onExit(c.Destroy)
@@ -166,22 +155,7 @@ func qpless() *rdmacm.CMID {
 	must("qpless qp", err)
 	onExit(q.Destroy)
 	qplessAccepted = make(chan error, 1)
-	go func() {
-		var s *rdmacm.CMID
-		if err := fxLid.GetRequest(&s); err != nil {
-			qplessAccepted <- err
-			return
-		}
-		fxSrv = s
-		onExit(func() error {
-			if fxSrv != nil {
-				fxSrv.DestroyEP()
-				fxSrv = nil
-			}
-			return nil
-		})
-		qplessAccepted <- s.Accept(nil)
-	}()
+	go func() { qplessAccepted <- acceptNext(false) }()
 	must("qpless connect", id.Connect(&rdmacm.ConnParam{QPNum: q.QPNum, ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
 	must("qpless connect", cmWait(ech(), rdmacm.CMEventConnectResponse))
 	return id

@@ -1,9 +1,12 @@
-package manpage
+package spec
 
-// errnoNames is the set of Linux errno names (asm-generic/errno-base.h,
-// asm-generic/errno.h and the glibc aliases EWOULDBLOCK, EDEADLOCK,
-// ENOTSUP). A capitalized word counts as an errno name only if listed here,
-// so "ECE" or "EQ" in running text is not mistaken for one.
+// IsErrno reports whether name is a Linux errno name: one of
+// asm-generic/errno-base.h, asm-generic/errno.h or the glibc aliases
+// EWOULDBLOCK, EDEADLOCK, ENOTSUP, each a constant of golang.org/x/sys/unix.
+// The man-page reader counts a capitalized word as an errno name only if
+// listed here, so "ECE" or "EQ" in running text is not mistaken for one.
+func IsErrno(name string) bool { return errnoNames[name] }
+
 var errnoNames = setOf(
 	"EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC",
 	"EBADF", "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK",
