@@ -90,7 +90,7 @@ BENCH_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -count=$(BENCHCOUNT) -exec
 bench: bin/rxe
 	mkdir -p .cache docs
 	$(BENCH_RUN) -bench 'SendLat|WriteRate' -benchtime=$(BENCHTIME) | tee .cache/bench.txt
-	$(BENCH_RUN) -bench 'PollEmpty|Drain|CgoNoop' -benchtime=$(POLL_BENCHTIME) | tee -a .cache/bench.txt
+	$(BENCH_RUN) -bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME) | tee -a .cache/bench.txt
 	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
 
 # Generated code is committed: regenerating must not change the tree.

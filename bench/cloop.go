@@ -5,10 +5,13 @@ package bench
 
 /*
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #cgo noescape bench_poll_once
 #cgo nocallback bench_poll_once
+#cgo noescape bench_c_noop_ptrs
+#cgo nocallback bench_c_noop_ptrs
 
 typedef int (*bench_poll_fn)(void *cq, int n, void *wc);
 
@@ -43,9 +46,14 @@ static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t to
 	return n;
 }
 static void bench_c_noop(void) {}
+static void bench_c_noop_ptrs(void *a, void *b, void *c) {}
 
-static int bench_poll_once(void *fn, void *cq, int n, void *wc) {
-	return ((bench_poll_fn)fn)(cq, n, wc);
+// A struct ibv_wc to bench_poll_once: pointer-free, so cgo does not check
+// a Go pointer to one (rdma's trampolines do the same).
+struct bench_wc { unsigned char opaque; };
+
+static int bench_poll_once(uintptr_t fn, uintptr_t cq, int n, struct bench_wc *wc) {
+	return ((bench_poll_fn)fn)((void *)cq, n, wc);
 }
 */
 import "C"
@@ -68,7 +76,16 @@ func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64, du
 // cNoop calls a C function that does nothing.
 func cNoop() { C.bench_c_noop() }
 
-// cPollOnce is one provider poll through a bare cgo call (no rdma layer).
+// cAllocBench returns n bytes of C memory; cFreeBench frees them.
+func cAllocBench(n int) unsafe.Pointer { return C.calloc(1, C.size_t(n)) }
+func cFreeBench(p unsafe.Pointer)      { C.free(p) }
+
+// cNoopPtrs calls a C function that does nothing with three pointer
+// arguments, each of which cgo checks at run time (cgocheck).
+func cNoopPtrs(a, b, c unsafe.Pointer) { C.bench_c_noop_ptrs(a, b, c) }
+
+// cPollOnce is one provider poll through a bare cgo call (no rdma layer),
+// with arguments cgo does not check, as rdma passes them.
 func cPollOnce(fn, cq unsafe.Pointer, n int, wc unsafe.Pointer) int {
-	return int(C.bench_poll_once(fn, cq, C.int(n), wc))
+	return int(C.bench_poll_once(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(cq)), C.int(n), (*C.struct_bench_wc)(wc)))
 }

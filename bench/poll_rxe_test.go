@@ -238,6 +238,21 @@ func BenchmarkCgoNoop(b *testing.B) {
 	}
 }
 
+// BenchmarkCgoPointerArgs is BenchmarkCgoNoop with three pointer arguments
+// (C memory): what cgo's run-time check of pointer arguments adds to a
+// call, which rdma's trampolines avoid (rdma/fastpath.go).
+func BenchmarkCgoPointerArgs(b *testing.B) {
+	p := cAllocBench(64)
+	defer cFreeBench(p)
+	for range warmup(b) {
+		cNoopPtrs(p, p, p)
+	}
+	b.ResetTimer()
+	for range b.N {
+		cNoopPtrs(p, p, p)
+	}
+}
+
 // warmup is how many untimed calls a benchmark makes before timing: under
 // TCG the first runs of a code path pay for its translation.
 func warmup(b *testing.B) int { return min(b.N, 1000) }

@@ -5,6 +5,7 @@ package rdma
 #cgo nocallback gv_block_wait
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 
 // What CompChannel.WaitBlocking hands its C wait (C memory, one per
 // channel): the functions, the channel, the fds, the event taken, and
@@ -38,8 +39,10 @@ typedef int (*gv_bw_notify_fn)(void *cq, int solicited_only);
 // The re-arm comes first: until the acknowledgement ibv_destroy_cq waits,
 // so the CQ outlives the re-arm even when its Close has begun. Returns 0
 // with the event's CQ in a->cq, GV_BW_CANCELLED when the cancel fd is
-// readable, or -1 with a->step and a->err.
-static int gv_block_wait(struct gv_block_wait *a) {
+// readable, or -1 with a->step and a->err. args is the struct gv_block_wait,
+// in C memory, as an integer: cgo checks no argument (see fastpath.go).
+static int gv_block_wait(uintptr_t args) {
+	struct gv_block_wait *a = (struct gv_block_wait *)args;
 	struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->cancel_fd, .events = POLLIN}};
 	for (;;) {
 		p[0].revents = p[1].revents = 0;
@@ -157,7 +160,7 @@ func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 			return nil, err
 		}
 		b.yieldIfDue()
-		switch r := C.gv_block_wait(b.args); r {
+		switch r := C.gv_block_wait(C.uintptr_t(uintptr(unsafe.Pointer(b.args)))); r {
 		case 0:
 			return c.eventCQ(op, (*ibv.CQ)(b.args.cq))
 		case C.GV_BW_CANCELLED:

@@ -4,6 +4,7 @@ package rdma
 #cgo noescape gv_get_cq_event
 #cgo nocallback gv_get_cq_event
 #include <errno.h>
+#include <stdint.h>
 
 typedef int (*gv_get_cq_event_fn)(void *channel, void **cq, void **cq_context);
 
@@ -16,10 +17,12 @@ struct gv_cq_event {
 };
 
 // Calls ibv_get_cq_event (at fn) into ev; ev->err is errno after a failure
-// (cleared before the call), 0 after a success.
-static int gv_get_cq_event(void *fn, void *channel, struct gv_cq_event *ev) {
+// (cleared before the call), 0 after a success. All three are C memory,
+// passed as integers: cgo checks no argument (see fastpath.go).
+static int gv_get_cq_event(uintptr_t fn, uintptr_t channel, uintptr_t out) {
+	struct gv_cq_event *ev = (struct gv_cq_event *)out;
 	errno = 0;
-	int r = ((gv_get_cq_event_fn)fn)(channel, &ev->cq, &ev->cq_context);
+	int r = ((gv_get_cq_event_fn)fn)((void *)channel, &ev->cq, &ev->cq_context);
 	ev->err = r ? errno : 0;
 	return r;
 }
@@ -125,7 +128,8 @@ func (c *CompChannel) tryEvent() error {
 		return err
 	}
 	defer c.done()
-	if rc := C.gv_get_cq_event(c.getEvent, unsafe.Pointer(c.ch), c.out); rc != 0 {
+	rc := C.gv_get_cq_event(C.uintptr_t(uintptr(c.getEvent)), C.uintptr_t(uintptr(unsafe.Pointer(c.ch))), C.uintptr_t(uintptr(unsafe.Pointer(c.out))))
+	if rc != 0 {
 		if syscall.Errno(c.out.err) == syscall.EAGAIN {
 			return errAgain
 		}

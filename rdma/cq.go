@@ -90,9 +90,9 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // provider's poll_cq (ibv_poll_cq) and returns how many; 0 means the CQ was
 // empty. It does not allocate.
 //
-// wcs must be memory of its own (make([]ibv.WC, n), or a Buffer's): cgo
-// refuses a pointer into a Go object that also holds Go pointers, such as
-// an array field of a struct with pointer fields.
+// wcs may be any memory: a slice of its own, an array field of a struct,
+// a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
+// call, and does not (see fastpath.go).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if err := cq.use("rdma.CQ.Poll"); err != nil {
 		return 0, err
@@ -101,7 +101,7 @@ func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if len(wcs) == 0 {
 		return 0, nil
 	}
-	n := cPoll(cq.poll, unsafe.Pointer(cq.cq), len(wcs), unsafe.Pointer(&wcs[0]))
+	n := cPoll(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), wcs)
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}
@@ -122,7 +122,7 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	if spins < 1 {
 		spins = 1
 	}
-	n := cPollSpin(cq.poll, unsafe.Pointer(cq.cq), len(wcs), unsafe.Pointer(&wcs[0]), int64(spins))
+	n := cPollSpin(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), wcs, int64(spins))
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}
@@ -131,8 +131,7 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 
 // PollBatch polls up to max completions into the CQ's own completion
 // array, which lives in C memory, and returns them: one provider call, no
-// allocation, and none of cgo's per-call checks of a Go-memory argument.
-// The slice is valid until the next PollBatch on this CQ or Close; copy
+// allocation. The slice is valid until the next PollBatch on this CQ or Close; copy
 // what must outlive it. Calls are serialised per CQ. max is capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
@@ -149,7 +148,7 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
 		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
 	}
-	n := cPoll(cq.poll, unsafe.Pointer(cq.cq), max, cq.wcsMem)
+	n := cPoll(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), cq.wcs[:max])
 	if n < 0 {
 		return nil, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}

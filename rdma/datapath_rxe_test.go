@@ -138,6 +138,42 @@ func TestDataPathZeroAlloc(t *testing.T) {
 	}
 }
 
+// TestPollIntoStructField: completions can land in an array field of a
+// struct that also holds Go pointers. cgo's run-time check of a pointer
+// argument (cgocheck) refuses such memory with a panic; the data path
+// passes ibv.WC memory as a C type without pointers, which cgo does not
+// check, and the cgo rules allow (the memory passed, the array, holds no
+// Go pointers).
+func TestPollIntoStructField(t *testing.T) {
+	a, b := pair(t, QPConfig{MaxSend: 4, MaxRecv: 4})
+	type holder struct {
+		name *string
+		wcs  [4]ibv.WC
+		next *holder
+	}
+	name := "completions"
+	h := &holder{name: &name}
+	h.next = h
+	sendSGE := []ibv.SGE{a.sge(t, 0, 8)}
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 7, SGEs: []ibv.SGE{b.sge(t, 0, 8)}}))
+	n, err := a.qp.SendPoll(SendWork{ID: 8, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}, h.wcs[:], 1<<22)
+	require.NoError(t, err)
+	if n == 0 {
+		n, err = a.cq.PollSpin(h.wcs[:], 1<<22)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 1, n)
+	assert.Equal(t, uint64(8), h.wcs[0].WRID)
+	for i := 0; n == 0 || i == 0; i++ {
+		require.Less(t, i, 1<<22, "no receive completion")
+		n, err = b.cq.Poll(h.wcs[1:])
+		require.NoError(t, err)
+	}
+	assert.Equal(t, uint64(7), h.wcs[1].WRID)
+	assert.Equal(t, ibv.WCSuccess, h.wcs[1].Status)
+	assert.Equal(t, "completions", *h.name)
+}
+
 // TestPostErrors: a batch larger than the queue, or a work request with too
 // many SGEs, is refused before C with nothing posted; a post the provider
 // refuses names ibv_post_send and says how many were posted.

@@ -85,7 +85,7 @@ func ExampleQP_Connect() {
 	if err := a.qp.PostSend(rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{send}}); err != nil {
 		log.Fatal(err)
 	}
-	wcs := make([]ibv.WC, 4) // an allocation of its own: no Go pointers around it
+	wcs := make([]ibv.WC, 4)
 	for _, cq := range []*rdma.CQ{a.cq, b.cq} {
 		n := 0
 		for n == 0 && err == nil {

@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"C"
 	"fmt"
 	"unsafe"
 
@@ -58,9 +57,9 @@ func (q *QP) PostSend(ws ...SendWork) error {
 	if err := q.fillSend(ws); err != nil {
 		return err
 	}
-	var bad unsafe.Pointer
-	rc := cPostSend(q.postSend, unsafe.Pointer(q.qp), unsafe.Pointer(&q.swr[0]), &bad)
-	return q.postErr("ibv_post_send", rc, bad, unsafe.Pointer(&q.swr[0]), unsafe.Sizeof(ibv.SendWR{}))
+	first := uintptr(unsafe.Pointer(&q.swr[0]))
+	rc, bad := cPost(uintptr(q.postSend), uintptr(unsafe.Pointer(q.qp)), first)
+	return q.postErr("ibv_post_send", rc, bad, first, unsafe.Sizeof(ibv.SendWR{}))
 }
 
 // fillSend builds the chain of ws in the arena.
@@ -122,20 +121,20 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 			wr.Next = &q.rwr[i+1]
 		}
 	}
-	var bad unsafe.Pointer
-	rc := cPostRecv(q.postRecv, unsafe.Pointer(q.qp), unsafe.Pointer(&q.rwr[0]), &bad)
-	return q.postErr("ibv_post_recv", rc, bad, unsafe.Pointer(&q.rwr[0]), unsafe.Sizeof(ibv.RecvWR{}))
+	first := uintptr(unsafe.Pointer(&q.rwr[0]))
+	rc, bad := cPost(uintptr(q.postRecv), uintptr(unsafe.Pointer(q.qp)), first)
+	return q.postErr("ibv_post_recv", rc, bad, first, unsafe.Sizeof(ibv.RecvWR{}))
 }
 
 // postErr turns a post's return into a *PostError counting the work
 // requests before bad, the first one not posted.
-func (q *QP) postErr(fn string, rc int, bad, first unsafe.Pointer, size uintptr) error {
+func (q *QP) postErr(fn string, rc int, bad, first, size uintptr) error {
 	if rc == 0 {
 		return nil
 	}
 	posted := 0
-	if bad != nil && uintptr(bad) >= uintptr(first) {
-		posted = int((uintptr(bad) - uintptr(first)) / size)
+	if bad != 0 && bad >= first {
+		posted = int((bad - first) / size)
 	}
 	return &PostError{Posted: posted, Err: cerr.ZeroOrErrno(fn, int32(rc))}
 }
@@ -166,12 +165,11 @@ func (q *QP) SendPoll(w SendWork, wcs []ibv.WC, spins int) (int, error) {
 	if err := q.fillSend(ws[:]); err != nil {
 		return 0, err
 	}
-	var bad unsafe.Pointer
-	var postRC C.int
-	n := cPostSendPoll(q.postSend, unsafe.Pointer(q.qp), unsafe.Pointer(&q.swr[0]), &bad, &postRC,
-		q.scq.poll, unsafe.Pointer(q.scq.cq), len(wcs), unsafe.Pointer(&wcs[0]), int64(spins))
+	first := uintptr(unsafe.Pointer(&q.swr[0]))
+	n, postRC, bad := cPostSendPoll(uintptr(q.postSend), uintptr(unsafe.Pointer(q.qp)), first,
+		uintptr(q.scq.poll), uintptr(unsafe.Pointer(q.scq.cq)), wcs, int64(spins))
 	if postRC != 0 {
-		return 0, q.postErr("ibv_post_send", int(postRC), bad, unsafe.Pointer(&q.swr[0]), unsafe.Sizeof(ibv.SendWR{}))
+		return 0, q.postErr("ibv_post_send", postRC, bad, first, unsafe.Sizeof(ibv.SendWR{}))
 	}
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))

@@ -107,7 +107,11 @@ func report(r *results) (string, error) {
 		extra = append(extra, fmt.Sprintf("an empty-CQ poll costs %s ns through rdma.CQ.Poll, %s ns through a bare cgo call, %s ns from C", num(g), num(cg), num(c)))
 	}
 	if n, ok := r.get("CgoNoop", "", "", "ns/op"); ok {
-		extra = append(extra, fmt.Sprintf("a cgo call of an empty C function costs %s ns", num(n)))
+		s := fmt.Sprintf("a cgo call of an empty C function costs %s ns", num(n))
+		if p, ok := r.get("CgoPointerArgs", "", "", "ns/op"); ok {
+			s += fmt.Sprintf(", %s ns with three pointer arguments, which cgo checks at run time (rdma's trampolines take none)", num(p))
+		}
+		extra = append(extra, s)
 	}
 	if len(extra) > 0 {
 		fmt.Fprintf(&b, "In the same run: %s.\n\n", strings.Join(extra, "; "))
