@@ -128,13 +128,19 @@ func (n *node) connect(gidIndex int, remote rdma.Endpoint) error {
 
 func (n *node) recvWork() rdma.RecvWork {
 	sg, _ := n.mr.SGE(maxMsg, maxMsg)
-	return rdma.RecvWork{ID: 1, SGEs: []ibv.SGE{sg}}
+	return rdma.RecvWork{ID: recvID, SGEs: []ibv.SGE{sg}}
 }
+
+// The work-request IDs of the ping-pong's receives and sends.
+const (
+	recvID = 1
+	sendID = 2
+)
 
 // sendWork is the signaled send of size bytes that send posts.
 func (n *node) sendWork(size int) rdma.SendWork {
 	sg, _ := n.mr.SGE(0, size)
-	w := rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}
+	w := rdma.SendWork{ID: sendID, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}
 	if size <= inlineMax {
 		w.Flags |= ibv.SendInline
 	}
@@ -151,49 +157,43 @@ func (n *node) send(w rdma.SendWork) error {
 }
 
 // awaitRecv waits until a receive has completed (and re-posts it) and the
-// last send has too. It polls both CQs and, while what it waits for is
-// missing, waits for the channel's next event, as ib_send_lat -e does with
-// a blocking ibv_get_cq_event: through the netpoller (CompChannel.Wait),
-// or held in C (CompChannel.WaitBlocking) when n.blocking. Under TCG a
-// busy-polling process starves the kernel's rxe work of CPU and both tools
-// measure the scheduler instead.
+// last send has too. As ib_send_lat -e does, it waits for the channel's
+// next event first and then polls the CQ the event names: through the
+// netpoller (CompChannel.Wait), or held in C (CompChannel.WaitBlocking)
+// when n.blocking. Each CQ is drained after each of its events, so every
+// completion raises one. Under TCG a busy-polling process starves the
+// kernel's rxe work of CPU and both tools measure the scheduler instead.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
-	for got := false; ; {
-		k, err := n.rcq.Poll(n.wcs)
+	wait := n.cc.Wait
+	if n.blocking {
+		wait = n.cc.WaitBlocking
+	}
+	for got := false; !got || n.sending; {
+		cq, err := wait(context.Background())
 		if err != nil {
 			return err
 		}
-		for _, wc := range n.wcs[:k] {
-			if wc.Status != ibv.WCSuccess {
-				return fmt.Errorf("receive completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
-			}
-			n.lastRecv, got = wc.ByteLen, true
-			if err := n.qp.PostRecv(recv); err != nil {
-				return err
-			}
-		}
-		if n.sending {
-			if k, err = n.scq.Poll(n.wcs); err != nil {
+		for k := len(n.wcs); k == len(n.wcs); {
+			if k, err = cq.Poll(n.wcs); err != nil {
 				return err
 			}
 			for _, wc := range n.wcs[:k] {
 				if wc.Status != ibv.WCSuccess {
-					return fmt.Errorf("send completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+					return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 				}
-				n.sending = false
+				switch wc.WRID {
+				case recvID:
+					n.lastRecv, got = wc.ByteLen, true
+					if err := n.qp.PostRecv(recv); err != nil {
+						return err
+					}
+				case sendID:
+					n.sending = false
+				}
 			}
 		}
-		if got && !n.sending {
-			return nil
-		}
-		wait := n.cc.Wait
-		if n.blocking {
-			wait = n.cc.WaitBlocking
-		}
-		if _, err := wait(context.Background()); err != nil {
-			return err
-		}
 	}
+	return nil
 }
 
 func formatEP(ep rdma.Endpoint) string {
