@@ -80,8 +80,8 @@ fuzz-short:
 # Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.md,
 # docs/benchmarks.svg and the README's table. Not part of `make test`: a benchmark
 # measures, it does not pass or fail. Two sets of guest runs, each run holding both sides
-# of every ratio it reports: the ping-pong and message-rate benchmarks (BENCHTIME
-# iterations, each a network round trip or batch), then the poll benchmarks
+# of every ratio it reports: the ping-pong, message-rate and thread wake-up benchmarks
+# (BENCHTIME iterations, each a round trip or batch), then the poll benchmarks
 # (POLL_BENCHTIME polls or completions, each well under a microsecond). Each set is
 # BENCHCOUNT passes, and a pass runs every variant once, so the variants compared
 # alternate in time (go test's -count would run one variant BENCHCOUNT times in a row, and
@@ -96,7 +96,7 @@ BENCH_PASSES = for i in $$(seq $(BENCHCOUNT)); do \
 bench: bin/rxe
 	mkdir -p .cache docs
 	: > .cache/bench.txt
-	$(call BENCH_PASSES,-bench 'SendLat|WriteRate' -benchtime=$(BENCHTIME))
+	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
 	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
 
