@@ -14,17 +14,19 @@ type key struct {
 	bench, impl, param, unit string
 }
 
-// results are the mean of every measurement by key, and the environment
-// lines (goos, cpu, ...).
+// results are the mean of every measurement by key, every value in the
+// order read (make bench's passes, or go test -count's runs), and the
+// environment lines (goos, cpu, ...).
 type results struct {
 	mean   map[key]float64
+	runs   map[key][]float64
 	config map[string]string
 }
 
 func parse(r io.Reader, name string) (*results, error) {
 	sum := map[key]float64{}
 	n := map[key]int{}
-	out := &results{mean: map[key]float64{}, config: map[string]string{}}
+	out := &results{mean: map[key]float64{}, runs: map[key][]float64{}, config: map[string]string{}}
 	br := benchfmt.NewReader(r, name)
 	for br.Scan() {
 		switch rec := br.Result().(type) {
@@ -53,6 +55,7 @@ func parse(r io.Reader, name string) (*results, error) {
 				}
 				sum[kk] += v.Value
 				n[kk]++
+				out.runs[kk] = append(out.runs[kk], v.Value)
 			}
 		}
 	}
@@ -71,4 +74,27 @@ func parse(r io.Reader, name string) (*results, error) {
 func (r *results) get(bench, impl, param, unit string) (float64, bool) {
 	v, ok := r.mean[key{bench, impl, param, unit}]
 	return v, ok
+}
+
+// runRatios returns the lowest and highest of the ratios of a's i-th value
+// to b's, run by run, with ok false unless both have the same number of
+// runs, at least two, and no zero in b.
+func (r *results) runRatios(a, b key) (lo, hi float64, ok bool) {
+	as, bs := r.runs[a], r.runs[b]
+	if len(as) < 2 || len(as) != len(bs) {
+		return 0, 0, false
+	}
+	for i := range as {
+		if bs[i] == 0 {
+			return 0, 0, false
+		}
+		q := as[i] / bs[i]
+		if i == 0 || q < lo {
+			lo = q
+		}
+		if i == 0 || q > hi {
+			hi = q
+		}
+	}
+	return lo, hi, true
 }

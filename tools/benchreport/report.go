@@ -16,6 +16,8 @@ type row struct {
 	goV, refV  float64
 	ref        string
 	ratio      float64
+	lo, hi     float64 // lowest and highest ratio of one run's figures
+	haveRuns   bool
 	target     string // "" for a row shown for information, without a target
 	met        bool
 	allocs     float64
@@ -49,6 +51,7 @@ func report(r *results) (string, error) {
 			return
 		}
 		x := row{what: what, unit: unit, goV: g, refV: c, ref: refName, ratio: g / c}
+		x.lo, x.hi, x.haveRuns = r.runRatios(key{bench, goImpl, param, unit}, key{bench, refImpl, param, unit})
 		switch {
 		case limit == 0:
 		case lowerBetter:
@@ -83,8 +86,8 @@ func report(r *results) (string, error) {
 		return "", fmt.Errorf("no Go/reference pairs in the results")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| measurement | goverbs | reference | ratio | target | met | allocs/op |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| measurement | goverbs | reference | ratio | ratio by run | target | met | allocs/op |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|\n")
 	for _, x := range rows {
 		allocs := "—"
 		if x.haveAllocs {
@@ -97,7 +100,11 @@ func report(r *results) (string, error) {
 		case x.met:
 			met = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s: %s | %.3f | %s | %s | %s |\n", x.what, num(x.goV), x.unit, x.ref, num(x.refV), x.ratio, target, met, allocs)
+		byRun := "—"
+		if x.haveRuns {
+			byRun = fmt.Sprintf("%.2f–%.2f", x.lo, x.hi)
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s: %s | %.3f | %s | %s | %s | %s |\n", x.what, num(x.goV), x.unit, x.ref, num(x.refV), x.ratio, byRun, target, met, allocs)
 	}
 	fmt.Fprintln(&b)
 	var extra []string
