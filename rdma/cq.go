@@ -17,8 +17,9 @@ type CQ struct {
 	dev *Device
 	ch  *CompChannel
 	// poll is the provider's poll_cq, read once: the hot path does not
-	// chase context->ops on every call.
-	poll unsafe.Pointer
+	// chase context->ops on every call. poll and addr (the struct ibv_cq)
+	// are C addresses, kept as the trampolines take them (fastpath.go).
+	poll, addr uintptr
 	// wcs is the CQ's own completion array for PollBatch, in C memory
 	// (made on first use, freed by Close).
 	wcs    []ibv.WC
@@ -60,9 +61,9 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: raw.Context.Ops.PollCQ}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: uintptr(raw.Context.Ops.PollCQ), addr: uintptr(unsafe.Pointer(raw))}
 	cq.kind = "CQ"
-	if cq.poll == nil {
+	if cq.poll == 0 {
 		raw.Destroy()
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
 	}
@@ -101,7 +102,7 @@ func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if len(wcs) == 0 {
 		return 0, nil
 	}
-	n := cPoll(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), wcs)
+	n := cPoll(cq.poll, cq.addr, wcs)
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}
@@ -122,7 +123,7 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	if spins < 1 {
 		spins = 1
 	}
-	n := cPollSpin(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), wcs, int64(spins))
+	n := cPollSpin(cq.poll, cq.addr, wcs, int64(spins))
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}
@@ -131,8 +132,9 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 
 // PollBatch polls up to max completions into the CQ's own completion
 // array, which lives in C memory, and returns them: one provider call, no
-// allocation. The slice is valid until the next PollBatch on this CQ or Close; copy
-// what must outlive it. Calls are serialised per CQ. max is capped at 1024.
+// allocation. The slice is valid until the next PollBatch on this CQ or
+// Close; copy what must outlive it. Calls are serialised per CQ. max is
+// capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
 		return nil, err
@@ -148,7 +150,7 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
 		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
 	}
-	n := cPoll(uintptr(cq.poll), uintptr(unsafe.Pointer(cq.cq)), cq.wcs[:max])
+	n := cPoll(cq.poll, cq.addr, cq.wcs[:max])
 	if n < 0 {
 		return nil, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}

@@ -58,7 +58,7 @@ func (q *QP) PostSend(ws ...SendWork) error {
 		return err
 	}
 	first := uintptr(unsafe.Pointer(&q.swr[0]))
-	rc, bad := cPost(uintptr(q.postSend), uintptr(unsafe.Pointer(q.qp)), first)
+	rc, bad := cPost(q.postSend, q.addr, first)
 	return q.postErr("ibv_post_send", rc, bad, first, unsafe.Sizeof(ibv.SendWR{}))
 }
 
@@ -122,7 +122,7 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 		}
 	}
 	first := uintptr(unsafe.Pointer(&q.rwr[0]))
-	rc, bad := cPost(uintptr(q.postRecv), uintptr(unsafe.Pointer(q.qp)), first)
+	rc, bad := cPost(q.postRecv, q.addr, first)
 	return q.postErr("ibv_post_recv", rc, bad, first, unsafe.Sizeof(ibv.RecvWR{}))
 }
 
@@ -166,8 +166,7 @@ func (q *QP) SendPoll(w SendWork, wcs []ibv.WC, spins int) (int, error) {
 		return 0, err
 	}
 	first := uintptr(unsafe.Pointer(&q.swr[0]))
-	n, postRC, bad := cPostSendPoll(uintptr(q.postSend), uintptr(unsafe.Pointer(q.qp)), first,
-		uintptr(q.scq.poll), uintptr(unsafe.Pointer(q.scq.cq)), wcs, int64(spins))
+	n, postRC, bad := cPostSendPoll(q.postSend, q.addr, first, q.scq.poll, q.scq.addr, wcs, int64(spins))
 	if postRC != 0 {
 		return 0, q.postErr("ibv_post_send", postRC, bad, first, unsafe.Sizeof(ibv.SendWR{}))
 	}

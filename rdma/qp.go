@@ -35,10 +35,11 @@ type QP struct {
 	state    atomic.Int32 // ibv.QPState as last set through Modify
 	caps     ibv.QPCap    // as asked: the arena's layout
 	actual   ibv.QPCap    // as created
-	postSend unsafe.Pointer
-	postRecv unsafe.Pointer
-	destroy  func() error
-	sendOps  ibv.QPCreateSendOpsFlags
+	// The provider's post_send and post_recv, and the struct ibv_qp: C
+	// addresses, kept as the trampolines take them (fastpath.go).
+	postSend, postRecv, addr uintptr
+	destroy                  func() error
+	sendOps                  ibv.QPCreateSendOpsFlags
 
 	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
 	sendMu, recvMu sync.Mutex
@@ -124,7 +125,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	}
 	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type,
 		caps: caps, destroy: destroy, sendOps: cfg.SendOps,
-		postSend: raw.Context.Ops.PostSend, postRecv: raw.Context.Ops.PostRecv}
+		postSend: uintptr(raw.Context.Ops.PostSend), postRecv: uintptr(raw.Context.Ops.PostRecv), addr: uintptr(unsafe.Pointer(raw))}
 	*out = q
 	q.kind = "QP"
 	q.actual = init.Cap // ibv_create_qp reports the sizes it gave

@@ -24,8 +24,6 @@ type results struct {
 }
 
 func parse(r io.Reader, name string) (*results, error) {
-	sum := map[key]float64{}
-	n := map[key]int{}
 	out := &results{mean: map[key]float64{}, runs: map[key][]float64{}, config: map[string]string{}}
 	br := benchfmt.NewReader(r, name)
 	for br.Scan() {
@@ -53,8 +51,6 @@ func parse(r io.Reader, name string) (*results, error) {
 				if per, ok := strings.CutPrefix(v.Unit, "sec/"); ok { // benchfmt's normal form of ns/op, ns/completion
 					kk.unit, v.Value = "ns/"+per, v.Value*1e9
 				}
-				sum[kk] += v.Value
-				n[kk]++
 				out.runs[kk] = append(out.runs[kk], v.Value)
 			}
 		}
@@ -62,11 +58,15 @@ func parse(r io.Reader, name string) (*results, error) {
 	if err := br.Err(); err != nil {
 		return nil, err
 	}
-	if len(sum) == 0 {
+	if len(out.runs) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark results", name)
 	}
-	for k, s := range sum {
-		out.mean[k] = s / float64(n[k])
+	for k, vs := range out.runs {
+		sum := 0.0
+		for _, v := range vs {
+			sum += v
+		}
+		out.mean[k] = sum / float64(len(vs))
 	}
 	return out, nil
 }
