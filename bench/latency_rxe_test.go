@@ -18,7 +18,7 @@ var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 // builds its ends (see node): signaled sends, a send CQ and a receive CQ on
 // one completion channel, two events per iteration. "go" is this package's
 // layer waiting on the netpoller (PostSend, then CompChannel.Wait and
-// CQ.Poll), "goblocking" the same with CompChannel.WaitBlocking, which
+// CQ.Poll), "goblocking" the same with CompChannel.WaitBlockingPoll, which
 // waits in C on the goroutine's thread; "perftest" is ib_send_lat -e
 // (blocking ibv_get_cq_event) with the same size and iteration count. The
 // metrics are half the round trip, as ib_send_lat reports them:

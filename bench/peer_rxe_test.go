@@ -56,7 +56,7 @@ const (
 type node struct {
 	lastRecv uint32 // byte length of the last receive
 	sending  bool   // a signaled send has not completed yet
-	blocking bool   // wait with CompChannel.WaitBlocking, not Wait
+	blocking bool   // wait with CompChannel.WaitBlockingPoll, not Wait
 	dev      *rdma.Device
 	pd       *rdma.PD
 	buf      *rdma.Buffer
@@ -159,24 +159,15 @@ func (n *node) send(w rdma.SendWork) error {
 // awaitRecv waits until a receive has completed (and re-posts it) and the
 // last send has too. As ib_send_lat -e does, it waits for the channel's
 // next event first and then polls the CQ the event names: through the
-// netpoller (CompChannel.Wait), or held in C (CompChannel.WaitBlocking)
-// when n.blocking. Each CQ is drained after each of its events, so every
-// completion raises one. Under TCG a busy-polling process starves the
-// kernel's rxe work of CPU and both tools measure the scheduler instead.
+// netpoller (CompChannel.Wait, then CQ.Poll), or held in C with the first
+// poll in the same call (CompChannel.WaitBlockingPoll) when n.blocking.
+// Each CQ is drained after each of its events, so every completion raises
+// one. Under TCG a busy-polling process starves the kernel's rxe work of
+// CPU and both tools measure the scheduler instead.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
-	wait := n.cc.Wait
-	if n.blocking {
-		wait = n.cc.WaitBlocking
-	}
 	for got := false; !got || n.sending; {
-		cq, err := wait(context.Background())
-		if err != nil {
-			return err
-		}
-		for k := len(n.wcs); k == len(n.wcs); {
-			if k, err = cq.Poll(n.wcs); err != nil {
-				return err
-			}
+		cq, k, err := n.wait()
+		for ; err == nil; k, err = cq.Poll(n.wcs) {
 			for _, wc := range n.wcs[:k] {
 				if wc.Status != ibv.WCSuccess {
 					return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
@@ -191,9 +182,28 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 					n.sending = false
 				}
 			}
+			if k < len(n.wcs) {
+				break
+			}
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// wait waits for the channel's next event, as n.blocking says, and returns
+// its CQ with the completions of the first poll in n.wcs[:k].
+func (n *node) wait() (cq *rdma.CQ, k int, err error) {
+	if n.blocking {
+		return n.cc.WaitBlockingPoll(context.Background(), n.wcs)
+	}
+	if cq, err = n.cc.Wait(context.Background()); err != nil {
+		return nil, 0, err
+	}
+	k, err = cq.Poll(n.wcs)
+	return cq, k, err
 }
 
 func formatEP(ep rdma.Endpoint) string {
@@ -268,10 +278,10 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 // The ways a node waits for its channel's events ("pong"'s last word).
 const (
 	waitNetpoll  = "netpoll"  // CompChannel.Wait
-	waitBlocking = "blocking" // CompChannel.WaitBlocking
+	waitBlocking = "blocking" // CompChannel.WaitBlockingPoll
 )
 
-// parseWait reports whether wait names CompChannel.WaitBlocking.
+// parseWait reports whether wait names CompChannel.WaitBlockingPoll.
 func parseWait(wait string) (bool, error) {
 	switch wait {
 	case waitNetpoll:

@@ -6,19 +6,23 @@ package rdma
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include "trampoline.h"
 
 // What CompChannel.WaitBlocking hands its C wait (C memory, one per
-// channel): the functions, the channel, the fds, the event taken, and
-// which call failed.
+// channel): the functions, the channel, the fds, the event taken, what
+// polling its CQ returned, and which call failed.
 struct gv_block_wait {
 	void *get_event; // ibv_get_cq_event
 	void *ack;       // ibv_ack_cq_events
 	void *notify;    // the device's context->ops.req_notify_cq
+	void *poll;      // the device's context->ops.poll_cq
+	void *ours;      // the cq_context of the package's CQs on this channel
 	void *channel;   // struct ibv_comp_channel *
 	int fd;          // the channel's fd
 	int cancel_fd;   // an eventfd: readable means stop waiting
 	void *cq;        // the event's CQ and its context
 	void *cq_context;
+	int polled;      // what poll_cq returned (0 when not called)
 	int step;        // after a failure: GV_BW_STEP_*
 	int err;         // errno (poll) or the result (notify)
 };
@@ -35,13 +39,16 @@ typedef void (*gv_bw_ack_fn)(void *cq, unsigned int n);
 typedef int (*gv_bw_notify_fn)(void *cq, int solicited_only);
 
 // Blocks in poll(2) on the channel's fd and the cancel fd until an event
-// comes, takes it (ibv_get_cq_event), re-arms its CQ and acknowledges it.
-// The re-arm comes first: until the acknowledgement ibv_destroy_cq waits,
-// so the CQ outlives the re-arm even when its Close has begun. Returns 0
-// with the event's CQ in a->cq, GV_BW_CANCELLED when the cancel fd is
-// readable, or -1 with a->step and a->err. args is the struct gv_block_wait,
-// in C memory, as an integer: cgo checks no argument (see fastpath.go).
-static int gv_block_wait(uintptr_t args) {
+// comes, takes it (ibv_get_cq_event), re-arms its CQ, polls it once into
+// wc (up to n completions, when n > 0 and the CQ is one of the package's)
+// and acknowledges the event. The re-arm and the poll come first: until
+// the acknowledgement ibv_destroy_cq waits, so the CQ outlives them even
+// when its Close has begun. Returns 0 with the event's CQ in a->cq and the
+// poll's result in a->polled, GV_BW_CANCELLED when the cancel fd is
+// readable, or -1 with a->step and a->err. args is the struct
+// gv_block_wait, in C memory, as an integer, and wc a pointer-free type:
+// cgo checks no argument (see fastpath.go).
+static int gv_block_wait(uintptr_t args, int n, struct gv_wc *wc) {
 	struct gv_block_wait *a = (struct gv_block_wait *)args;
 	struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->cancel_fd, .events = POLLIN}};
 	for (;;) {
@@ -73,6 +80,9 @@ static int gv_block_wait(uintptr_t args) {
 			return -1;
 		}
 		int r = ((gv_bw_notify_fn)a->notify)(a->cq, 0);
+		a->polled = 0;
+		if (!r && n > 0 && a->cq_context == a->ours)
+			a->polled = ((gv_poll_fn)a->poll)(a->cq, n, wc);
 		((gv_bw_ack_fn)a->ack)(a->cq, 1);
 		if (r) {
 			a->step = GV_BW_STEP_NOTIFY;
@@ -105,7 +115,8 @@ import (
 // takes it (ibv_get_cq_event), re-arms its CQ (ibv_req_notify_cq) and
 // acknowledges it (ibv_ack_cq_events), as a C program such as
 // ib_send_lat -e waits. It returns the CQ the event is for; drain it with
-// Poll before waiting again, as after Wait.
+// Poll before waiting again, as after Wait. WaitBlockingPoll does the
+// first Poll in the same cgo call.
 //
 // It trades Wait's freedom from OS threads for latency: the goroutine holds
 // its thread for the whole wait, and neither the netpoller nor the
@@ -127,12 +138,37 @@ import (
 // function's error. With a context that cannot be cancelled it allocates
 // nothing.
 func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
-	const op = "rdma.CompChannel.WaitBlocking"
+	cq, _, err := c.waitBlocking(ctx, "rdma.CompChannel.WaitBlocking", nil)
+	return cq, err
+}
+
+// WaitBlockingPoll is WaitBlocking and then Poll of the event's CQ into
+// wcs, in one cgo call: it returns the CQ and the number of completions
+// in wcs[:n]. As after Poll, when n == len(wcs) more may be waiting: keep
+// polling the CQ until it returns fewer, before the next wait.
+//
+// Each cgo crossing saved counts where waits are short: under qemu TCG a
+// return to Go after a wake costs several microseconds (see ARCHITECTURE.md).
+// The poll runs before the event is acknowledged, so a CQ that is being
+// closed still exists for it.
+//
+// Errors are WaitBlocking's, and Poll's: when the poll fails, the CQ is
+// returned with the error (its event is taken and its CQ re-armed, so the
+// caller knows which CQ to drain). An event for a CQ this package did not
+// create is an error and its CQ is not polled: nothing is taken from it.
+// With an empty wcs it is WaitBlocking.
+func (c *CompChannel) WaitBlockingPoll(ctx context.Context, wcs []ibv.WC) (*CQ, int, error) {
+	return c.waitBlocking(ctx, "rdma.CompChannel.WaitBlockingPoll", wcs)
+}
+
+// waitBlocking is WaitBlocking, polling the event's CQ into wcs when it
+// is not empty (WaitBlockingPoll).
+func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC) (*CQ, int, error) {
 	if c == nil {
-		return nil, nilErr(op)
+		return nil, 0, nilErr(op)
 	}
 	if err := c.use(op); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	b, err := c.blockerFor(op)
 	// The wait does not hold the channel: Close must be able to take it,
@@ -140,29 +176,41 @@ func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 	// the waiter lock, until it has left C (see Close).
 	c.done()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := c.w.lock(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer c.w.unlock()
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, b.wake)
 		defer stop()
 	}
+	var wc *C.struct_gv_wc
+	if len(wcs) > 0 {
+		wc = cWC(wcs)
+	}
 	for {
 		// Once Close has begun, closing stays set (and b.args may be
 		// freed): this is checked before every C call.
 		if b.closing.Load() {
-			return nil, opErr(op, ErrClosed)
+			return nil, 0, opErr(op, ErrClosed)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		b.yieldIfDue()
-		switch r := C.gv_block_wait(C.uintptr_t(uintptr(unsafe.Pointer(b.args)))); r {
+		switch r := C.gv_block_wait(C.uintptr_t(uintptr(unsafe.Pointer(b.args))), C.int(len(wcs)), wc); r {
 		case 0:
-			return c.eventCQ(op, (*ibv.CQ)(b.args.cq))
+			cq, err := c.eventCQ(op, (*ibv.CQ)(b.args.cq))
+			if err != nil {
+				return nil, 0, err
+			}
+			n := int(b.args.polled)
+			if n < 0 {
+				return cq, 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+			}
+			return cq, n, nil
 		case C.GV_BW_CANCELLED:
 			// Woken: by this context, by Close (checked above; the wake
 			// stays for any later waiter), or late by the context of an
@@ -172,7 +220,7 @@ func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 				b.wake()
 			}
 		default:
-			return nil, b.failure(op)
+			return nil, 0, b.failure(op)
 		}
 	}
 }
@@ -227,16 +275,19 @@ func (c *CompChannel) blockerFor(op string) (*blockWaiter, error) {
 	if err != nil {
 		return nil, opErr(op, err)
 	}
-	notify := c.dev.ctx.Ops.ReqNotifyCQ
+	notify, poll := c.dev.ctx.Ops.ReqNotifyCQ, c.dev.ctx.Ops.PollCQ
 	if notify == nil {
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_req_notify_cq", Op: "context->ops.req_notify_cq"})
+	}
+	if poll == nil {
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
 	}
 	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	if err != nil {
 		return nil, opErr(op+": eventfd", err)
 	}
 	a := (*C.struct_gv_block_wait)(cAlloc(C.sizeof_struct_gv_block_wait))
-	a.get_event, a.ack, a.notify = c.getEvent, ack, notify
+	a.get_event, a.ack, a.notify, a.poll, a.ours = c.getEvent, ack, notify, poll, c.cqContext()
 	a.channel, a.fd, a.cancel_fd = unsafe.Pointer(c.ch), C.int(c.ch.FD), C.int(efd)
 	c.blk = &blockWaiter{args: a, efd: efd, lastYield: time.Now()}
 	return c.blk, nil

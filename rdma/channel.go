@@ -150,6 +150,17 @@ func (c *CompChannel) tryEvent() error {
 	return nil
 }
 
+// cqContext is the cq_context of the package's CQs on the channel (nil
+// for none): an address of the channel's own C memory, by which
+// WaitBlockingPoll's C side tells them from CQs made through the
+// generated layer, which it must not poll.
+func (c *CompChannel) cqContext() unsafe.Pointer {
+	if c == nil {
+		return nil
+	}
+	return unsafe.Pointer(c.out)
+}
+
 // Close destroys the channel (ibv_destroy_comp_channel) once no CQ uses it
 // (else a *BusyError). Goroutines waiting on it (Wait, WaitBlocking) return
 // ErrClosed.

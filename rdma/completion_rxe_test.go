@@ -317,3 +317,86 @@ func TestWaitBlockingClose(t *testing.T) {
 	_, err = nilCC.WaitBlocking(context.Background())
 	require.ErrorIs(t, err, ErrNilHandle)
 }
+
+// TestWaitBlockingPoll: the wait returns its CQ with the first poll's
+// completions: all of them when wcs has room, len(wcs) of them when it
+// has not (Poll takes the rest), none with an empty wcs (WaitBlocking).
+// A's two signaled sends complete only once B has received both, so both
+// of B's completions are in its CQ when B's wait begins.
+func TestWaitBlockingPoll(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{})
+	rest := make([]ibv.WC, 4)
+	for i, room := range []int{4, 1, 0} {
+		for j := range 2 {
+			require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(10*i + j), SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
+		}
+		for j := range 2 {
+			require.NoError(t, a.qp.PostSend(SendWork{ID: uint64(j), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		for sent := 0; sent < 2; {
+			n, err := a.cq.Await(ctx, rest)
+			require.NoError(t, err)
+			sent += n
+		}
+		wcs := make([]ibv.WC, room)
+		cq, n, err := b.cc.WaitBlockingPoll(ctx, wcs)
+		cancel()
+		require.NoError(t, err, "room %d", room)
+		require.Same(t, b.cq, cq, "room %d", room)
+		require.Equal(t, min(room, 2), n, "room %d", room)
+		m, err := b.cq.Poll(rest)
+		require.NoError(t, err)
+		require.Equal(t, 2-n, m, "room %d: left for Poll", room)
+		got := append(wcs[:n:n], rest[:m]...)
+		for j, wc := range got {
+			assert.Equal(t, uint64(10*i+j), wc.WRID, "room %d", room)
+			assert.Equal(t, ibv.WCSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+		}
+	}
+}
+
+// TestWaitBlockingPollForeign: an event for a CQ made through the
+// generated layer on the package's channel is an error, and
+// WaitBlockingPoll takes nothing from that CQ: its completion (a receive
+// flushed by moving its QP to the error state) is still there to poll.
+func TestWaitBlockingPollForeign(t *testing.T) {
+	rxetest.NoLeaks(t)
+	na, _ := rxetest.Guest(t).Pair(t)
+	s := newSide(t, na.Dev, QPConfig{})
+	raw, err := s.dev.Raw().CreateCQ(4, nil, s.cc.Raw(), 0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, raw.Destroy()) }()
+	require.NoError(t, raw.ReqNotify(0))
+	qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QptRC,
+		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, qp.Destroy()) }()
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)))
+	// The work request and its SGE live in the Buffer (C memory), past
+	// what the receive may write.
+	mem := s.buf.Bytes()
+	sge := (*ibv.SGE)(unsafePointer(mem[60<<10:]))
+	*sge, err = s.mr.SGE(0, 64)
+	require.NoError(t, err)
+	wr := (*ibv.RecvWR)(unsafePointer(mem[61<<10:]))
+	*wr = ibv.RecvWR{WRID: 77, SgList: sge, NumSGE: 1}
+	var bad *ibv.RecvWR
+	require.NoError(t, qp.PostRecv(wr, &bad))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wcs := make([]ibv.WC, 4)
+	cq, n, err := s.cc.WaitBlockingPoll(ctx, wcs)
+	require.ErrorIs(t, err, errForeignEvent)
+	assert.Nil(t, cq)
+	assert.Zero(t, n)
+	var wc ibv.WC
+	got, err := raw.Poll(1, &wc)
+	require.NoError(t, err)
+	require.Equal(t, 1, got, "the flushed receive is still in the foreign CQ")
+	assert.Equal(t, uint64(77), wc.WRID)
+	assert.Equal(t, ibv.WCWRFlushErr, wc.Status, ibv.WCStatusStr(wc.Status))
+}

@@ -32,7 +32,7 @@ type CQ struct {
 // Wait/Await.
 func (d *Device) NewCQ(n int, ch *CompChannel) (*CQ, error) {
 	return d.newCQ("rdma.Device.NewCQ", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
-		raw, err := d.ctx.CreateCQ(int32(n), nil, rawch, 0)
+		raw, err := d.ctx.CreateCQ(int32(n), ch.cqContext(), rawch, 0)
 		return raw, nil, err
 	})
 }

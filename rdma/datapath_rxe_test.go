@@ -123,7 +123,26 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		}
 		drain(t, a.cq, wcs, 1)
 	}
-	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused, "Await": await, "WaitBlocking": blocking} {
+	// The same, waiting and taking the first poll in one C call
+	// (CompChannel.WaitBlockingPoll).
+	blockingPoll := func() {
+		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.qp.PostSend(SendWork{ID: 6, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+			t.Fatal(err)
+		}
+		for got := 0; got == 0; {
+			_, n, err := b.cc.WaitBlockingPoll(context.Background(), wcs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = n
+		}
+		drain(t, a.cq, wcs, 1)
+	}
+	for name, f := range map[string]func(){"send/recv": round, "rdma write x8": write, "SendPoll": fused, "Await": await,
+		"WaitBlocking": blocking, "WaitBlockingPoll": blockingPoll} {
 		f() // warm up
 		assert.Zero(t, testing.AllocsPerRun(200, f), name)
 	}

@@ -9,7 +9,8 @@
 //     context.Context, holding no OS thread. For a few latency-critical
 //     loops, CompChannel.WaitBlocking and CQ.WaitBlocking wait in C on the
 //     goroutine's thread instead, as a C program does, still cancellable by
-//     their context.
+//     their context; CompChannel.WaitBlockingPoll also takes the first poll
+//     of the event's CQ in the same cgo call.
 //   - Memory that is safe by construction: registered memory is either a
 //     Buffer (mmap'd, outside the Go heap) or Go memory pinned with
 //     runtime.Pinner for the MR's whole life (PD.RegisterPinned); handing

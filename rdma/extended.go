@@ -30,7 +30,7 @@ func (q *QP) Ex() (*ibv.QPEx, error) {
 // CQ like any other (Poll, Wait, Await, Close) and also has Ex.
 func (d *Device) NewCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags) (*CQ, error) {
 	return d.newCQ("rdma.Device.NewCQEx", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
-		ex, err := d.ctx.CreateCQEx(&ibv.CQInitAttrEx{CQE: uint32(n), Channel: rawch, WCFlags: uint64(wcFlags)})
+		ex, err := d.ctx.CreateCQEx(&ibv.CQInitAttrEx{CQE: uint32(n), CQContext: ch.cqContext(), Channel: rawch, WCFlags: uint64(wcFlags)})
 		if err != nil {
 			return nil, nil, err
 		}

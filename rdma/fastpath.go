@@ -25,13 +25,8 @@ package rdma
 #cgo nocallback gv_post_send_poll
 #include <stdint.h>
 #include <stdlib.h>
+#include "trampoline.h"
 
-// A struct ibv_wc, as far as these trampolines are concerned: they only
-// pass its address on. Without pointers, so that cgo need not check a Go
-// pointer to one.
-struct gv_wc { unsigned char opaque; };
-
-typedef int (*gv_poll_fn)(void *cq, int n, struct gv_wc *wc);
 typedef int (*gv_post_fn)(void *qp, void *wr, void **bad);
 
 static int gv_poll(uintptr_t fn, uintptr_t cq, int n, struct gv_wc *wc) {

@@ -92,6 +92,10 @@ func TestCancelEveryWait(t *testing.T) {
 	cases = append(cases, waitCases("CompChannel.Wait", func(ctx context.Context) error { _, err := b.cc.Wait(ctx); return err })...)
 	cases = append(cases, waitCases("CQ.WaitBlocking", func(ctx context.Context) error { return b.cq.WaitBlocking(ctx) })...)
 	cases = append(cases, waitCases("CompChannel.WaitBlocking", func(ctx context.Context) error { _, err := b.cc.WaitBlocking(ctx); return err })...)
+	cases = append(cases, waitCases("CompChannel.WaitBlockingPoll", func(ctx context.Context) error {
+		_, _, err := b.cc.WaitBlockingPoll(ctx, wcs)
+		return err
+	})...)
 	cases = append(cases, waitCases("Device.AsyncEvent", func(ctx context.Context) error { _, err := b.dev.AsyncEvent(ctx); return err })...)
 	tryBad(t, cases)
 
@@ -207,11 +211,15 @@ func TestCloseTwice(t *testing.T) {
 		"CQ.Await after Close":                 func() error { _, err := cq.Await(ctx, make([]ibv.WC, 1)); return err },
 		"CompChannel.Wait after Close":         func() error { _, err := cc.Wait(ctx); return err },
 		"CompChannel.WaitBlocking after Close": func() error { _, err := cc.WaitBlocking(ctx); return err },
-		"CQ.WaitBlocking after Close":          func() error { return cq.WaitBlocking(ctx) },
-		"MR.SGE after Close":                   func() error { _, err := mr.SGE(0, 1); return err },
-		"PD.AllocPD after Close":               func() error { _, err := dev.AllocPD(); return err },
-		"Conn.QP.PostSend after Close":         func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WRSend}) },
-		"Listener.Accept after Close":          func() error { _, err := l.Accept(ctx); return err },
+		"CompChannel.WaitBlockingPoll after Close": func() error {
+			_, _, err := cc.WaitBlockingPoll(ctx, make([]ibv.WC, 1))
+			return err
+		},
+		"CQ.WaitBlocking after Close":  func() error { return cq.WaitBlocking(ctx) },
+		"MR.SGE after Close":           func() error { _, err := mr.SGE(0, 1); return err },
+		"PD.AllocPD after Close":       func() error { _, err := dev.AllocPD(); return err },
+		"Conn.QP.PostSend after Close": func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WRSend}) },
+		"Listener.Accept after Close":  func() error { _, err := l.Accept(ctx); return err },
 	} {
 		cases = append(cases, badCase{name, f, []error{rdma.ErrClosed}})
 	}

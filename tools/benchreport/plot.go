@@ -24,7 +24,7 @@ func plotLatency(r *results, path string) error {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	var lines []any
-	for _, impl := range []struct{ name, label string }{{"go", "goverbs, CompChannel.Wait"}, {"goblocking", "goverbs, CompChannel.WaitBlocking"}, {"perftest", "ib_send_lat -e"}} {
+	for _, impl := range []struct{ name, label string }{{"go", "goverbs, CompChannel.Wait"}, {"goblocking", "goverbs, CompChannel.WaitBlockingPoll"}, {"perftest", "ib_send_lat -e"}} {
 		var pts plotter.XYs
 		for _, s := range sizes {
 			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_typical_us"); ok {

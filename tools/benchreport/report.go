@@ -64,7 +64,7 @@ func report(r *results) (string, error) {
 	}
 	// The two ways rdma waits for a completion event in the latency
 	// ping-pong: parked on the netpoller, or held in C.
-	waits := []struct{ impl, label string }{{"go", "CompChannel.Wait"}, {"goblocking", "CompChannel.WaitBlocking"}}
+	waits := []struct{ impl, label string }{{"go", "CompChannel.Wait"}, {"goblocking", "CompChannel.WaitBlockingPoll"}}
 	for _, stat := range []struct {
 		unit, name string
 		limit      float64
