@@ -12,7 +12,7 @@ GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
 RXE_ROOTS := host sid
 
-.PHONY: bench main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
+.PHONY: bench bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -99,6 +99,21 @@ bench: bin/rxe
 	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
 	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
+
+# Where a ping-pong's time goes: tools/wakewin (an LD_PRELOAD library) times how long each
+# process stays awake between two completion waits, for the Go ping-pong
+# (CompChannel.WaitBlockingPoll) and for ib_send_lat -e alike, WAKES_SIZE bytes, 4001
+# round trips each (sid root). A steadier figure than the round trip: the windows spread
+# by a few per cent where the round trip's median moves by fifteen. See ARCHITECTURE.md.
+# (bin/rxe, a static program, ignores LD_PRELOAD and hands its environment to the guest.)
+WAKES_SIZE ?= 2
+bench-wakes: bin/rxe
+	mkdir -p .cache
+	$(CC) -O2 -Wall -shared -fPIC -o .cache/wakewin.so tools/wakewin/wakewin.c -ldl
+	: > .cache/wakewin.txt
+	$(GO) test -tags rxe -run '^$$' -bench 'SendLat/impl=(goblocking|perftest)/size=$(WAKES_SIZE)$$' -benchtime=4001x \
+		-exec "env LD_PRELOAD=$(CURDIR)/.cache/wakewin.so WAKEWIN_OUT=$(CURDIR)/.cache/wakewin.txt $(RXE) run -root=sid -timeout=30m" ./bench
+	cat .cache/wakewin.txt
 
 # Generated code is committed: regenerating must not change the tree.
 check-generate:
