@@ -22,6 +22,8 @@ struct gv_block_wait {
 	int cancel_fd;   // an eventfd: readable means stop waiting
 	void *cq;        // the event's CQ and its context
 	void *cq_context;
+	void *waker;     // the cq_context of the channel's waker CQ (see waker.go), or NULL
+	uint64_t waker_wc[8]; // room for one struct ibv_wc of the waker CQ
 	int polled;      // what poll_cq returned (0 when not called)
 	int step;        // after a failure: GV_BW_STEP_*
 	int err;         // errno (poll) or the result (notify)
@@ -38,20 +40,27 @@ typedef int (*gv_bw_get_event_fn)(void *channel, void **cq, void **cq_context);
 typedef void (*gv_bw_ack_fn)(void *cq, unsigned int n);
 typedef int (*gv_bw_notify_fn)(void *cq, int solicited_only);
 
-// Blocks in poll(2) on the channel's fd and the cancel fd until an event
-// comes, takes it (ibv_get_cq_event), re-arms its CQ, polls it once into
-// wc (up to n completions, when n > 0 and the CQ is one of the package's)
-// and acknowledges the event. The re-arm and the poll come first: until
-// the acknowledgement ibv_destroy_cq waits, so the CQ outlives them even
-// when its Close has begun. Returns 0 with the event's CQ in a->cq and the
-// poll's result in a->polled, GV_BW_CANCELLED when the cancel fd is
-// readable, or -1 with a->step and a->err. args is the struct
-// gv_block_wait, in C memory, as an integer, and wc a pointer-free type:
-// cgo checks no argument (see fastpath.go).
+// Waits for the channel's next event, takes it (ibv_get_cq_event),
+// re-arms its CQ, polls it once into wc (up to n completions, when n > 0
+// and the CQ is one of the package's) and acknowledges the event. The
+// re-arm and the poll come first: until the acknowledgement
+// ibv_destroy_cq waits, so the CQ outlives them even when its Close has
+// begun. With a waker (a->waker) the channel's fd is blocking and the wait
+// is ibv_get_cq_event's own read(2), as a C program waits; an event of the
+// waker's CQ means "stop waiting": it is acknowledged, its CQ drained, and
+// GV_BW_CANCELLED returned. Without one, or should the fd be found
+// non-blocking, it blocks in poll(2) on the fd and the cancel fd first.
+// Returns 0 with the event's CQ in a->cq and the poll's result in
+// a->polled, GV_BW_CANCELLED when woken, or -1 with a->step and a->err.
+// args is the struct gv_block_wait, in C memory, as an integer, and wc a
+// pointer-free type: cgo checks no argument (see fastpath.go).
 static int gv_block_wait(uintptr_t args, int n, struct gv_wc *wc) {
 	struct gv_block_wait *a = (struct gv_block_wait *)args;
 	struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->cancel_fd, .events = POLLIN}};
+	int use_poll = a->waker == NULL;
 	for (;;) {
+		if (!use_poll)
+			goto take;
 		p[0].revents = p[1].revents = 0;
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -70,14 +79,26 @@ static int gv_block_wait(uintptr_t args, int n, struct gv_wc *wc) {
 			}
 			continue;
 		}
+	take:
 		errno = 0;
 		if (((gv_bw_get_event_fn)a->get_event)(a->channel, &a->cq, &a->cq_context)) {
-			// The fd is non-blocking (it is on Go's netpoller too): the
-			// event can have gone to another reader since poll(2).
-			if (errno == EAGAIN)
+			// A non-blocking fd (it is on Go's netpoller too) had
+			// nothing, or the event went to another reader since
+			// poll(2): wait in poll(2).
+			if (errno == EAGAIN) {
+				use_poll = 1;
+				continue;
+			}
+			if (errno == EINTR)
 				continue;
 			a->step = GV_BW_STEP_GET_EVENT; // reported as its page promises: -1, no errno
 			return -1;
+		}
+		if (a->waker && a->cq_context == a->waker) {
+			((gv_bw_ack_fn)a->ack)(a->cq, 1);
+			while (((gv_poll_fn)a->poll)(a->cq, 1, (struct gv_wc *)a->waker_wc) > 0)
+				;
+			return GV_BW_CANCELLED;
 		}
 		int r = ((gv_bw_notify_fn)a->notify)(a->cq, 0);
 		a->polled = 0;
@@ -111,12 +132,22 @@ import (
 )
 
 // WaitBlocking is Wait done in C, on the calling goroutine's OS thread:
-// one cgo call blocks in poll(2) on the channel's fd until an event comes,
-// takes it (ibv_get_cq_event), re-arms its CQ (ibv_req_notify_cq) and
-// acknowledges it (ibv_ack_cq_events), as a C program such as
-// ib_send_lat -e waits. It returns the CQ the event is for; drain it with
-// Poll before waiting again, as after Wait. WaitBlockingPoll does the
-// first Poll in the same cgo call.
+// one cgo call blocks in ibv_get_cq_event until an event comes, re-arms
+// the event's CQ (ibv_req_notify_cq) and acknowledges the event
+// (ibv_ack_cq_events), as a C program such as ib_send_lat -e waits. It
+// returns the CQ the event is for; drain it with Poll before waiting
+// again, as after Wait. WaitBlockingPoll does the first Poll in the same
+// cgo call.
+//
+// The wait is ibv_get_cq_event's own read(2) on the channel's fd, which
+// WaitBlocking makes blocking (and Wait non-blocking again). Only an event
+// wakes such a read, so for cancellation and Close the channel gets a
+// waker on its first WaitBlocking: a protection domain, a CQ on the
+// channel and an RC QP of its own, on the channel's device, which raise
+// an event on demand (see waker.go) and which Close destroys. Where they
+// cannot be made, or the device does not flush the waker's receive,
+// WaitBlocking blocks in poll(2) on the fd and an eventfd instead, and
+// each wake costs a read(2) more.
 //
 // It trades Wait's freedom from OS threads for latency: the goroutine holds
 // its thread for the whole wait, and neither the netpoller nor the
@@ -133,9 +164,8 @@ import (
 // middle of a wait), WaitBlocking yields the processor (runtime.Gosched)
 // once every few milliseconds before it blocks.
 //
-// Errors are Wait's: ctx.Err() (cancellation wakes the wait through an
-// eventfd), ErrClosed (Close of the channel wakes it), or the failing C
-// function's error. With a context that cannot be cancelled it allocates
+// Errors are Wait's: ctx.Err() (cancellation wakes the wait), ErrClosed
+// (Close of the channel wakes it), or the failing C function's error. With a context that cannot be cancelled it allocates
 // nothing.
 func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 	cq, _, err := c.waitBlocking(ctx, "rdma.CompChannel.WaitBlocking", nil)
@@ -182,6 +212,9 @@ func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC)
 		return nil, 0, err
 	}
 	defer c.w.unlock()
+	if err := c.setFDBlocking(op, b.args.waker != nil); err != nil {
+		return nil, 0, err
+	}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, b.wake)
 		defer stop()
@@ -193,6 +226,19 @@ func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC)
 	for {
 		// Once Close has begun, closing stays set (and b.args may be
 		// freed): this is checked before every C call.
+		if b.closing.Load() {
+			return nil, 0, opErr(op, ErrClosed)
+		}
+		// Armed before the checks below: a wake after them raises the
+		// waker's event, and one before them is seen by them. Should it
+		// fail, the waker goes, and the wait is in poll(2) from then on.
+		if b.args.waker != nil {
+			if err := b.waker.arm(); err != nil {
+				if err := c.destroyWaker(); err != nil {
+					return nil, 0, opErr(op+": re-arm the waker", err)
+				}
+			}
+		}
 		if b.closing.Load() {
 			return nil, 0, opErr(op, ErrClosed)
 		}
@@ -245,10 +291,11 @@ func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
 const yieldEvery = 5 * time.Millisecond
 
 // blockWaiter is a channel's state for WaitBlocking, made on first use and
-// freed by Close: the C wait's arguments (C memory) and the eventfd that
+// freed by Close: the C wait's arguments (C memory), the waker, and the eventfd that
 // stops it.
 type blockWaiter struct {
 	args      *C.struct_gv_block_wait
+	waker     *waker // nil where none could be made (set once, before the blockWaiter is shared)
 	efd       int
 	closing   atomic.Bool // Close is waking the waiter: fail with ErrClosed
 	buf       [8]byte     // drain's read buffer
@@ -289,8 +336,12 @@ func (c *CompChannel) blockerFor(op string) (*blockWaiter, error) {
 	a := (*C.struct_gv_block_wait)(cAlloc(C.sizeof_struct_gv_block_wait))
 	a.get_event, a.ack, a.notify, a.poll, a.ours = c.getEvent, ack, notify, poll, c.cqContext()
 	a.channel, a.fd, a.cancel_fd = unsafe.Pointer(c.ch), C.int(c.ch.FD), C.int(efd)
-	c.blk = &blockWaiter{args: a, efd: efd, lastYield: time.Now()}
-	return c.blk, nil
+	b := &blockWaiter{args: a, efd: efd, lastYield: time.Now()}
+	if k, err := newWaker(c.dev.ctx, c.ch); err == nil {
+		b.waker, a.waker = k, k.mem
+	}
+	c.blk = b
+	return b, nil
 }
 
 // yieldIfDue yields the processor when yieldEvery has passed since the
@@ -304,8 +355,15 @@ func (b *blockWaiter) yieldIfDue() {
 
 var eventfdOne = [8]byte{1} // eventfd counter increment 1 (little-endian uint64)
 
-// wake makes the eventfd readable: the C wait returns GV_BW_CANCELLED.
-func (b *blockWaiter) wake() { unix.Write(b.efd, eventfdOne[:]) }
+// wake stops the C wait (it returns GV_BW_CANCELLED): through the waker
+// when the wait blocks in read(2), through the eventfd when it blocks in
+// poll(2).
+func (b *blockWaiter) wake() {
+	if b.waker != nil {
+		b.waker.wake()
+	}
+	unix.Write(b.efd, eventfdOne[:])
+}
 
 // drain resets the eventfd (it is non-blocking: nothing to read is fine).
 func (b *blockWaiter) drain() { unix.Read(b.efd, b.buf[:]) }
@@ -343,6 +401,55 @@ func (c *CompChannel) stopBlocked() (resume func()) {
 		b.closing.Store(false)
 		b.drain()
 	}
+}
+
+// setFDBlocking makes the channel's fd blocking (WaitBlocking with a
+// waker: the wait is ibv_get_cq_event's read) or non-blocking (Wait, whose
+// read must return EAGAIN, and WaitBlocking without a waker). The caller
+// holds the waiter lock; the fd changes only when the mode does.
+func (c *CompChannel) setFDBlocking(op string, on bool) error {
+	if c.fdBlocking == on {
+		return nil
+	}
+	if err := unix.SetNonblock(int(c.ch.FD), !on); err != nil {
+		return opErr(op+": fcntl", err)
+	}
+	c.fdBlocking = on
+	return nil
+}
+
+// destroyWaker destroys the waker, if any, before the channel (its CQ is
+// on the channel), and makes the fd non-blocking again. Close calls it
+// holding the waiter lock. A WaitBlocking after it (a failed Close) waits
+// in poll(2).
+func (c *CompChannel) destroyWaker() error {
+	c.blkMu.Lock()
+	b := c.blk
+	c.blkMu.Unlock()
+	if b == nil || b.waker == nil || b.args == nil {
+		return nil
+	}
+	if err := c.setFDBlocking("rdma.CompChannel.Close", false); err != nil {
+		return err
+	}
+	if err := b.waker.destroy(); err != nil {
+		return err
+	}
+	b.args.waker = nil
+	return nil
+}
+
+// dropWakerEvent reports whether raw is the waker's CQ (an event the
+// netpoller's Wait took for it is a late wake, dropped) and then drains it.
+func (c *CompChannel) dropWakerEvent(raw *ibv.CQ) bool {
+	c.blkMu.Lock()
+	b := c.blk
+	c.blkMu.Unlock()
+	if b == nil || b.waker == nil || b.waker.cq != raw {
+		return false
+	}
+	b.waker.drain()
+	return true
 }
 
 // freeBlocker releases the blockWaiter's C side (Close, holding the waiter

@@ -53,7 +53,10 @@ type CompChannel struct {
 	cqs map[*ibv.CQ]*CQ // the CQs on this channel
 
 	out *C.struct_gv_cq_event // C memory: ibv_get_cq_event's out-parameters and errno
-	got *CQ                   // tryEvent's result, read by Wait under the waiter's lock
+	// fdBlocking: the fd is in blocking mode, for WaitBlocking's waker
+	// (see setFDBlocking); under the waiter's lock.
+	fdBlocking bool
+	got        *CQ // tryEvent's result, read by Wait under the waiter's lock
 	// tryFn is tryEvent bound once (a method value made per Wait would
 	// allocate).
 	tryFn    func() error
@@ -107,6 +110,9 @@ func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 		return nil, err
 	}
 	defer c.w.unlock()
+	if err := c.setFDBlocking("rdma.CompChannel.Wait", false); err != nil {
+		return nil, err
+	}
 	err := c.w.waitLocked(ctx, c.tryFn)
 	got := c.got
 	c.got = nil
@@ -128,20 +134,28 @@ func (c *CompChannel) tryEvent() error {
 		return err
 	}
 	defer c.done()
-	rc := C.gv_get_cq_event(C.uintptr_t(uintptr(c.getEvent)), C.uintptr_t(uintptr(unsafe.Pointer(c.ch))), C.uintptr_t(uintptr(unsafe.Pointer(c.out))))
-	if rc != 0 {
-		if syscall.Errno(c.out.err) == syscall.EAGAIN {
-			return errAgain
+	var cq *CQ
+	for cq == nil {
+		rc := C.gv_get_cq_event(C.uintptr_t(uintptr(c.getEvent)), C.uintptr_t(uintptr(unsafe.Pointer(c.ch))), C.uintptr_t(uintptr(unsafe.Pointer(c.out))))
+		if rc != 0 {
+			if syscall.Errno(c.out.err) == syscall.EAGAIN {
+				return errAgain
+			}
+			return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(rc))
 		}
-		return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(rc))
-	}
-	raw := (*ibv.CQ)(c.out.cq)
-	// Ack first, always: an unacknowledged event makes ibv_destroy_cq
-	// wait forever.
-	raw.AckCQEvents(1)
-	cq, err := c.eventCQ("rdma.CompChannel.Wait", raw)
-	if err != nil {
-		return err
+		raw := (*ibv.CQ)(c.out.cq)
+		// Ack first, always: an unacknowledged event makes ibv_destroy_cq
+		// wait forever.
+		raw.AckCQEvents(1)
+		var err error
+		if cq, err = c.eventCQ("rdma.CompChannel.Wait", raw); err != nil {
+			// A late wake of WaitBlocking's waker is dropped, and the
+			// next event read at once: the netpoller reports an fd only
+			// when it becomes readable, and it may be readable still.
+			if !c.dropWakerEvent(raw) {
+				return err
+			}
+		}
 	}
 	if err := cq.rearm(); err != nil {
 		return err
@@ -162,8 +176,8 @@ func (c *CompChannel) cqContext() unsafe.Pointer {
 }
 
 // Close destroys the channel (ibv_destroy_comp_channel) once no CQ uses it
-// (else a *BusyError). Goroutines waiting on it (Wait, WaitBlocking) return
-// ErrClosed.
+// (else a *BusyError), after WaitBlocking's waker, if it made one.
+// Goroutines waiting on it (Wait, WaitBlocking) return ErrClosed.
 func (c *CompChannel) Close() error {
 	if c == nil {
 		return nilErr("rdma.CompChannel.Close")
@@ -177,6 +191,10 @@ func (c *CompChannel) Close() error {
 		resume := c.stopBlocked()
 		c.w.sem <- struct{}{}
 		defer c.w.unlock()
+		if err := c.destroyWaker(); err != nil {
+			resume()
+			return err
+		}
 		if err := c.ch.Destroy(); err != nil {
 			resume()
 			return err

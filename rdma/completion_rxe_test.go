@@ -400,3 +400,39 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	assert.Equal(t, uint64(77), wc.WRID)
 	assert.Equal(t, ibv.WCWRFlushErr, wc.Status, ibv.WCStatusStr(wc.Status))
 }
+
+// TestWaitBlockingWaker: WaitBlocking blocks in ibv_get_cq_event's read on
+// a blocking fd, woken for cancellation by its waker (see waker.go), and
+// the netpoller's Wait, which needs the fd non-blocking, takes it back and
+// drops a waker event that came late: it returns the next real event.
+func TestWaitBlockingWaker(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := b.cc.WaitBlocking(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, b.cc.blk.waker, "no waker: WaitBlocking waits in poll(2)")
+	require.NotNil(t, b.cc.blk.args.waker)
+	require.True(t, b.cc.fdBlocking)
+
+	b.cc.blk.wake() // no wait to wake: the waker's event waits in the channel
+	send := func(id uint64) {
+		require.NoError(t, b.qp.PostRecv(RecvWork{ID: id, SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
+		require.NoError(t, a.qp.PostSend(SendWork{ID: id, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+	}
+	wcs := make([]ibv.WC, 4)
+	for i, wait := range []func(context.Context) (*CQ, error){b.cc.Wait, b.cc.WaitBlocking, b.cc.Wait} {
+		send(uint64(20 + i))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cq, err := wait(ctx)
+		cancel()
+		require.NoError(t, err, "wait %d", i)
+		require.Same(t, b.cq, cq, "wait %d", i)
+		assert.Equal(t, i == 1, b.cc.fdBlocking, "wait %d: fd blocking", i)
+		n, err := b.cq.Poll(wcs)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "wait %d", i)
+		assert.Equal(t, uint64(20+i), wcs[0].WRID)
+	}
+}

@@ -1,14 +1,15 @@
 // wakewin: an LD_PRELOAD library that times, in any process, how long the
 // process stays awake between two blocking waits for a completion event,
-// the same way for ib_send_lat -e and for goverbs. A blocking wait is a
-// call of ibv_get_cq_event (which blocks in read(2) on the channel's fd,
-// as perftest waits) or, once the process has made one, of poll(2) on two
-// fds with no timeout (as rdma.CompChannel.WaitBlocking waits, before a
-// non-blocking ibv_get_cq_event that is then not a wait). A ping-pong that
-// signals its sends takes two events per iteration, so the windows
-// alternate between two kinds; they are reported apart, as parity 0 and
-// 1: one holds the post of the next send (and the kernel's work for it),
-// the other only the event's handling.
+// the same way for ib_send_lat -e and for goverbs. A wait is an 8-byte
+// read(2) through the C library (a completion event is 8 bytes; this is
+// how ibv_get_cq_event waits on a blocking fd, in perftest and in
+// rdma.CompChannel.WaitBlocking with its waker), or a poll(2) on two fds
+// with no timeout (how WaitBlocking waits without a waker), whose
+// following 8-byte read, which does not block, is then no wait. A
+// ping-pong that signals its sends takes two events per iteration, so the
+// windows alternate between two kinds; they are reported apart, as parity
+// 0 and 1: one holds the post of the next send (and the kernel's work for
+// it), the other only the event's handling.
 //
 // Each process appends its figures to the file named by WAKEWIN_OUT every
 // WAKEWIN_N windows (default 4000) and when it exits through exit(3).
@@ -24,9 +25,9 @@
 
 #define MAXW 100000
 
-static int (*real_get_cq_event)(void *, void **, void **);
+static ssize_t (*real_read)(int, void *, size_t);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
-static int uses_poll;              // the process waits in poll(2)
+static int after_poll;             // the next 8-byte read follows a poll(2) wait
 static int64_t woke, entered;      // when the last wait returned, when this one began
 static int64_t awake[MAXW], asleep[MAXW];
 static int n, every = 4000;
@@ -90,20 +91,24 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
 		real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 	if (nfds != 2 || timeout != -1)
 		return real_poll(fds, nfds, timeout);
-	uses_poll = 1;
 	begin();
 	int r = real_poll(fds, nfds, timeout);
 	end();
+	after_poll = 1;
 	return r;
 }
 
-int ibv_get_cq_event(void *channel, void **cq, void **cq_context) {
-	if (!real_get_cq_event)
-		real_get_cq_event = (int (*)(void *, void **, void **))dlsym(RTLD_NEXT, "ibv_get_cq_event");
-	if (uses_poll)
-		return real_get_cq_event(channel, cq, cq_context);
+ssize_t read(int fd, void *buf, size_t count) {
+	if (!real_read)
+		real_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if (count != 8)
+		return real_read(fd, buf, count);
+	if (after_poll) {
+		after_poll = 0;
+		return real_read(fd, buf, count);
+	}
 	begin();
-	int r = real_get_cq_event(channel, cq, cq_context);
+	ssize_t r = real_read(fd, buf, count);
 	end();
 	return r;
 }

@@ -1,0 +1,179 @@
+package rdma
+
+import (
+	"errors"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+)
+
+// waker lets CompChannel.WaitBlocking block where a C program blocks: in
+// ibv_get_cq_event's read(2) on the channel's fd, with no poll(2) before
+// it. Nothing but an event wakes a thread in that read (Go installs its
+// signal handlers with SA_RESTART, so a signal only restarts it), so the
+// waker raises one: a CQ of its own on the channel, armed, and an RC QP
+// with one receive posted. Moving the QP to the error state flushes the
+// receive (every verbs provider must), the flush completes on the CQ, and
+// the CQ's event wakes the reader, which sees the waker's cq_context and
+// returns "woken". Each wake costs a re-arm before the next wait (reset,
+// init, post, ibv_req_notify_cq); a wait with nothing to wake costs
+// nothing.
+//
+// The waker is made on a channel's first WaitBlocking, on the channel's
+// device, and destroyed by the channel's Close before the channel. Where
+// it cannot be made, WaitBlocking waits in poll(2) on the fd and an
+// eventfd instead.
+type waker struct {
+	mu    sync.Mutex // serialises the QP's state changes
+	pd    *ibv.PD
+	cq    *ibv.CQ
+	qp    *ibv.QP
+	mem   unsafe.Pointer // C memory: the receive's work request; its address is the CQ's cq_context
+	armed bool           // a receive is posted in INIT and the CQ requested its next event
+	state ibv.QPState
+}
+
+// newWaker makes a waker for channel ch of device context ctx (see waker).
+func newWaker(ctx *ibv.Context, ch *ibv.CompChannel) (k *waker, err error) {
+	k = &waker{mem: cAlloc(unsafe.Sizeof(ibv.RecvWR{})), state: ibv.QpsReset}
+	defer func() {
+		if err != nil {
+			k.destroy()
+			k = nil
+		}
+	}()
+	if k.pd, err = ctx.AllocPD(); err != nil {
+		return k, err
+	}
+	if k.cq, err = ctx.CreateCQ(2, k.mem, ch, 0); err != nil {
+		return k, err
+	}
+	k.qp, err = k.pd.CreateQP(&ibv.QPInitAttr{SendCQ: k.cq, RecvCQ: k.cq, QPType: ibv.QptRC,
+		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+	if err != nil {
+		return k, err
+	}
+	*(*ibv.RecvWR)(k.mem) = ibv.RecvWR{WRID: 1} // no SGE: it receives nothing
+	return k, k.check()
+}
+
+// wakerCheckFor is how long newWaker waits for its test wake's flush.
+const wakerCheckFor = 2 * time.Second
+
+// check proves the mechanism on this device before WaitBlocking relies on
+// it: armed and woken once, the waker's receive must be flushed onto its
+// CQ (the CQ's event, for which it is armed, then follows: the first wait
+// takes it and waits again). Without the flush, cancellation and Close
+// could not wake a wait, so the caller waits in poll(2) instead.
+func (k *waker) check() error {
+	if err := k.arm(); err != nil {
+		return err
+	}
+	k.wake()
+	var wc ibv.WC
+	for deadline := time.Now().Add(wakerCheckFor); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		n, err := k.cq.Poll(1, &wc)
+		if err != nil {
+			return err
+		}
+		if n == 1 {
+			return nil
+		}
+	}
+	return errors.New("rdma: the waker's receive was not flushed")
+}
+
+// arm readies the waker for a wake, unless it is ready: the QP back to
+// INIT through RESET, a receive posted, the CQ's next event requested.
+func (k *waker) arm() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.armed || k.qp == nil {
+		return nil
+	}
+	if k.state != ibv.QpsReset {
+		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsReset}, int32(ibv.QPStateValue)); err != nil {
+			return err
+		}
+		k.state = ibv.QpsReset
+	}
+	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1},
+		int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)); err != nil {
+		return err
+	}
+	k.state = ibv.QpsInit
+	var bad *ibv.RecvWR
+	if err := k.qp.PostRecv((*ibv.RecvWR)(k.mem), &bad); err != nil {
+		return err
+	}
+	if err := k.cq.ReqNotify(0); err != nil {
+		return err
+	}
+	k.armed = true
+	return nil
+}
+
+// wake raises the waker's event, if it is armed (else one is on its way
+// already, or arm has yet to run, and the waiter checks for what it was
+// woken for after arm).
+func (k *waker) wake() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.armed || k.qp == nil {
+		return
+	}
+	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)) == nil {
+		k.state = ibv.QpsErr
+		k.armed = false
+	}
+}
+
+// drain empties the waker's CQ, after the netpoller's Wait took one of its
+// events (a wake that came after the WaitBlocking it was for had
+// returned). Whether the waker is armed is wake's and arm's business only.
+func (k *waker) drain() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cq == nil {
+		return
+	}
+	var wc ibv.WC
+	for {
+		if n, err := k.cq.Poll(1, &wc); n <= 0 || err != nil {
+			break
+		}
+	}
+}
+
+// destroy frees what newWaker made, children first; arm and wake do
+// nothing after it.
+func (k *waker) destroy() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.armed = false
+	if k.qp != nil {
+		if err := k.qp.Destroy(); err != nil {
+			return err
+		}
+		k.qp = nil
+	}
+	if k.cq != nil {
+		if err := k.cq.Destroy(); err != nil {
+			return err
+		}
+		k.cq = nil
+	}
+	if k.pd != nil {
+		if err := k.pd.Dealloc(); err != nil {
+			return err
+		}
+		k.pd = nil
+	}
+	if k.mem != nil {
+		cFree(k.mem)
+		k.mem = nil
+	}
+	return nil
+}
