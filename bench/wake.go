@@ -1,10 +1,11 @@
 package bench
 
-// The price of a cancellable wait: two threads of one C program wake each
-// other through eventfds, either blocked in read(2), as ib_send_lat -e
-// waits for a completion event, or in poll(2) on the eventfd and a second
-// one (for cancellation) before a non-blocking read(2), as
-// rdma.CompChannel.WaitBlocking waits.
+// The price of a wait made cancellable by poll(2): two threads of one C
+// program wake each other through eventfds, either blocked in read(2), as
+// ib_send_lat -e waits for a completion event (and
+// rdma.CompChannel.WaitBlocking with its waker), or in poll(2) on the
+// eventfd and a second one (for cancellation) before a non-blocking
+// read(2), as WaitBlocking waits where it has no waker.
 
 /*
 #include <errno.h>

@@ -8,12 +8,13 @@ import (
 	"github.com/goverbs/goverbs/internal/rxetest"
 )
 
-// BenchmarkWake is the cost, in the guest, of the poll(2) that makes
-// rdma.CompChannel.WaitBlocking cancellable: two threads of one C program
-// wake each other b.N times through eventfds, "read" blocked in read(2) (as
-// ib_send_lat -e waits), "poll" in poll(2) on the eventfd and a
-// cancellation eventfd, then a non-blocking read(2) (as WaitBlocking
-// waits). round_trip_us is the median round trip: two wakes.
+// BenchmarkWake is the cost, in the guest, of making a wait cancellable
+// with poll(2), what rdma.CompChannel.WaitBlocking's waker spares it: two
+// threads of one C program wake each other b.N times through eventfds,
+// "read" blocked in read(2) (as ib_send_lat -e waits, and WaitBlocking
+// with its waker), "poll" in poll(2) on the eventfd and a cancellation
+// eventfd, then a non-blocking read(2) (as WaitBlocking waits without a
+// waker). round_trip_us is the median round trip: two wakes.
 func BenchmarkWake(b *testing.B) {
 	rxetest.Guest(b)
 	for _, w := range []struct {

@@ -122,7 +122,7 @@ func report(r *results) (string, error) {
 	}
 	if rd, ok := r.get("Wake", "", "wait=read", "round_trip_us"); ok {
 		if pl, ok := r.get("Wake", "", "wait=poll", "round_trip_us"); ok {
-			extra = append(extra, fmt.Sprintf("two threads waking each other through eventfds take %s µs a round trip blocked in read(2), as ib_send_lat -e waits, and %s µs with a poll(2) first, as CompChannel.WaitBlocking waits so that it can be cancelled (median)", num(rd), num(pl)))
+			extra = append(extra, fmt.Sprintf("two threads waking each other through eventfds take %s µs a round trip blocked in read(2), as ib_send_lat -e and CompChannel.WaitBlocking wait, and %s µs with a poll(2) first, as WaitBlocking waits where it cannot make its waker (median)", num(rd), num(pl)))
 		}
 	}
 	if len(extra) > 0 {

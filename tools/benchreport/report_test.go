@@ -54,7 +54,7 @@ func TestReport(t *testing.T) {
 	assert.Contains(t, table, "| drain a full CQ (CQ.PollBatch), batch 64, per completion, median poll | 240 ns/completion | C loop: 80.48 | 2.982 | — | ≤ 1.10× | no | 0 |")
 	assert.Contains(t, table, "3486 ns through rdma.CQ.Poll, 1594 ns through a bare cgo call, 140 ns from C")
 	assert.Contains(t, table, "an empty C function costs 2333 ns, 4100 ns with three pointer arguments")
-	assert.Contains(t, table, "take 200 µs a round trip blocked in read(2), as ib_send_lat -e waits, and 230 µs with a poll(2) first")
+	assert.Contains(t, table, "take 200 µs a round trip blocked in read(2), as ib_send_lat -e and CompChannel.WaitBlocking wait, and 230 µs with a poll(2) first")
 }
 
 // TestRatioByRun: with several runs (make bench's passes) the table gives
