@@ -165,8 +165,8 @@ import (
 // once every few milliseconds before it blocks.
 //
 // Errors are Wait's: ctx.Err() (cancellation wakes the wait), ErrClosed
-// (Close of the channel wakes it), or the failing C function's error. With a context that cannot be cancelled it allocates
-// nothing.
+// (Close of the channel wakes it), or the failing C function's error. With
+// a context that cannot be cancelled it allocates nothing.
 func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 	cq, _, err := c.waitBlocking(ctx, "rdma.CompChannel.WaitBlocking", nil)
 	return cq, err
@@ -291,8 +291,8 @@ func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
 const yieldEvery = 5 * time.Millisecond
 
 // blockWaiter is a channel's state for WaitBlocking, made on first use and
-// freed by Close: the C wait's arguments (C memory), the waker, and the eventfd that
-// stops it.
+// freed by Close: the C wait's arguments (C memory), the waker, and the
+// eventfd that stops a wait in poll(2).
 type blockWaiter struct {
 	args      *C.struct_gv_block_wait
 	waker     *waker // nil where none could be made (set once, before the blockWaiter is shared)

@@ -3,6 +3,7 @@ package rdma
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -26,12 +27,14 @@ import (
 // it cannot be made, WaitBlocking waits in poll(2) on the fd and an
 // eventfd instead.
 type waker struct {
-	mu    sync.Mutex // serialises the QP's state changes
-	pd    *ibv.PD
-	cq    *ibv.CQ
-	qp    *ibv.QP
-	mem   unsafe.Pointer // C memory: the receive's work request; its address is the CQ's cq_context
-	armed bool           // a receive is posted in INIT and the CQ requested its next event
+	mu  sync.Mutex // serialises the QP's state changes, and every write below
+	pd  *ibv.PD
+	cq  *ibv.CQ
+	qp  *ibv.QP
+	mem unsafe.Pointer // C memory: the receive's work request; its address is the CQ's cq_context
+	// armed: a receive is posted in INIT and the CQ requested its next
+	// event. Read without mu by arm's fast path (once per wait).
+	armed atomic.Bool
 	state ibv.QPState
 }
 
@@ -88,9 +91,12 @@ func (k *waker) check() error {
 // arm readies the waker for a wake, unless it is ready: the QP back to
 // INIT through RESET, a receive posted, the CQ's next event requested.
 func (k *waker) arm() error {
+	if k.armed.Load() {
+		return nil
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.armed || k.qp == nil {
+	if k.armed.Load() || k.qp == nil {
 		return nil
 	}
 	if k.state != ibv.QpsReset {
@@ -111,7 +117,7 @@ func (k *waker) arm() error {
 	if err := k.cq.ReqNotify(0); err != nil {
 		return err
 	}
-	k.armed = true
+	k.armed.Store(true)
 	return nil
 }
 
@@ -121,12 +127,12 @@ func (k *waker) arm() error {
 func (k *waker) wake() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.armed || k.qp == nil {
+	if !k.armed.Load() || k.qp == nil {
 		return
 	}
 	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)) == nil {
 		k.state = ibv.QpsErr
-		k.armed = false
+		k.armed.Store(false)
 	}
 }
 
@@ -152,7 +158,7 @@ func (k *waker) drain() {
 func (k *waker) destroy() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.armed = false
+	k.armed.Store(false)
 	if k.qp != nil {
 		if err := k.qp.Destroy(); err != nil {
 			return err
