@@ -261,6 +261,9 @@ func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC)
 			// Woken: by this context, by Close (checked above; the wake
 			// stays for any later waiter), or late by the context of an
 			// earlier call, which was already over: then wait again.
+			if b.waker != nil {
+				b.waker.taken(false)
+			}
 			b.drain()
 			if b.closing.Load() {
 				b.wake()
@@ -448,7 +451,7 @@ func (c *CompChannel) dropWakerEvent(raw *ibv.CQ) bool {
 	if b == nil || b.waker == nil || b.waker.cq != raw {
 		return false
 	}
-	b.waker.drain()
+	b.waker.taken(true)
 	return true
 }
 

@@ -136,13 +136,19 @@ func (k *waker) wake() {
 	}
 }
 
-// drain empties the waker's CQ, after the netpoller's Wait took one of its
-// events (a wake that came after the WaitBlocking it was for had
-// returned). Whether the waker is armed is wake's and arm's business only.
-func (k *waker) drain() {
+// taken records that one of the waker's events was taken, by a wait of
+// either kind: the event used up the CQ's request for the next one
+// (ibv_req_notify_cq is one-shot), so the waker is no longer armed, even
+// if arm ran since the wake that raised it (the flush that raises the
+// event can complete after arm). The next blocking wait re-arms before it
+// checks its context; no other wait needs the waker. With drain, it also
+// empties the CQ (the netpoller's Wait; WaitBlocking's C side drains it
+// itself).
+func (k *waker) taken(drain bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.cq == nil {
+	k.armed.Store(false)
+	if !drain || k.cq == nil {
 		return
 	}
 	var wc ibv.WC
