@@ -90,7 +90,7 @@ func TestLinkDownQP(t *testing.T) {
 			round := func(path rdma.Path, limit int, fault func()) (*sender, *receiver) {
 				qa, qb := a.qp(t, faultDepth), b.qp(t, faultDepth)
 				connect(t, env, path, qa, qb)
-				s := &sender{qp: qa, cq: a.cq, mr: a.mr, depth: faultDepth}
+				s := &sender{qp: qa, cq: a.cq, mr: a.mr, depth: faultDepth, dev: na.Dev}
 				r := &receiver{qp: qb, cq: b.cq, mr: b.mr, depth: faultDepth}
 				transfer(ctx, t, s, r, limit, fault)
 				return s, r
@@ -157,7 +157,7 @@ func TestLinkDownConn(t *testing.T) {
 	}
 
 	cli, srv, cm, sm := dial()
-	s := &sender{qp: cli.QP, cq: cli.CQ, mr: cm, depth: faultDepth}
+	s := &sender{qp: cli.QP, cq: cli.CQ, mr: cm, depth: faultDepth, dev: na.Dev}
 	r := &receiver{qp: srv.QP, cq: srv.CQ, mr: sm, depth: faultDepth}
 	transfer(ctx, t, s, r, 0, func() { linkDown(t, na) })
 	checkFailed(t, "client's sends (veth-a down)", s.q)
@@ -166,7 +166,7 @@ func TestLinkDownConn(t *testing.T) {
 
 	linkUp(ctx, t, na, env.GIDIndex)
 	cli, srv, cm, sm = dial()
-	s = &sender{qp: cli.QP, cq: cli.CQ, mr: cm, depth: faultDepth}
+	s = &sender{qp: cli.QP, cq: cli.CQ, mr: cm, depth: faultDepth, dev: na.Dev}
 	r = &receiver{qp: srv.QP, cq: srv.CQ, mr: sm, depth: faultDepth}
 	transfer(ctx, t, s, r, recovered, nil)
 	assert.Equal(t, recovered, s.q.status[ibv.WCSuccess], "after link up: %s", s.q)
