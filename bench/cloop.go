@@ -45,6 +45,17 @@ static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t to
 	}
 	return n;
 }
+// Times n empty intervals, as bench_c_drain times each poll: durs[i] is
+// interval i's nanoseconds, the cost of the clock reads alone.
+static void bench_c_clock_pairs(int64_t *durs, int64_t n) {
+	struct timespec a, b;
+	for (int64_t i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		durs[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+	}
+}
+
 static void bench_c_noop(void) {}
 static void bench_c_noop_ptrs(void *a, void *b, void *c) {}
 
@@ -71,6 +82,12 @@ func cPollEmpty(fn, cq, wc unsafe.Pointer, n int64) int64 {
 func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64, durs []int64, got []int32) int {
 	return int(C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total),
 		(*C.int64_t)(unsafe.Pointer(&durs[0])), (*C.int32_t)(unsafe.Pointer(&got[0])), C.int64_t(min(len(durs), len(got)))))
+}
+
+// cClockPairs fills durs with the durations of empty intervals timed as
+// cDrain times a poll.
+func cClockPairs(durs []int64) {
+	C.bench_c_clock_pairs((*C.int64_t)(unsafe.Pointer(&durs[0])), C.int64_t(len(durs)))
 }
 
 // cNoop calls a C function that does nothing.

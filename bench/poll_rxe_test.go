@@ -15,27 +15,36 @@ import (
 )
 
 // BenchmarkPollEmpty is the cost of one poll of an empty CQ: "go" is
-// rdma.CQ.Poll (one cgo crossing each), "cgo" a bare cgo call of the
-// provider's poll, "c" the same provider call in a C loop. ns/op is per
+// rdma.CQ.Poll (on rxe: a read of the CQ's ring in Go), "gocgo" the same
+// through the provider's poll_cq (CQ.SetDirect(false): one cgo crossing
+// each), "cgo" a bare cgo call of the provider's poll, "c" the same
+// provider call in a C loop. ns/op is per
 // poll (mean); each variant polls untimed first (warmup).
 func BenchmarkPollEmpty(b *testing.B) {
 	env := rxetest.Guest(b)
 	f := newFlusher(b, env.Nodes[0].Dev, 1)
 	wcs := make([]ibv.WC, 1)
-	b.Run("impl=go", func(b *testing.B) {
-		b.ReportAllocs()
-		for range warmup(b) {
-			if _, err := f.cq.Poll(wcs); err != nil {
-				b.Fatal(err)
+	// goPolls polls through rdma.CQ.Poll, reading rxe's ring in Go when
+	// direct, else through the provider's poll_cq.
+	goPolls := func(direct bool) func(*testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			f.cq.SetDirect(direct)
+			defer f.cq.SetDirect(true)
+			poll := func(n int) {
+				for range n {
+					if _, err := f.cq.Poll(wcs); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
+			poll(warmup(b))
+			b.ResetTimer()
+			poll(b.N)
 		}
-		b.ResetTimer()
-		for range b.N {
-			if _, err := f.cq.Poll(wcs); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
+	b.Run("impl=go", goPolls(true))
+	b.Run("impl=gocgo", goPolls(false))
 	b.Run("impl=cgo", func(b *testing.B) {
 		fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
 		for range warmup(b) {
@@ -56,15 +65,20 @@ func BenchmarkPollEmpty(b *testing.B) {
 // BenchmarkDrain is the per-completion cost of draining a CQ full of
 // completions in batches: "go" calls rdma.CQ.Poll once per batch (into Go
 // memory), "gobatch" rdma.CQ.PollBatch (into the CQ's C-memory array),
+// both reading rxe's ring in Go; "gobatchcgo" is PollBatch through the
+// provider's poll_cq (CQ.SetDirect(false), one cgo crossing per batch),
 // "cgo" a bare cgo call of the provider's poll per batch, "c" runs the
 // same loop in C. Each poll is timed on its own, from the language that
 // loops (Go's clock around the call, C's around the provider's), and only
 // polls that returned a full batch count. b.N is the number of completions
 // timed (make bench sets it with POLL_BENCHTIME). ns/op is the mean cost
 // per completion; ns/completion, the figure compared, is the median poll's
-// cost divided by the batch: under TCG on a shared host a poll during
-// which the host deschedules the guest's vCPU costs milliseconds, in
-// either language. Every variant drains one round untimed first.
+// cost, less the median cost of the language's clock reads around an empty
+// interval (clock_ns), divided by the batch: under TCG on a shared host a
+// poll during which the host deschedules the guest's vCPU costs
+// milliseconds, in either language, and Go's time.Now and time.Since cost
+// more than C's two clock_gettime calls. Every variant drains one round
+// untimed first.
 func BenchmarkDrain(b *testing.B) {
 	env := rxetest.Guest(b)
 	for _, batch := range []int{16, 64, 256, 1024} {
@@ -88,17 +102,25 @@ func BenchmarkDrain(b *testing.B) {
 			}
 		}
 		b.Run(fmt.Sprintf("impl=go/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, goLoop(func() (int, error) { return f.cq.Poll(wcs) }))
+			f.drainRounds(b, batch, goClockPairs, goLoop(func() (int, error) { return f.cq.Poll(wcs) }))
 		})
 		b.Run(fmt.Sprintf("impl=gobatch/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, goLoop(func() (int, error) {
+			f.drainRounds(b, batch, goClockPairs, goLoop(func() (int, error) {
+				done, err := f.cq.PollBatch(batch)
+				return len(done), err
+			}))
+		})
+		b.Run(fmt.Sprintf("impl=gobatchcgo/batch=%d", batch), func(b *testing.B) {
+			f.cq.SetDirect(false)
+			defer f.cq.SetDirect(true)
+			f.drainRounds(b, batch, goClockPairs, goLoop(func() (int, error) {
 				done, err := f.cq.PollBatch(batch)
 				return len(done), err
 			}))
 		})
 		b.Run(fmt.Sprintf("impl=cgo/batch=%d", batch), func(b *testing.B) {
 			fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
-			f.drainRounds(b, batch, goLoop(func() (int, error) {
+			f.drainRounds(b, batch, goClockPairs, goLoop(func() (int, error) {
 				if n := cPollOnce(fn, cq, batch, unsafe.Pointer(&wcs[0])); n >= 0 {
 					return n, nil
 				}
@@ -106,7 +128,7 @@ func BenchmarkDrain(b *testing.B) {
 			}))
 		})
 		b.Run(fmt.Sprintf("impl=c/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, func(durs []int64, got []int32) (int, error) {
+			f.drainRounds(b, batch, cClockPairs, func(durs []int64, got []int32) (int, error) {
 				calls := cDrain(f.pollFn(), unsafe.Pointer(f.cq.Raw()), batch, unsafe.Pointer(&wcs[0]), drainRound, durs, got)
 				if calls < 0 {
 					return 0, errors.New("ibv_poll_cq failed")
@@ -129,9 +151,15 @@ type drainer func(durs []int64, got []int32) (int, error)
 // drainRounds fills the CQ with drainRound completions and drains them
 // with drain until b.N completions from full-batch polls are timed, after
 // one untimed round. A round with a short poll (completions still
-// arriving) makes the next fill wait longer.
-func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
+// arriving) makes the next fill wait longer. After each round clock times
+// 512 empty intervals the way drain times a poll: their median over the
+// timed rounds, the clock's own share of each poll's time (reported as
+// clock_ns), is taken off the median poll, so that neither language is
+// charged for its clock.
+func (f *flusher) drainRounds(b *testing.B, batch int, clock func(durs []int64), drain drainer) {
 	b.ReportAllocs()
+	var clocks []int64 // empty intervals, 512 after each round
+	empty := make([]int64, 512)
 	maxCalls := 4 * drainRound / batch
 	durs, got := make([]int64, maxCalls), make([]int32, maxCalls)
 	full := make([]int64, 0, b.N/batch+maxCalls)
@@ -140,6 +168,10 @@ func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
 		calls, err := drain(durs, got)
 		if err != nil {
 			b.Fatal(err)
+		}
+		clock(empty)
+		if warm {
+			clocks = append(clocks, empty...)
 		}
 		for i := range calls {
 			switch {
@@ -155,7 +187,18 @@ func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
 		total += d
 	}
 	b.ReportMetric(float64(total)/float64(len(full)*batch), "ns/op")
-	b.ReportMetric(median(full)/float64(batch), "ns/completion")
+	clockNs := median(clocks)
+	b.ReportMetric(clockNs, "clock_ns")
+	b.ReportMetric((median(full)-clockNs)/float64(batch), "ns/completion")
+}
+
+// goClockPairs fills durs with the durations of empty intervals timed as
+// BenchmarkDrain's Go loops time a poll.
+func goClockPairs(durs []int64) {
+	for i := range durs {
+		t0 := time.Now()
+		durs[i] = int64(time.Since(t0))
+	}
 }
 
 // flusher fills a CQ with completions on demand: a QP with n receives
@@ -189,6 +232,9 @@ func newFlusher(b *testing.B, dev string, n int) *flusher {
 	f.cq, err = d.NewCQ(2*n, nil)
 	must(err)
 	b.Cleanup(func() { must(f.cq.Close()) })
+	if !f.cq.Direct() {
+		b.Fatal("rdma.CQ on rxe does not read its ring in Go (CQ.Direct is false)")
+	}
 	f.qp, err = pd.NewQP(rdma.QPConfig{SendCQ: f.cq, RecvCQ: f.cq, MaxSend: 1, MaxRecv: n})
 	must(err)
 	b.Cleanup(func() { must(f.qp.Close()) })

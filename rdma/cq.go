@@ -3,6 +3,7 @@ package rdma
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
@@ -20,11 +21,16 @@ type CQ struct {
 	// chase context->ops on every call. poll and addr (the struct ibv_cq)
 	// are C addresses, kept as the trampolines take them (fastpath.go).
 	poll, addr uintptr
+	// rxe reads the completion ring of an rxe CQ in Go (rxering.go); nil
+	// for other providers. ring is rxe while polls use it (SetDirect).
+	rxe  *rxeRing
+	ring atomic.Pointer[rxeRing]
 	// wcs is the CQ's own completion array for PollBatch, in C memory
 	// (made on first use, freed by Close).
-	wcs    []ibv.WC
-	wcsMu  sync.Mutex
-	wcsMem unsafe.Pointer
+	wcs     []ibv.WC
+	wcsOnce sync.Once
+	wcsMu   sync.Mutex
+	wcsMem  unsafe.Pointer
 }
 
 // NewCQ creates a CQ of at least n entries (ibv_create_cq). With a channel
@@ -67,6 +73,8 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 		raw.Destroy()
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
 	}
+	cq.rxe = rxeRingOf(raw, cq.poll)
+	cq.ring.Store(cq.rxe)
 	if ch != nil {
 		if err := raw.ReqNotify(0); err != nil {
 			raw.Destroy()
@@ -88,8 +96,9 @@ func (cq *CQ) Raw() *ibv.CQ { return cq.cq }
 func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 
 // Poll moves up to len(wcs) completions into wcs with one call of the
-// provider's poll_cq (ibv_poll_cq) and returns how many; 0 means the CQ was
-// empty. It does not allocate.
+// provider's poll_cq (ibv_poll_cq), or on rxe by reading the CQ's ring in
+// Go (see SetDirect), and returns how many; 0 means the CQ was empty. It
+// does not allocate.
 //
 // wcs may be any memory: a slice of its own, an array field of a struct,
 // a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
@@ -102,6 +111,19 @@ func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if len(wcs) == 0 {
 		return 0, nil
 	}
+	return cq.pollInto("rdma.CQ.Poll", wcs)
+}
+
+// pollInto is one poll into wcs (not empty): of the ring in Go for a
+// direct CQ, else of the provider's poll_cq through one cgo crossing.
+func (cq *CQ) pollInto(op string, wcs []ibv.WC) (int, error) {
+	if r := cq.ring.Load(); r != nil {
+		n, err := r.poll(wcs)
+		if err != nil {
+			return 0, opErr(op, err)
+		}
+		return n, nil
+	}
 	n := cPoll(cq.poll, cq.addr, wcs)
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
@@ -109,9 +131,35 @@ func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	return n, nil
 }
 
-// PollSpin is Poll that keeps polling inside C, up to spins times, until at
-// least one completion arrives: one cgo crossing for a whole busy-wait. It
-// returns 0 when spins polls found nothing.
+// Direct reports whether polls of this CQ read its completion ring in Go
+// instead of calling the provider's poll_cq through cgo. Only rxe CQs can
+// (see SetDirect), and they do unless SetDirect(false).
+func (cq *CQ) Direct() bool { return cq != nil && cq.ring.Load() != nil }
+
+// SetDirect chooses how Poll, PollOne, PollBatch and PollSpin reach the
+// completions, and returns Direct. On rxe (soft-RoCE), whose poll_cq only
+// copies completions out of a ring that the kernel shares with the
+// process, they read that ring in Go, under the lock librxe's poll_cq
+// takes, so that no cgo crossing is paid per poll; they still interleave
+// safely with ibv_poll_cq or ibv_start_poll on Raw from C. With
+// SetDirect(false), or on any other provider, each poll is one call of the
+// provider's poll_cq. Safe to call at any time, also during polls.
+func (cq *CQ) SetDirect(on bool) bool {
+	if cq == nil {
+		return false
+	}
+	if on {
+		cq.ring.Store(cq.rxe)
+	} else {
+		cq.ring.Store(nil)
+	}
+	return cq.Direct()
+}
+
+// PollSpin is Poll that keeps polling, up to spins times, until at least
+// one completion arrives: inside C, one cgo crossing for a whole
+// busy-wait, or in Go for a Direct CQ. It returns 0 when spins polls found
+// nothing.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	if err := cq.use("rdma.CQ.PollSpin"); err != nil {
 		return 0, err
@@ -123,6 +171,14 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	if spins < 1 {
 		spins = 1
 	}
+	if cq.ring.Load() != nil {
+		for {
+			n, err := cq.pollInto("rdma.CQ.PollSpin", wcs)
+			if spins--; n != 0 || err != nil || spins == 0 {
+				return n, err
+			}
+		}
+	}
 	n := cPollSpin(cq.poll, cq.addr, wcs, int64(spins))
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
@@ -131,8 +187,8 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 }
 
 // PollBatch polls up to max completions into the CQ's own completion
-// array, which lives in C memory, and returns them: one provider call, no
-// allocation. The slice is valid until the next PollBatch on this CQ or
+// array, which lives in C memory, and returns them: one provider call (or
+// one read of the ring of a Direct CQ), no allocation. The slice is valid until the next PollBatch on this CQ or
 // Close; copy what must outlive it. Calls are serialised per CQ. max is
 // capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
@@ -143,21 +199,36 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	max = min(max, pollBatchCap)
-	cq.wcsMu.Lock()
-	defer cq.wcsMu.Unlock()
-	if cq.wcs == nil {
-		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
-		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
-	}
-	n := cPoll(cq.poll, cq.addr, cq.wcs[:max])
-	if n < 0 {
-		return nil, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+	cq.wcsOnce.Do(cq.allocWCs)
+	wcs := cq.wcs[:min(max, pollBatchCap)]
+	var n int
+	var err error
+	if r := cq.ring.Load(); r != nil {
+		// The ring's lock serialises the polls that fill cq.wcs.
+		if n, err = r.poll(wcs); err != nil {
+			return nil, opErr("rdma.CQ.PollBatch", err)
+		}
+	} else if n, err = cq.pollSerial(wcs); err != nil {
+		return nil, err
 	}
 	return cq.wcs[:n:n], nil
 }
 
 const pollBatchCap = 1024
+
+// pollSerial is PollBatch's poll through the provider, one at a time: a
+// provider's poll_cq need not lock.
+func (cq *CQ) pollSerial(wcs []ibv.WC) (int, error) {
+	cq.wcsMu.Lock()
+	defer cq.wcsMu.Unlock()
+	return cq.pollInto("rdma.CQ.PollBatch", wcs)
+}
+
+// allocWCs makes the array PollBatch polls into.
+func (cq *CQ) allocWCs() {
+	cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
+	cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
+}
 
 // PollOne returns the next completion, or ErrNoCompletion when there is
 // none (rpma_cq_get_wc's semantics).

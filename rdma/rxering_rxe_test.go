@@ -1,0 +1,189 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// flushedCQ returns a CQ of cqe entries (no channel) that will receive n
+// flushed receive completions, wr_ids 0..n-1 in order, and the QP they
+// come from: n receives are posted to a QP in INIT, which then moves to
+// ERR. Everything is closed at the end of the test.
+func flushedCQ(t *testing.T, cqe, n int) (*CQ, *QP) {
+	t.Helper()
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	cq, err := dev.NewCQ(cqe, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cq.Close()) })
+	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: n})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, qp.Close()) })
+	buf, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, buf.Free()) })
+	mr, err := pd.Register(buf.Bytes(), access)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, mr.Close()) })
+	sg, err := mr.SGE(0, 64)
+	require.NoError(t, err)
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	for i := range n {
+		require.NoError(t, qp.PostRecv(RecvWork{ID: uint64(i), SGEs: []ibv.SGE{sg}}))
+	}
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	return cq, qp
+}
+
+// checkFlushed checks that wcs are qp's flushed receives with wr_ids
+// first, first+1, ... (of a flushed completion only wr_id, status and
+// qp_num are defined: ibv_poll_cq(3)).
+func checkFlushed(t *testing.T, qp *QP, first int, wcs []ibv.WC) {
+	t.Helper()
+	for i, wc := range wcs {
+		require.Equal(t, uint64(first+i), wc.WRID, "completions in posting order")
+		require.Equal(t, ibv.WCWRFlushErr, wc.Status, "wr_id %d", wc.WRID)
+		require.Equal(t, qp.Num(), wc.QPNum, "wr_id %d", wc.WRID)
+	}
+}
+
+// TestDirectPoll: an rxe CQ is Direct, and its polls in Go (Poll,
+// PollBatch, PollSpin) interleave with the provider's own poll_cq, called
+// from C on Raw and through SetDirect(false): together they see every
+// completion once, in order, with the fields the provider reports.
+func TestDirectPoll(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const n = 300
+	cq, qp := flushedCQ(t, 512, n)
+	require.True(t, cq.Direct(), "rxe CQs are read in Go; rxeRingOf refused this one")
+
+	wcs := make([]ibv.WC, 7)
+	deadline := time.Now().Add(30 * time.Second)
+	got := 0
+	for step := 0; got < n; step++ {
+		require.True(t, time.Now().Before(deadline), "only %d of %d flushed receives completed", got, n)
+		var k int
+		var err error
+		switch step % 5 {
+		case 0:
+			k, err = cq.Poll(wcs)
+		case 1:
+			var done []ibv.WC
+			done, err = cq.PollBatch(3)
+			k = copy(wcs, done)
+		case 2:
+			k, err = cq.Raw().Poll(5, &wcs[0])
+		case 3:
+			require.False(t, cq.SetDirect(false))
+			k, err = cq.Poll(wcs[:4])
+			require.True(t, cq.SetDirect(true))
+		case 4:
+			k, err = cq.PollSpin(wcs[:2], 1000)
+		}
+		require.NoError(t, err)
+		checkFlushed(t, qp, got, wcs[:k])
+		got += k
+	}
+	k, err := cq.Poll(wcs)
+	require.NoError(t, err)
+	require.Zero(t, k, "completions beyond the %d flushed receives", n)
+	k, err = cq.Raw().Poll(1, &wcs[0])
+	require.NoError(t, err)
+	require.Zero(t, k)
+}
+
+// TestDirectPollConcurrent: goroutines polling in Go and goroutines
+// polling through the provider from C drain one CQ together; the spinlock
+// both take makes each completion come out exactly once.
+func TestDirectPollConcurrent(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const n = 1000
+	cq, _ := flushedCQ(t, 1024, n)
+	require.True(t, cq.Direct())
+
+	var (
+		total  atomic.Int64
+		polled [4][]uint64 // wr_ids, by goroutine
+		wg     sync.WaitGroup
+	)
+	deadline := time.Now().Add(60 * time.Second)
+	for g := range polled {
+		wg.Go(func() {
+			var wcs [3]ibv.WC
+			for total.Load() < n && time.Now().Before(deadline) {
+				var k int
+				var err error
+				if g%2 == 0 {
+					k, err = cq.Poll(wcs[:1+g%3])
+				} else {
+					k, err = cq.Raw().Poll(int32(1+g%3), &wcs[0])
+				}
+				if !assert.NoError(t, err) {
+					return
+				}
+				for _, wc := range wcs[:k] {
+					polled[g] = append(polled[g], wc.WRID)
+				}
+				total.Add(int64(k))
+			}
+		})
+	}
+	wg.Wait()
+	count := make([]int, n)
+	var odd []uint64 // wr_ids seen twice, or never posted
+	for _, ids := range polled {
+		for _, id := range ids {
+			if id >= n || count[id] > 0 {
+				odd = append(odd, id)
+				continue
+			}
+			count[id]++
+		}
+	}
+	missing := slices.Index(count, 0)
+	require.Zero(t, len(odd), "completions seen twice or never posted; the first: %v", odd[:min(len(odd), 10)])
+	require.Equal(t, -1, missing, "wr_id %d never seen; %d completions seen", missing, total.Load())
+}
+
+// TestDirectPollResize: ibv_resize_cq (from C, on Raw) moves rxe's ring to
+// a new mapping; polls in Go follow it and lose nothing.
+func TestDirectPollResize(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const n = 24
+	cq, qp := flushedCQ(t, 32, n)
+	require.True(t, cq.Direct())
+	wcs := make([]ibv.WC, n)
+	got := 0
+	for deadline := time.Now().Add(30 * time.Second); got < 10; {
+		require.True(t, time.Now().Before(deadline))
+		k, err := cq.Poll(wcs[:10-got])
+		require.NoError(t, err)
+		checkFlushed(t, qp, got, wcs[:k])
+		got += k
+	}
+	before := *cq.rxe.queue
+	require.NoError(t, cq.Raw().Resize(200))
+	require.GreaterOrEqual(t, cq.Len(), 200)
+	require.NotEqual(t, before, *cq.rxe.queue, "the resize mapped a new ring")
+	for deadline := time.Now().Add(30 * time.Second); got < n; {
+		require.True(t, time.Now().Before(deadline), "%d of %d after the resize", got, n)
+		k, err := cq.Poll(wcs)
+		require.NoError(t, err)
+		checkFlushed(t, qp, got, wcs[:k])
+		got += k
+	}
+	k, err := cq.Poll(wcs)
+	require.NoError(t, err)
+	require.Zero(t, k)
+}

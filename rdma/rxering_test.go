@@ -1,0 +1,47 @@
+package rdma
+
+import (
+	"os"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+)
+
+// TestRxeRingOfOtherProvider: a CQ whose poll_cq is not librxe's is never
+// read as an rxe ring, whatever its memory holds.
+func TestRxeRingOfOtherProvider(t *testing.T) {
+	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, unix.Munmap(mem)) }()
+	for i := range mem {
+		mem[i] = 0xff
+	}
+	raw := (*ibv.CQ)(unsafe.Pointer(&mem[0]))
+	fn := reflect.ValueOf(TestRxeRingOfOtherProvider).Pointer() // in this test binary
+	require.Nil(t, rxeRingOf(raw, fn))
+}
+
+// TestUverbsMapping: only a mapping of a uverbs device, at exactly the
+// address and size librxe recorded, passes for a ring.
+func TestUverbsMapping(t *testing.T) {
+	anon, err := unix.Mmap(-1, 0, 8192, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, unix.Munmap(anon)) }()
+	addr := uintptr(unsafe.Pointer(&anon[0]))
+	require.False(t, uverbsMapping(addr, 8192), "anonymous memory")
+
+	f, err := os.Open("/dev/zero")
+	require.NoError(t, err)
+	defer f.Close()
+	dev, err := unix.Mmap(int(f.Fd()), 0, 8192, unix.PROT_READ, unix.MAP_SHARED)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, unix.Munmap(dev)) }()
+	addr = uintptr(unsafe.Pointer(&dev[0]))
+	require.False(t, uverbsMapping(addr, 8192), "a mapping of another device file")
+	require.False(t, uverbsMapping(addr+4096, 4096), "not the start of a mapping")
+}
