@@ -133,7 +133,8 @@ func (cq *CQ) pollInto(op string, wcs []ibv.WC) (int, error) {
 
 // Direct reports whether polls of this CQ read its completion ring in Go
 // instead of calling the provider's poll_cq through cgo. Only rxe CQs can
-// (see SetDirect), and they do unless SetDirect(false).
+// (see SetDirect), on x86-64 with glibc, and they do unless
+// SetDirect(false).
 func (cq *CQ) Direct() bool { return cq != nil && cq.ring.Load() != nil }
 
 // SetDirect chooses how Poll, PollOne, PollBatch and PollSpin reach the

@@ -11,20 +11,27 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/internal/rxetest"
 )
 
-// flushedCQ returns a CQ of cqe entries (no channel) that will receive n
-// flushed receive completions, wr_ids 0..n-1 in order, and the QP they
-// come from: n receives are posted to a QP in INIT, which then moves to
-// ERR. Everything is closed at the end of the test.
-func flushedCQ(t *testing.T, cqe, n int) (*CQ, *QP) {
+// flushedCQ returns a CQ of cqe entries (no channel; from NewCQEx if ex)
+// that will receive n flushed receive completions, wr_ids 0..n-1 in order,
+// and the QP they come from: n receives are posted to a QP in INIT, which
+// then moves to ERR. Everything is closed at the end of the test.
+func flushedCQ(t *testing.T, ex bool, cqe, n int) (*CQ, *QP) {
 	t.Helper()
 	env := rxetest.Guest(t)
 	dev, pd := devPD(t, env.Nodes[0].Dev)
-	cq, err := dev.NewCQ(cqe, nil)
+	var cq *CQ
+	var err error
+	if ex {
+		cq, err = dev.NewCQEx(cqe, nil, 0)
+	} else {
+		cq, err = dev.NewCQ(cqe, nil)
+	}
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cq.Close()) })
 	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: n})
@@ -65,7 +72,7 @@ func checkFlushed(t *testing.T, qp *QP, first int, wcs []ibv.WC) {
 func TestDirectPoll(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 300
-	cq, qp := flushedCQ(t, 512, n)
+	cq, qp := flushedCQ(t, false, 512, n)
 	require.True(t, cq.Direct(), "rxe CQs are read in Go; rxeRingOf refused this one")
 
 	wcs := make([]ibv.WC, 7)
@@ -109,7 +116,7 @@ func TestDirectPoll(t *testing.T) {
 func TestDirectPollConcurrent(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 1000
-	cq, _ := flushedCQ(t, 1024, n)
+	cq, _ := flushedCQ(t, false, 1024, n)
 	require.True(t, cq.Direct())
 
 	var (
@@ -161,7 +168,7 @@ func TestDirectPollConcurrent(t *testing.T) {
 func TestDirectPollResize(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 24
-	cq, qp := flushedCQ(t, 32, n)
+	cq, qp := flushedCQ(t, false, 32, n)
 	require.True(t, cq.Direct())
 	wcs := make([]ibv.WC, n)
 	got := 0
@@ -178,6 +185,50 @@ func TestDirectPollResize(t *testing.T) {
 	require.NotEqual(t, before, *cq.rxe.queue, "the resize mapped a new ring")
 	for deadline := time.Now().Add(30 * time.Second); got < n; {
 		require.True(t, time.Now().Before(deadline), "%d of %d after the resize", got, n)
+		k, err := cq.Poll(wcs)
+		require.NoError(t, err)
+		checkFlushed(t, qp, got, wcs[:k])
+		got += k
+	}
+	k, err := cq.Poll(wcs)
+	require.NoError(t, err)
+	require.Zero(t, k)
+}
+
+// TestDirectPollExtended: the extended poll (ibv_start_poll to
+// ibv_end_poll, between which librxe holds the CQ's lock and keeps its own
+// index) and Direct polls take turns on one CQ and see every completion
+// once, in order.
+func TestDirectPollExtended(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const n = 60
+	cq, qp := flushedCQ(t, true, 128, n)
+	require.True(t, cq.Direct())
+	cx, err := cq.Ex()
+	require.NoError(t, err)
+	wcs := make([]ibv.WC, 2)
+	deadline := time.Now().Add(30 * time.Second)
+	for got := 0; got < n; {
+		require.True(t, time.Now().Before(deadline), "only %d of %d flushed receives completed", got, n)
+		// Up to three through the extended API...
+		if err := cx.CallStartPoll(&ibv.PollCQAttr{}); err == nil {
+			for k := 0; ; k++ {
+				require.Equal(t, uint64(got), cx.WRID, "completions in posting order")
+				require.Equal(t, ibv.WCWRFlushErr, cx.Status)
+				got++
+				if k == 2 {
+					break
+				}
+				if err := cx.CallNextPoll(); err != nil {
+					require.ErrorIs(t, err, unix.ENOENT)
+					break
+				}
+			}
+			require.NoError(t, cx.CallEndPoll())
+		} else {
+			require.ErrorIs(t, err, unix.ENOENT, "ibv_start_poll: ENOENT means empty")
+		}
+		// ... then up to two in Go.
 		k, err := cq.Poll(wcs)
 		require.NoError(t, err)
 		checkFlushed(t, qp, got, wcs[:k])
