@@ -189,9 +189,9 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 
 // PollBatch polls up to max completions into the CQ's own completion
 // array, which lives in C memory, and returns them: one provider call (or
-// one read of the ring of a Direct CQ), no allocation. The slice is valid until the next PollBatch on this CQ or
-// Close; copy what must outlive it. Calls are serialised per CQ. max is
-// capped at 1024.
+// one read of a Direct CQ's ring), no allocation. The slice is valid until
+// the next PollBatch on this CQ or Close; copy what must outlive it. Calls
+// are serialised per CQ. max is capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
 		return nil, err

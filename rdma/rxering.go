@@ -56,6 +56,7 @@ import "C"
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,7 +86,7 @@ const spinFree = 1
 
 // errRingUnmapped: librxe left the CQ without a ring (its resize_cq does
 // when mapping the new ring fails); its own poll_cq would crash.
-var errRingUnmapped = fmt.Errorf("rxe CQ has no completion ring (ibv_resize_cq failed to map the new one)")
+var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq failed to map the new one)")
 
 // poll moves up to len(wcs) completions into wcs, as librxe's poll_cq does,
 // and returns how many.
