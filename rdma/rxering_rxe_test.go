@@ -65,6 +65,25 @@ func checkFlushed(t *testing.T, qp *QP, first int, wcs []ibv.WC) {
 	}
 }
 
+// pollFlushed polls cq once into wcs, checks what came as qp's flushed
+// receives from wr_id first on (checkFlushed), and returns how many.
+func pollFlushed(t *testing.T, cq *CQ, qp *QP, first int, wcs []ibv.WC) int {
+	t.Helper()
+	k, err := cq.Poll(wcs)
+	require.NoError(t, err)
+	checkFlushed(t, qp, first, wcs[:k])
+	return k
+}
+
+// requireEmpty checks that a poll of cq finds nothing more.
+func requireEmpty(t *testing.T, cq *CQ) {
+	t.Helper()
+	var wcs [1]ibv.WC
+	k, err := cq.Poll(wcs[:])
+	require.NoError(t, err)
+	require.Zero(t, k, "completions beyond the flushed receives")
+}
+
 // TestDirectPoll: an rxe CQ is Direct, and its polls in Go (Poll,
 // PollBatch, PollSpin) interleave with the provider's own poll_cq, called
 // from C on Raw and through SetDirect(false): together they see every
@@ -102,10 +121,8 @@ func TestDirectPoll(t *testing.T) {
 		checkFlushed(t, qp, got, wcs[:k])
 		got += k
 	}
-	k, err := cq.Poll(wcs)
-	require.NoError(t, err)
-	require.Zero(t, k, "completions beyond the %d flushed receives", n)
-	k, err = cq.Raw().Poll(1, &wcs[0])
+	requireEmpty(t, cq)
+	k, err := cq.Raw().Poll(1, &wcs[0])
 	require.NoError(t, err)
 	require.Zero(t, k)
 }
@@ -174,10 +191,7 @@ func TestDirectPollResize(t *testing.T) {
 	got := 0
 	for deadline := time.Now().Add(30 * time.Second); got < 10; {
 		require.True(t, time.Now().Before(deadline))
-		k, err := cq.Poll(wcs[:10-got])
-		require.NoError(t, err)
-		checkFlushed(t, qp, got, wcs[:k])
-		got += k
+		got += pollFlushed(t, cq, qp, got, wcs[:10-got])
 	}
 	before := *cq.rxe.queue
 	require.NoError(t, cq.Raw().Resize(200))
@@ -185,14 +199,9 @@ func TestDirectPollResize(t *testing.T) {
 	require.NotEqual(t, before, *cq.rxe.queue, "the resize mapped a new ring")
 	for deadline := time.Now().Add(30 * time.Second); got < n; {
 		require.True(t, time.Now().Before(deadline), "%d of %d after the resize", got, n)
-		k, err := cq.Poll(wcs)
-		require.NoError(t, err)
-		checkFlushed(t, qp, got, wcs[:k])
-		got += k
+		got += pollFlushed(t, cq, qp, got, wcs)
 	}
-	k, err := cq.Poll(wcs)
-	require.NoError(t, err)
-	require.Zero(t, k)
+	requireEmpty(t, cq)
 }
 
 // TestDirectPollExtended: the extended poll (ibv_start_poll to
@@ -229,12 +238,7 @@ func TestDirectPollExtended(t *testing.T) {
 			require.ErrorIs(t, err, unix.ENOENT, "ibv_start_poll: ENOENT means empty")
 		}
 		// ... then up to two in Go.
-		k, err := cq.Poll(wcs)
-		require.NoError(t, err)
-		checkFlushed(t, qp, got, wcs[:k])
-		got += k
+		got += pollFlushed(t, cq, qp, got, wcs)
 	}
-	k, err := cq.Poll(wcs)
-	require.NoError(t, err)
-	require.Zero(t, k)
+	requireEmpty(t, cq)
 }
