@@ -104,6 +104,10 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
 // call, and does not (see fastpath.go).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
+	if r := cq.direct(); r != nil && len(wcs) > 0 {
+		done, err := cq.pollRing("rdma.CQ.Poll", r, wcs, 0)
+		return len(done), err
+	}
 	if err := cq.use("rdma.CQ.Poll"); err != nil {
 		return 0, err
 	}
@@ -111,19 +115,20 @@ func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	if len(wcs) == 0 {
 		return 0, nil
 	}
-	return cq.pollInto("rdma.CQ.Poll", wcs)
+	return cq.pollC(wcs)
 }
 
-// pollInto is one poll into wcs (not empty): of the ring in Go for a
-// direct CQ, else of the provider's poll_cq through one cgo crossing.
-func (cq *CQ) pollInto(op string, wcs []ibv.WC) (int, error) {
-	if r := cq.ring.Load(); r != nil {
-		n, err := r.poll(wcs)
-		if err != nil {
-			return 0, opErr(op, err)
-		}
-		return n, nil
+// direct is the ring polls read, nil unless the CQ is Direct.
+func (cq *CQ) direct() *rxeRing {
+	if cq == nil {
+		return nil
 	}
+	return cq.ring.Load()
+}
+
+// pollC is one poll into wcs (not empty) through the provider's poll_cq,
+// one cgo crossing.
+func (cq *CQ) pollC(wcs []ibv.WC) (int, error) {
 	n := cPoll(cq.poll, cq.addr, wcs)
 	if n < 0 {
 		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
@@ -135,7 +140,7 @@ func (cq *CQ) pollInto(op string, wcs []ibv.WC) (int, error) {
 // instead of calling the provider's poll_cq through cgo. Only rxe CQs can
 // (see SetDirect), on x86-64 with glibc, and they do unless
 // SetDirect(false).
-func (cq *CQ) Direct() bool { return cq != nil && cq.ring.Load() != nil }
+func (cq *CQ) Direct() bool { return cq.direct() != nil }
 
 // SetDirect chooses how Poll, PollOne, PollBatch and PollSpin reach the
 // completions, and returns Direct. On rxe (soft-RoCE), whose poll_cq only
@@ -162,23 +167,21 @@ func (cq *CQ) SetDirect(on bool) bool {
 // busy-wait, or in Go for a Direct CQ. It returns 0 when spins polls found
 // nothing.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
+	spins = max(spins, 1)
+	if r := cq.direct(); r != nil && len(wcs) > 0 {
+		for {
+			done, err := cq.pollRing("rdma.CQ.PollSpin", r, wcs, 0)
+			if spins--; len(done) != 0 || err != nil || spins == 0 {
+				return len(done), err
+			}
+		}
+	}
 	if err := cq.use("rdma.CQ.PollSpin"); err != nil {
 		return 0, err
 	}
 	defer cq.done()
 	if len(wcs) == 0 {
 		return 0, nil
-	}
-	if spins < 1 {
-		spins = 1
-	}
-	if cq.ring.Load() != nil {
-		for {
-			n, err := cq.pollInto("rdma.CQ.PollSpin", wcs)
-			if spins--; n != 0 || err != nil || spins == 0 {
-				return n, err
-			}
-		}
 	}
 	n := cPollSpin(cq.poll, cq.addr, wcs, int64(spins))
 	if n < 0 {
@@ -193,6 +196,9 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 // the next PollBatch on this CQ or Close; copy what must outlive it. Calls
 // are serialised per CQ. max is capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
+	if r := cq.direct(); r != nil && max > 0 {
+		return cq.pollRing("rdma.CQ.PollBatch", r, nil, max)
+	}
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
 		return nil, err
 	}
@@ -201,29 +207,16 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 		return nil, nil
 	}
 	cq.wcsOnce.Do(cq.allocWCs)
-	wcs := cq.wcs[:min(max, pollBatchCap)]
-	var n int
-	var err error
-	if r := cq.ring.Load(); r != nil {
-		// The ring's lock serialises the polls that fill cq.wcs.
-		if n, err = r.poll(wcs); err != nil {
-			return nil, opErr("rdma.CQ.PollBatch", err)
-		}
-	} else if n, err = cq.pollSerial(wcs); err != nil {
+	cq.wcsMu.Lock()
+	defer cq.wcsMu.Unlock()
+	n, err := cq.pollC(cq.wcs[:min(max, pollBatchCap)])
+	if err != nil {
 		return nil, err
 	}
 	return cq.wcs[:n:n], nil
 }
 
 const pollBatchCap = 1024
-
-// pollSerial is PollBatch's poll through the provider, one at a time: a
-// provider's poll_cq need not lock.
-func (cq *CQ) pollSerial(wcs []ibv.WC) (int, error) {
-	cq.wcsMu.Lock()
-	defer cq.wcsMu.Unlock()
-	return cq.pollInto("rdma.CQ.PollBatch", wcs)
-}
 
 // allocWCs makes the array PollBatch polls into.
 func (cq *CQ) allocWCs() {
