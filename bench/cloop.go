@@ -25,35 +25,24 @@ static int64_t bench_c_poll_empty(void *fn, void *cq, void *wc, int64_t n) {
 	return (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 }
 
-// Drains total completions in batches of batch, at most maxcalls polls,
-// timing each: durs[i] is poll i's nanoseconds, got[i] its completions.
+// Drains total completions in batches of batch, at most maxcalls polls:
+// got[i] is poll i's completions, *ns the whole loop's nanoseconds.
 // Returns the number of polls, or -1 on a poll error.
 static int64_t bench_c_drain(void *fn, void *cq, int batch, void *wc, int64_t total,
-		int64_t *durs, int32_t *got, int64_t maxcalls) {
+		int32_t *got, int64_t maxcalls, int64_t *ns) {
 	struct timespec a, b;
 	int64_t done = 0, n = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	while (done < total && n < maxcalls) {
-		clock_gettime(CLOCK_MONOTONIC, &a);
 		int r = ((bench_poll_fn)fn)(cq, batch, wc);
-		clock_gettime(CLOCK_MONOTONIC, &b);
 		if (r < 0)
 			return -1;
-		durs[n] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
-		got[n] = r;
+		got[n++] = r;
 		done += r;
-		n++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*ns = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 	return n;
-}
-// Times n empty intervals, as bench_c_drain times each poll: durs[i] is
-// interval i's nanoseconds, the cost of the clock reads alone.
-static void bench_c_clock_pairs(int64_t *durs, int64_t n) {
-	struct timespec a, b;
-	for (int64_t i = 0; i < n; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		durs[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
-	}
 }
 
 static void bench_c_noop(void) {}
@@ -76,18 +65,14 @@ func cPollEmpty(fn, cq, wc unsafe.Pointer, n int64) int64 {
 	return int64(C.bench_c_poll_empty(fn, cq, wc, C.int64_t(n)))
 }
 
-// cDrain drains total completions in batches from C, timing each poll
-// into durs and counting its completions into got (at most len(durs)
-// polls), and returns the number of polls, or -1 on a poll error.
-func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64, durs []int64, got []int32) int {
-	return int(C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total),
-		(*C.int64_t)(unsafe.Pointer(&durs[0])), (*C.int32_t)(unsafe.Pointer(&got[0])), C.int64_t(min(len(durs), len(got)))))
-}
-
-// cClockPairs fills durs with the durations of empty intervals timed as
-// cDrain times a poll.
-func cClockPairs(durs []int64) {
-	C.bench_c_clock_pairs((*C.int64_t)(unsafe.Pointer(&durs[0])), C.int64_t(len(durs)))
+// cDrain drains total completions in batches from C, counting each poll's
+// completions into got (at most len(got) polls), and returns the number of
+// polls (-1 on a poll error) and the loop's nanoseconds, timed in C.
+func cDrain(fn, cq unsafe.Pointer, batch int, wc unsafe.Pointer, total int64, got []int32) (int, int64) {
+	var ns C.int64_t
+	n := C.bench_c_drain(fn, cq, C.int(batch), wc, C.int64_t(total),
+		(*C.int32_t)(unsafe.Pointer(&got[0])), C.int64_t(len(got)), &ns)
+	return int(n), int64(ns)
 }
 
 // cNoop calls a C function that does nothing.

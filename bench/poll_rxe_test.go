@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"runtime"
 	"errors"
 	"fmt"
 	"testing"
@@ -68,100 +69,99 @@ func BenchmarkPollEmpty(b *testing.B) {
 // both reading rxe's ring in Go; "gobatchcgo" is PollBatch through the
 // provider's poll_cq (CQ.SetDirect(false), one cgo crossing per batch),
 // "cgo" a bare cgo call of the provider's poll per batch, "c" runs the
-// same loop in C. Each poll is timed on its own, from the language that
-// loops (Go's clock around the call, C's around the provider's), and only
-// polls that returned a full batch count. b.N is the number of completions
+// same loop in C. A round fills the CQ with drainRound completions and
+// drains them, timed as a whole by the language that loops (Go's clock
+// around the Go loop, C's around the C loop); only rounds in which every
+// poll returned a full batch count. b.N is the number of completions
 // timed (make bench sets it with POLL_BENCHTIME). ns/op is the mean cost
-// per completion; ns/completion, the figure compared, is the median poll's
-// cost, less the median cost of the language's clock reads around an empty
-// interval (clock_ns), divided by the batch: under TCG on a shared host a
-// poll during which the host deschedules the guest's vCPU costs
-// milliseconds, in either language, and Go's time.Now and time.Since cost
-// more than C's two clock_gettime calls. Every variant drains one round
-// untimed first.
+// per completion; ns/completion, the figure compared, is the median
+// round's, divided by drainRound: under TCG on a shared host a round
+// during which the host deschedules the guest's vCPU costs milliseconds
+// more, in either language. Timing each poll instead would put a clock
+// pair around each (about 130 ns from C, 250-300 ns from Go, whose
+// time.Now and time.Since read the clock three times, against about 1 µs
+// for a poll of 16 under TCG), whose cost could only be estimated and
+// taken off. Every variant drains one round untimed first.
 func BenchmarkDrain(b *testing.B) {
 	env := rxetest.Guest(b)
 	for _, batch := range []int{16, 64, 256, 1024} {
 		f := newFlusher(b, env.Nodes[0].Dev, drainRound)
 		wcs := make([]ibv.WC, batch)
 		b.Run(fmt.Sprintf("impl=go/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, goClockPairs, drainPoll(f.cq, wcs))
+			f.drainRounds(b, batch, drainPoll(f.cq, wcs))
 		})
 		b.Run(fmt.Sprintf("impl=gobatch/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, goClockPairs, drainPollBatch(f.cq, batch))
+			f.drainRounds(b, batch, drainPollBatch(f.cq, batch))
 		})
 		b.Run(fmt.Sprintf("impl=gobatchcgo/batch=%d", batch), func(b *testing.B) {
 			f.cq.SetDirect(false)
 			defer f.cq.SetDirect(true)
-			f.drainRounds(b, batch, goClockPairs, drainPollBatch(f.cq, batch))
+			f.drainRounds(b, batch, drainPollBatch(f.cq, batch))
 		})
 		b.Run(fmt.Sprintf("impl=cgo/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, goClockPairs, drainCgo(f.pollFn(), unsafe.Pointer(f.cq.Raw()), wcs))
+			f.drainRounds(b, batch, drainCgo(f.pollFn(), unsafe.Pointer(f.cq.Raw()), wcs))
 		})
 		b.Run(fmt.Sprintf("impl=c/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, cClockPairs, func(durs []int64, got []int32) (int, error) {
-				calls := cDrain(f.pollFn(), unsafe.Pointer(f.cq.Raw()), batch, unsafe.Pointer(&wcs[0]), drainRound, durs, got)
+			f.drainRounds(b, batch, func(got []int32) (int, int64, error) {
+				calls, ns := cDrain(f.pollFn(), unsafe.Pointer(f.cq.Raw()), batch, unsafe.Pointer(&wcs[0]), drainRound, got)
 				if calls < 0 {
-					return 0, errors.New("ibv_poll_cq failed")
+					return 0, 0, errors.New("ibv_poll_cq failed")
 				}
-				return calls, nil
+				return calls, ns, nil
 			})
 		})
 	}
 }
 
-// The Go drainers time each poll as a Go program would make it: the call
-// between the clock reads, as C's loop has the provider's poll between its
-// own (a poll behind a func value would be charged the indirect call too).
+// The Go drainers loop as a Go program would: each poll called directly
+// (not through a func value, which would add an indirect call that C's
+// loop does not make), its completions recorded in got.
 
 // drainPoll drains with CQ.Poll into wcs.
 func drainPoll(cq *rdma.CQ, wcs []ibv.WC) drainer {
-	return func(durs []int64, got []int32) (int, error) {
+	return func(got []int32) (int, int64, error) {
 		calls, total := 0, 0
-		for ; calls < len(durs) && total < drainRound; calls++ {
-			t0 := time.Now()
+		t0 := time.Now()
+		for ; calls < len(got) && total < drainRound; calls++ {
 			n, err := cq.Poll(wcs)
-			durs[calls] = int64(time.Since(t0))
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			got[calls], total = int32(n), total+n
 		}
-		return calls, nil
+		return calls, int64(time.Since(t0)), nil
 	}
 }
 
 // drainPollBatch drains with CQ.PollBatch.
 func drainPollBatch(cq *rdma.CQ, batch int) drainer {
-	return func(durs []int64, got []int32) (int, error) {
+	return func(got []int32) (int, int64, error) {
 		calls, total := 0, 0
-		for ; calls < len(durs) && total < drainRound; calls++ {
-			t0 := time.Now()
+		t0 := time.Now()
+		for ; calls < len(got) && total < drainRound; calls++ {
 			done, err := cq.PollBatch(batch)
-			durs[calls] = int64(time.Since(t0))
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			got[calls], total = int32(len(done)), total+len(done)
 		}
-		return calls, nil
+		return calls, int64(time.Since(t0)), nil
 	}
 }
 
 // drainCgo drains with a bare cgo call of the provider's poll.
 func drainCgo(fn, cq unsafe.Pointer, wcs []ibv.WC) drainer {
-	return func(durs []int64, got []int32) (int, error) {
+	return func(got []int32) (int, int64, error) {
 		calls, total := 0, 0
-		for ; calls < len(durs) && total < drainRound; calls++ {
-			t0 := time.Now()
+		t0 := time.Now()
+		for ; calls < len(got) && total < drainRound; calls++ {
 			n := cPollOnce(fn, cq, len(wcs), unsafe.Pointer(&wcs[0]))
-			durs[calls] = int64(time.Since(t0))
 			if n < 0 {
-				return 0, errors.New("ibv_poll_cq failed")
+				return 0, 0, errors.New("ibv_poll_cq failed")
 			}
 			got[calls], total = int32(n), total+n
 		}
-		return calls, nil
+		return calls, int64(time.Since(t0)), nil
 	}
 }
 
@@ -170,61 +170,49 @@ func drainCgo(fn, cq unsafe.Pointer, wcs []ibv.WC) drainer {
 const drainRound = 4096
 
 // A drainer drains one round, one poll per batch, recording each poll's
-// duration (ns) in durs and its completions in got, and returns the
-// number of polls (at most len(durs)).
-type drainer func(durs []int64, got []int32) (int, error)
+// completions in got, and returns the number of polls (at most len(got))
+// and the round's nanoseconds.
+type drainer func(got []int32) (calls int, ns int64, err error)
 
 // drainRounds fills the CQ with drainRound completions and drains them
-// with drain until b.N completions from full-batch polls are timed, after
-// one untimed round. A round with a short poll (completions still
-// arriving) makes the next fill wait longer. After each round clock times
-// 512 empty intervals the way drain times a poll: their median over the
-// timed rounds, the clock's own share of each poll's time (reported as
-// clock_ns), is taken off the median poll, so that neither language is
-// charged for its clock.
-func (f *flusher) drainRounds(b *testing.B, batch int, clock func(durs []int64), drain drainer) {
+// with drain until b.N completions from rounds of full-batch polls are
+// timed, after one untimed round. A round with a short poll (completions
+// still arriving when it began) makes the next fill wait longer.
+func (f *flusher) drainRounds(b *testing.B, batch int, drain drainer) {
 	b.ReportAllocs()
-	var clocks []int64 // empty intervals, 512 after each round
-	empty := make([]int64, 512)
-	maxCalls := 4 * drainRound / batch
-	durs, got := make([]int64, maxCalls), make([]int32, maxCalls)
-	full := make([]int64, 0, b.N/batch+maxCalls)
-	for warm := false; len(full)*batch < b.N; warm = true {
+	// Each fill sleeps; a goroutine free to move resumes on whichever
+	// thread the scheduler picks, and under TCG the Go loop's rounds then
+	// spread widely: 42 to 150 ns per completion within one pass at batch
+	// 64, and one pass's median at 110 against 53-67 for the others. On a
+	// locked thread five passes' medians were 47.8-51.3 (the C loop's
+	// 55.0-60.4). Every variant, C's included, runs so.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	got := make([]int32, 4*drainRound/batch)
+	var rounds []int64
+	for warm := false; len(rounds)*drainRound < b.N; warm = true {
 		f.fill(b)
-		calls, err := drain(durs, got)
+		calls, ns, err := drain(got)
 		if err != nil {
 			b.Fatal(err)
 		}
-		clock(empty)
-		if warm {
-			clocks = append(clocks, empty...)
+		full := calls == drainRound/batch
+		for _, n := range got[:calls] {
+			full = full && int(n) == batch
 		}
-		for i := range calls {
-			switch {
-			case int(got[i]) != batch:
-				f.settle = min(2*f.settle, time.Second)
-			case warm:
-				full = append(full, durs[i])
-			}
+		switch {
+		case !full:
+			f.settle = min(2*f.settle, time.Second)
+		case warm:
+			rounds = append(rounds, ns)
 		}
 	}
 	var total int64
-	for _, d := range full {
-		total += d
+	for _, ns := range rounds {
+		total += ns
 	}
-	b.ReportMetric(float64(total)/float64(len(full)*batch), "ns/op")
-	clockNs := median(clocks)
-	b.ReportMetric(clockNs, "clock_ns")
-	b.ReportMetric((median(full)-clockNs)/float64(batch), "ns/completion")
-}
-
-// goClockPairs fills durs with the durations of empty intervals timed as
-// BenchmarkDrain's Go loops time a poll.
-func goClockPairs(durs []int64) {
-	for i := range durs {
-		t0 := time.Now()
-		durs[i] = int64(time.Since(t0))
-	}
+	b.ReportMetric(float64(total)/float64(len(rounds)*drainRound), "ns/op")
+	b.ReportMetric(median(rounds)/drainRound, "ns/completion")
 }
 
 // flusher fills a CQ with completions on demand: a QP with n receives

@@ -83,8 +83,8 @@ func report(r *results) (string, error) {
 		// the CQ's ring in Go); gobatchcgo: the same through the
 		// provider's poll_cq, one cgo crossing per batch, as on other
 		// providers: shown, without a target.
-		add("drain a full CQ (CQ.PollBatch), batch "+strconv.Itoa(n)+", per completion, median poll", "Drain", "gobatch", b, "ns/completion", "c", "C loop", true, 1.10)
-		add("drain a full CQ (CQ.PollBatch through poll_cq), batch "+strconv.Itoa(n)+", per completion, median poll", "Drain", "gobatchcgo", b, "ns/completion", "c", "C loop", true, 0)
+		add("drain a full CQ (CQ.PollBatch), batch "+strconv.Itoa(n)+", per completion, median round", "Drain", "gobatch", b, "ns/completion", "c", "C loop", true, 1.10)
+		add("drain a full CQ (CQ.PollBatch through poll_cq), batch "+strconv.Itoa(n)+", per completion, median round", "Drain", "gobatchcgo", b, "ns/completion", "c", "C loop", true, 0)
 	}
 	if len(rows) == 0 {
 		return "", fmt.Errorf("no Go/reference pairs in the results")
