@@ -3,9 +3,9 @@
 package bench
 
 import (
-	"runtime"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 	"unsafe"
