@@ -81,6 +81,18 @@ func TestCloseOrder(t *testing.T) {
 	} {
 		assert.ErrorIs(t, err, ErrClosed, name)
 	}
+	// Every poll, on the ring read in Go (rxe) and through poll_cq alike.
+	for _, direct := range []bool{true, false} {
+		cq.SetDirect(direct)
+		for name, err := range map[string]error{
+			"CQ.Poll":      second(cq.Poll(wcs)),
+			"CQ.PollBatch": second(cq.PollBatch(4)),
+			"CQ.PollSpin":  second(cq.PollSpin(wcs, 3)),
+			"CQ.PollOne":   second(cq.PollOne()),
+		} {
+			assert.ErrorIs(t, err, ErrClosed, "%s, SetDirect(%v)", name, direct)
+		}
+	}
 }
 
 func second[T any](_ T, err error) error { return err }
@@ -112,6 +124,9 @@ func TestNilHandles(t *testing.T) {
 		"CompChannel.Wait":  second(cc.Wait(context.Background())),
 		"CompChannel.Close": cc.Close(),
 		"CQ.Poll":           second(cq.Poll(wcs)),
+		"CQ.PollBatch":      second(cq.PollBatch(4)),
+		"CQ.PollSpin":       second(cq.PollSpin(wcs, 3)),
+		"CQ.PollOne":        second(cq.PollOne()),
 		"CQ.Wait":           cq.Wait(context.Background()),
 		"CQ.Close":          cq.Close(),
 		"QP.PostSend":       qp.PostSend(SendWork{}),
