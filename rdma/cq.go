@@ -29,6 +29,7 @@ type CQ struct {
 	// (made on first use, freed by Close).
 	wcs     []ibv.WC
 	wcsOnce sync.Once
+	wcsMade atomic.Bool // wcs is made (a Direct PollBatch's fast check)
 	wcsMu   sync.Mutex
 	wcsMem  unsafe.Pointer
 }
@@ -197,6 +198,11 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 // are serialised per CQ. max is capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if r := cq.direct(); r != nil && max > 0 {
+		if !cq.wcsMade.Load() {
+			if err := cq.makeWCs("rdma.CQ.PollBatch"); err != nil {
+				return nil, err
+			}
+		}
 		return cq.pollRing("rdma.CQ.PollBatch", r, nil, max)
 	}
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
@@ -222,6 +228,19 @@ const pollBatchCap = 1024
 func (cq *CQ) allocWCs() {
 	cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
 	cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
+	cq.wcsMade.Store(true)
+}
+
+// makeWCs makes the array PollBatch polls into, unless it is made or the
+// CQ closed: outside pollRing, which holds the CQ without a defer, so that
+// a panic here (out of C memory) cannot leave it held.
+func (cq *CQ) makeWCs(op string) error {
+	if err := cq.use(op); err != nil {
+		return err
+	}
+	defer cq.done()
+	cq.wcsOnce.Do(cq.allocWCs)
+	return nil
 }
 
 // PollOne returns the next completion, or ErrNoCompletion when there is

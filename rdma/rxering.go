@@ -90,7 +90,7 @@ var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq f
 
 // pollRing is one poll of a Direct CQ through its ring r: up to len(wcs)
 // completions into wcs, or, when wcs is nil, up to max into the CQ's own
-// array (PollBatch). It copies them as librxe's poll_cq does and returns
+// array (PollBatch, once it is made). It copies them as librxe's poll_cq does and returns
 // them. It is the whole poll, the CQ's use and done included, in one
 // function whose callees are inlined (the lock's fast path, the atomics):
 // under TCG every Go call costs tens of nanoseconds (its return is an
@@ -104,8 +104,8 @@ func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, 
 		return nil, opErr(op, ErrClosed)
 	}
 	if wcs == nil {
-		// The ring's lock serialises the polls that fill cq.wcs.
-		cq.wcsOnce.Do(cq.allocWCs)
+		// Made before (PollBatch: wcsMade); the ring's lock serialises
+		// the polls that fill it.
 		wcs = cq.wcs[:min(max, pollBatchCap)]
 	}
 	r.acquire()
