@@ -29,7 +29,7 @@ type CQ struct {
 	// (made on first use, freed by Close).
 	wcs     []ibv.WC
 	wcsOnce sync.Once
-	wcsMade atomic.Bool // wcs is made (a Direct PollBatch's fast check)
+	wcsMade atomic.Bool // wcs is made (PollBatch's fast check)
 	wcsMu   sync.Mutex
 	wcsMem  unsafe.Pointer
 }
@@ -197,12 +197,12 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 // the next PollBatch on this CQ or Close; copy what must outlive it. Calls
 // are serialised per CQ. max is capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
-	if r := cq.direct(); r != nil && max > 0 {
-		if !cq.wcsMade.Load() {
-			if err := cq.makeWCs("rdma.CQ.PollBatch"); err != nil {
-				return nil, err
-			}
+	if cq != nil && max > 0 && !cq.wcsMade.Load() {
+		if err := cq.makeWCs("rdma.CQ.PollBatch"); err != nil {
+			return nil, err
 		}
+	}
+	if r := cq.direct(); r != nil && max > 0 {
 		return cq.pollRing("rdma.CQ.PollBatch", r, nil, max)
 	}
 	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
@@ -212,7 +212,6 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	cq.wcsOnce.Do(cq.allocWCs)
 	cq.wcsMu.Lock()
 	defer cq.wcsMu.Unlock()
 	n, err := cq.pollC(cq.wcs[:min(max, pollBatchCap)])
@@ -232,8 +231,9 @@ func (cq *CQ) allocWCs() {
 }
 
 // makeWCs makes the array PollBatch polls into, unless it is made or the
-// CQ closed: outside pollRing, which holds the CQ without a defer, so that
-// a panic here (out of C memory) cannot leave it held.
+// CQ closed: before the poll, and outside pollRing, which holds the CQ
+// without a defer, so that a panic here (out of C memory) cannot leave it
+// held.
 func (cq *CQ) makeWCs(op string) error {
 	if err := cq.use(op); err != nil {
 		return err

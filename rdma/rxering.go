@@ -90,8 +90,8 @@ var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq f
 
 // pollRing is one poll of a Direct CQ through its ring r: up to len(wcs)
 // completions into wcs, or, when wcs is nil, up to max into the CQ's own
-// array (PollBatch, once it is made). It copies them as librxe's poll_cq does and returns
-// them. It is the whole poll, the CQ's use and done included, in one
+// array (PollBatch, once it is made). It copies them as librxe's poll_cq
+// does and returns them. It is the whole poll, the CQ's use and done included, in one
 // function whose callees are inlined (the lock's fast path, the atomics):
 // under TCG every Go call costs tens of nanoseconds (its return is an
 // indirect jump, which the emulator looks up), as much as copying a few
