@@ -13,8 +13,9 @@ import (
 
 // TestHarness checks what the benchmarks stand on, so that make bench
 // cannot silently measure nothing: the peer process answers a ping-pong
-// with the payload size asked, with either way of waiting and back, and perftest in this guest reports finite
-// times (the guest knows its TSC rate).
+// with the payload size asked, with each way of waiting and after a switch
+// from one to another, and perftest in this guest reports finite times,
+// with -e and without (the guest knows its TSC rate).
 func TestHarness(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
@@ -27,9 +28,9 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, p.send("%s", formatEP(ep)))
 	require.NoError(t, n.connect(env.GIDIndex, remote))
 	const iters = 20
-	for i, wait := range []string{waitNetpoll, waitBlocking, waitNetpoll} {
+	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitNetpoll, waitSpin} {
 		size := 1000 + i
-		n.blocking, err = parseWait(wait)
+		n.wait, err = parseWait(wait)
 		require.NoError(t, err)
 		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
 		send, recv := n.sendWork(size), n.recvWork()
@@ -44,9 +45,11 @@ func TestHarness(t *testing.T) {
 	}
 	require.NoError(t, p.stop())
 
-	out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, "-e", "-s", "64", "-n", "50")
-	require.NoError(t, err)
-	v, err := perftestColumn(out, "t_avg[usec]")
-	require.NoError(t, err)
-	assert.Positive(t, v)
+	for _, events := range [][]string{{"-e"}, nil} {
+		out, err := perftest(nil, "ib_send_lat", na, nb, env.GIDIndex, append(events, "-s", "64", "-n", "50")...)
+		require.NoError(t, err, events)
+		v, err := perftestColumn(out, "t_avg[usec]")
+		require.NoError(t, err, events)
+		assert.Positive(t, v, events)
+	}
 }

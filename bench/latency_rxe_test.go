@@ -14,42 +14,53 @@ import (
 var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 
 // BenchmarkSendLat is RC send latency, ping-pong between node A (this
-// process) and node B (a peer process), each built as ib_send_lat -e
-// builds its ends (see node): signaled sends, a send CQ and a receive CQ on
-// one completion channel, two events per iteration. "go" is this package's
-// layer waiting on the netpoller (PostSend, then CompChannel.Wait and
-// CQ.Poll), "goblocking" the same with CompChannel.WaitBlockingPoll, which
-// waits in C on the goroutine's thread; "perftest" is ib_send_lat -e
-// (blocking ibv_get_cq_event) with the same size and iteration count. The
-// metrics are half the round trip, as ib_send_lat reports them:
-// t_typical_us the median, t_avg_us the mean (a round trip runs from one
-// post to the next, as ib_send_lat times it); ns/op is the whole round
-// trip, mean. The median is the figure compared: under TCG on a shared
-// host a few iterations of either tool stall for milliseconds when the
-// host deschedules a vCPU, which moves the mean by tens of per cent from
-// run to run.
+// process) and node B (a peer process), each built as ib_send_lat builds
+// its ends (see node): signaled sends, a send CQ and a receive CQ on one
+// completion channel. Two ways of waiting, each against perftest's own:
+//
+//   - events, two per iteration, against ib_send_lat -e ("perftest", which
+//     blocks in ibv_get_cq_event): "go" is this package's layer waiting on
+//     the netpoller (PostSend, then CompChannel.Wait and CQ.Poll),
+//     "goblocking" the same with CompChannel.WaitBlockingPoll, which waits
+//     in C on the goroutine's thread;
+//   - busy polling, against ib_send_lat without -e ("perftestpoll"):
+//     "gopoll" polls the send CQ after each post and the receive CQ before
+//     it with CQ.Poll, in a loop, as ib_send_lat does.
+//
+// Same size and iteration count on both sides. The metrics are half the
+// round trip, as ib_send_lat reports them: t_typical_us the median,
+// t_avg_us the mean (a round trip runs from one post to the next, as
+// ib_send_lat times it); ns/op is the whole round trip, mean. The median
+// is the figure compared: under TCG on a shared host a few iterations of
+// either tool stall for milliseconds when the host deschedules a vCPU,
+// which moves the mean by tens of per cent from run to run.
 func BenchmarkSendLat(b *testing.B) {
 	env := rxetest.Guest(b)
 	na, nb := env.Pair(b)
 	for _, size := range latencySizes {
-		for _, impl := range []struct{ name, wait string }{{"go", waitNetpoll}, {"goblocking", waitBlocking}} {
+		for _, impl := range []struct{ name, wait string }{{"go", waitNetpoll}, {"goblocking", waitBlocking}, {"gopoll", waitSpin}} {
 			b.Run(fmt.Sprintf("impl=%s/size=%d", impl.name, size), func(b *testing.B) {
 				sendLat(b, env, na, nb, size, impl.wait)
 			})
 		}
-		b.Run(fmt.Sprintf("impl=perftest/size=%d", size), func(b *testing.B) {
-			out, err := perftest(b, "ib_send_lat", na, nb, env.GIDIndex, "-e", "-s", fmt.Sprint(size), "-n", fmt.Sprint(max(b.N, 5)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, m := range []struct{ col, unit string }{{"t_typical[usec]", "t_typical_us"}, {"t_avg[usec]", "t_avg_us"}} {
-				t, err := perftestColumn(out, m.col)
+		for _, ref := range []struct {
+			name   string
+			events []string
+		}{{"perftest", []string{"-e"}}, {"perftestpoll", nil}} {
+			b.Run(fmt.Sprintf("impl=%s/size=%d", ref.name, size), func(b *testing.B) {
+				out, err := perftest(b, "ib_send_lat", na, nb, env.GIDIndex, append(ref.events, "-s", fmt.Sprint(size), "-n", fmt.Sprint(max(b.N, 5)))...)
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(t, m.unit)
-			}
-		})
+				for _, m := range []struct{ col, unit string }{{"t_typical[usec]", "t_typical_us"}, {"t_avg[usec]", "t_avg_us"}} {
+					t, err := perftestColumn(out, m.col)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(t, m.unit)
+				}
+			})
+		}
 	}
 }
 
@@ -70,7 +81,7 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n.blocking, err = parseWait(wait); err != nil {
+	if n.wait, err = parseWait(wait); err != nil {
 		b.Fatal(err)
 	}
 	if err := p.send("%s", formatEP(ep)); err != nil {

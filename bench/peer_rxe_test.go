@@ -48,15 +48,18 @@ const (
 	inlineMax = 64 // what the QPs ask for; sends up to this size go inline
 )
 
-// node is one end of a latency pair, built as ib_send_lat -e builds its
-// own: sends and receives complete on CQs of their own, both on one
-// completion channel; every send is signaled, and an iteration waits for
-// the events of both its send and its receive (ib_send_lat's loop, seen
-// with strace: two ibv_get_cq_event reads per iteration, one per CQ).
+// node is one end of a latency pair, built as ib_send_lat builds its own:
+// sends and receives complete on CQs of their own, both on one completion
+// channel; every send is signaled (ib_send_lat caps its CQ moderation at
+// its send queue's depth, 1 in a latency test), and an iteration waits for
+// the completions of both its send and its receive. With -e, ib_send_lat
+// waits for each through the channel (seen with strace: two
+// ibv_get_cq_event reads per iteration, one per CQ); without, it
+// busy-polls the send CQ after each post and the receive CQ before it.
 type node struct {
 	lastRecv uint32 // byte length of the last receive
 	sending  bool   // a signaled send has not completed yet
-	blocking bool   // wait with CompChannel.WaitBlockingPoll, not Wait
+	wait     string // how it waits: waitNetpoll, waitBlocking or waitSpin
 	dev      *rdma.Device
 	pd       *rdma.PD
 	buf      *rdma.Buffer
@@ -157,30 +160,23 @@ func (n *node) send(w rdma.SendWork) error {
 }
 
 // awaitRecv waits until a receive has completed (and re-posts it) and the
-// last send has too. As ib_send_lat -e does, it waits for the channel's
-// next event first and then polls the CQ the event names: through the
-// netpoller (CompChannel.Wait, then CQ.Poll), or held in C with the first
-// poll in the same call (CompChannel.WaitBlockingPoll) when n.blocking.
+// last send has too, as n.wait says. As ib_send_lat -e does, an event wait
+// takes the channel's next event first and then polls the CQ the event
+// names: through the netpoller (CompChannel.Wait, then CQ.Poll), or held
+// in C with the first poll in the same call (CompChannel.WaitBlockingPoll).
 // Each CQ is drained after each of its events, so every completion raises
-// one. Under TCG a busy-polling process starves the kernel's rxe work of
-// CPU and both tools measure the scheduler instead.
+// one. As ib_send_lat without -e does, waitSpin polls the send CQ until the
+// send has completed and then the receive CQ until a receive has, in a
+// loop (CQ.Poll, which on rxe reads the CQ's ring in Go: no cgo crossing).
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
+	if n.wait == waitSpin {
+		return n.spinRecv(recv)
+	}
 	for got := false; !got || n.sending; {
-		cq, k, err := n.wait()
+		cq, k, err := n.waitEvent()
 		for ; err == nil; k, err = cq.Poll(n.wcs) {
-			for _, wc := range n.wcs[:k] {
-				if wc.Status != ibv.WCSuccess {
-					return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
-				}
-				switch wc.WRID {
-				case recvID:
-					n.lastRecv, got = wc.ByteLen, true
-					if err := n.qp.PostRecv(recv); err != nil {
-						return err
-					}
-				case sendID:
-					n.sending = false
-				}
+			if err := n.handle(n.wcs[:k], recv, &got); err != nil {
+				return err
 			}
 			if k < len(n.wcs) {
 				break
@@ -193,10 +189,48 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 	return nil
 }
 
-// wait waits for the channel's next event, as n.blocking says, and returns
-// its CQ with the completions of the first poll in n.wcs[:k].
-func (n *node) wait() (cq *rdma.CQ, k int, err error) {
-	if n.blocking {
+// spinRecv is awaitRecv busy-polling, in ib_send_lat's order: the send's
+// completion first, then a receive's.
+func (n *node) spinRecv(recv rdma.RecvWork) error {
+	got := false
+	for _, cq := range []*rdma.CQ{n.scq, n.rcq} {
+		for (cq == n.scq && n.sending) || (cq == n.rcq && !got) {
+			k, err := cq.Poll(n.wcs)
+			if err != nil {
+				return err
+			}
+			if err := n.handle(n.wcs[:k], recv, &got); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// handle takes completions: a receive sets *got and is re-posted, a send
+// clears n.sending.
+func (n *node) handle(wcs []ibv.WC, recv rdma.RecvWork, got *bool) error {
+	for _, wc := range wcs {
+		if wc.Status != ibv.WCSuccess {
+			return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+		}
+		switch wc.WRID {
+		case recvID:
+			n.lastRecv, *got = wc.ByteLen, true
+			if err := n.qp.PostRecv(recv); err != nil {
+				return err
+			}
+		case sendID:
+			n.sending = false
+		}
+	}
+	return nil
+}
+
+// waitEvent waits for the channel's next event, as n.wait says, and
+// returns its CQ with the completions of the first poll in n.wcs[:k].
+func (n *node) waitEvent() (cq *rdma.CQ, k int, err error) {
+	if n.wait == waitBlocking {
 		return n.cc.WaitBlockingPoll(context.Background(), n.wcs)
 	}
 	if cq, err = n.cc.Wait(context.Background()); err != nil {
@@ -255,7 +289,7 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 			if _, err := fmt.Sscanf(line, "pong %d %d %s", &size, &iters, &wait); err != nil {
 				return err
 			}
-			if n.blocking, err = parseWait(wait); err != nil {
+			if n.wait, err = parseWait(wait); err != nil {
 				return err
 			}
 			send := n.sendWork(size)
@@ -275,21 +309,20 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-// The ways a node waits for its channel's events ("pong"'s last word).
+// The ways a node waits for its completions ("pong"'s last word).
 const (
-	waitNetpoll  = "netpoll"  // CompChannel.Wait
-	waitBlocking = "blocking" // CompChannel.WaitBlockingPoll
+	waitNetpoll  = "netpoll"  // events: CompChannel.Wait, then CQ.Poll
+	waitBlocking = "blocking" // events: CompChannel.WaitBlockingPoll
+	waitSpin     = "spin"     // no events: CQ.Poll in a loop
 )
 
-// parseWait reports whether wait names CompChannel.WaitBlockingPoll.
-func parseWait(wait string) (bool, error) {
+// parseWait checks that wait names a way of waiting and returns it.
+func parseWait(wait string) (string, error) {
 	switch wait {
-	case waitNetpoll:
-		return false, nil
-	case waitBlocking:
-		return true, nil
+	case waitNetpoll, waitBlocking, waitSpin:
+		return wait, nil
 	}
-	return false, fmt.Errorf("unknown wait %q", wait)
+	return "", fmt.Errorf("unknown wait %q", wait)
 }
 
 // peer is the benchmark's handle on a running peer process.

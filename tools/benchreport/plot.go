@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -10,28 +11,42 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// plotLatency draws send latency (t_typical, the median) by message size, goverbs and
-// ib_send_lat.
+// plotLatency draws send latency (t_typical, the median) by message size,
+// goverbs and ib_send_lat, each way of waiting, on a log scale (a
+// busy-polled round trip is an order of magnitude shorter than one that
+// waits for events).
 func plotLatency(r *results, path string) error {
-	sizes := paramsOf(r, "SendLat", "go", "size", "t_typical_us")
+	var sizes []int
+	for _, impl := range []string{"gopoll", "go", "goblocking"} {
+		sizes = append(sizes, paramsOf(r, "SendLat", impl, "size", "t_typical_us")...)
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
 	if len(sizes) == 0 {
 		return fmt.Errorf("no SendLat results to plot")
 	}
 	p := plot.New()
 	p.Title.Text = "RC send latency on rxe (qemu TCG guest)"
 	p.X.Label.Text = "message size (bytes, log2)"
-	p.Y.Label.Text = "t_typical (µs, half round trip, median)"
+	p.Y.Label.Text = "t_typical (µs, half round trip, median, log)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{}
 	var lines []any
-	for _, impl := range []struct{ name, label string }{{"go", "goverbs, CompChannel.Wait"}, {"goblocking", "goverbs, CompChannel.WaitBlockingPoll"}, {"perftest", "ib_send_lat -e"}} {
+	for _, impl := range []struct{ name, label string }{
+		{"gopoll", "goverbs, busy poll (CQ.Poll)"}, {"perftestpoll", "ib_send_lat"},
+		{"go", "goverbs, CompChannel.Wait"}, {"goblocking", "goverbs, CompChannel.WaitBlockingPoll"}, {"perftest", "ib_send_lat -e"},
+	} {
 		var pts plotter.XYs
 		for _, s := range sizes {
 			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_typical_us"); ok {
 				pts = append(pts, plotter.XY{X: float64(s), Y: v})
 			}
 		}
-		lines = append(lines, impl.label, pts)
+		if len(pts) > 0 {
+			lines = append(lines, impl.label, pts)
+		}
 	}
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err

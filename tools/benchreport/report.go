@@ -62,9 +62,14 @@ func report(r *results) (string, error) {
 		x.allocs, x.haveAllocs = r.get(bench, goImpl, param, "allocs/op")
 		rows = append(rows, x)
 	}
-	// The two ways rdma waits for a completion event in the latency
-	// ping-pong: parked on the netpoller, or held in C.
-	waits := []struct{ impl, label string }{{"go", "CompChannel.Wait"}, {"goblocking", "CompChannel.WaitBlockingPoll"}}
+	// The ways the latency ping-pong waits, each against ib_send_lat
+	// waiting the same way: busy polling (ib_send_lat's default), and a
+	// completion event taken on the netpoller or held in C (-e).
+	waits := []struct{ impl, label, ref, refName string }{
+		{"gopoll", "busy poll, CQ.Poll", "perftestpoll", "ib_send_lat"},
+		{"go", "CompChannel.Wait", "perftest", "ib_send_lat -e"},
+		{"goblocking", "CompChannel.WaitBlockingPoll", "perftest", "ib_send_lat -e"},
+	}
 	for _, stat := range []struct {
 		unit, name string
 		limit      float64
@@ -72,7 +77,7 @@ func report(r *results) (string, error) {
 		for _, w := range waits {
 			for _, s := range paramsOf(r, "SendLat", w.impl, "size", stat.unit) {
 				p := "size=" + strconv.Itoa(s)
-				add(fmt.Sprintf("RC send latency (%s), %d B, %s", w.label, s, stat.name), "SendLat", w.impl, p, stat.unit, "perftest", "ib_send_lat", true, stat.limit)
+				add(fmt.Sprintf("RC send latency (%s), %d B, %s", w.label, s, stat.name), "SendLat", w.impl, p, stat.unit, w.ref, w.refName, true, stat.limit)
 			}
 		}
 	}
