@@ -20,10 +20,12 @@
 //     any use after Close fails with ErrClosed, never crashes.
 //   - A zero-allocation data path: work requests and SGEs live in mmap'd
 //     memory owned by the QP, posting and polling cross into C once per
-//     batch (CQ.Poll, CQ.PollSpin, QP.PostSendPoll), and nothing allocates in
+//     batch (CQ.Poll, CQ.PollSpin, QP.SendPoll), and nothing allocates in
 //     steady state. On rxe (soft-RoCE), whose poll_cq only copies
 //     completions out of a ring shared with the kernel, polls read that
-//     ring in Go and do not cross at all (CQ.Direct, CQ.SetDirect).
+//     ring in Go and do not cross at all (CQ.Direct, CQ.SetDirect); so
+//     does QP.PostRecv, writing receives into the receive queue's ring
+//     (QP.Direct, QP.SetDirect).
 //   - Checked state changes: QP.Modify checks the transition and the
 //     attribute mask against the QP state table before calling C, and names
 //     the missing or invalid attributes.

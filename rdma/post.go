@@ -93,23 +93,30 @@ func (q *QP) fillSend(ws []SendWork) error {
 	return nil
 }
 
-// PostRecv posts ws as one chain (ibv_post_recv), as PostSend does.
+// PostRecv posts ws as one chain (ibv_post_recv), as PostSend does. On
+// rxe it writes them into the receive queue in Go, with no cgo crossing
+// (see SetDirect), and fails as the provider does.
 func (q *QP) PostRecv(ws ...RecvWork) error {
 	if err := q.use("rdma.QP.PostRecv"); err != nil {
 		return err
 	}
 	defer q.done()
-	q.recvMu.Lock()
-	defer q.recvMu.Unlock()
 	maxSGE := int(q.caps.MaxRecvSGE)
 	if len(ws) == 0 || len(ws) > len(q.rwr) {
 		return &PostError{Err: invalid("rdma.QP.PostRecv", "%d work requests: a batch holds 1 to %d", len(ws), len(q.rwr))}
 	}
 	for i := range ws {
-		w := &ws[i]
-		if len(w.SGEs) > maxSGE {
-			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(w.SGEs), maxSGE)}
+		if len(ws[i].SGEs) > maxSGE {
+			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
 		}
+	}
+	if r := q.directRQ(); r != nil {
+		return q.postRecvRing(r, ws)
+	}
+	q.recvMu.Lock()
+	defer q.recvMu.Unlock()
+	for i := range ws {
+		w := &ws[i]
 		wr := &q.rwr[i]
 		*wr = ibv.RecvWR{WRID: w.ID, NumSGE: int32(len(w.SGEs))}
 		if len(w.SGEs) > 0 {

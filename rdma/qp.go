@@ -40,6 +40,10 @@ type QP struct {
 	postSend, postRecv, addr uintptr
 	destroy                  func() error
 	sendOps                  ibv.QPCreateSendOpsFlags
+	// rxe writes the receive queue of an rxe QP in Go (rxerq.go); nil for
+	// other providers. rq is rxe while PostRecv uses it (SetDirect).
+	rxe *rxeRQ
+	rq  atomic.Pointer[rxeRQ]
 
 	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
 	sendMu, recvMu sync.Mutex
@@ -129,6 +133,8 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	*out = q
 	q.kind = "QP"
 	q.actual = init.Cap // ibv_create_qp reports the sizes it gave
+	q.rxe = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
+	q.rq.Store(q.rxe)
 	if err := q.mapArena(cfg); err != nil {
 		destroy()
 		return nil, err

@@ -76,10 +76,20 @@ type rxeRing struct {
 	// every poll: librxe's resize_cq unmaps the ring and maps a new one
 	// while holding the lock.
 	queue *unsafe.Pointer
-	// lock is glibc's x86-64 pthread spinlock: 1 when free; a locker
-	// decrements it, and owns it if it reached 0.
-	lock *int32
+	lock  *spinlock
 }
+
+// spinlock is glibc's x86-64 pthread_spinlock_t, as librxe holds one per
+// ring: 1 when free; a locker decrements it, and owns it if it reached 0.
+type spinlock int32
+
+// The layout of a ring's header (struct rxe_queue_buf), kernel ABI.
+const (
+	rxeQMask = C.gv_rxe_q_mask // index_mask
+	rxeQProd = C.gv_rxe_q_prod // producer_index
+	rxeQCons = C.gv_rxe_q_cons // consumer_index
+	rxeQData = C.gv_rxe_q_data // the entries
+)
 
 // spinFree is a glibc pthread_spinlock_t's value when no thread holds it.
 const spinFree = 1
@@ -108,10 +118,10 @@ func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, 
 		// the polls that fill it.
 		wcs = cq.wcs[:min(max, pollBatchCap)]
 	}
-	r.acquire()
+	r.lock.acquire()
 	q := *r.queue
 	if q == nil {
-		r.release()
+		r.lock.release()
 		cq.mu.RUnlock()
 		return nil, opErr(op, errRingUnmapped)
 	}
@@ -131,28 +141,35 @@ func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, 
 		// Release: the kernel may reuse the entries once it sees this.
 		atomic.StoreUint32(cons, c)
 	}
-	r.release()
+	r.lock.release()
 	cq.mu.RUnlock()
 	return wcs[:n:n], nil
 }
 
-// acquire takes the CQ's spinlock as pthread_spin_lock does: C holds it
-// for one poll at a time, or from ibv_start_poll to ibv_end_poll.
-func (r *rxeRing) acquire() {
-	if !atomic.CompareAndSwapInt32(r.lock, spinFree, 0) {
-		r.acquireSlow()
+// acquire takes the lock as pthread_spin_lock does. librxe holds a CQ's
+// for one poll at a time, or from ibv_start_poll to ibv_end_poll; a receive
+// queue's for one ibv_post_recv.
+func (l *spinlock) acquire() {
+	if !atomic.CompareAndSwapInt32((*int32)(l), spinFree, 0) {
+		l.acquireSlow()
 	}
 }
 
-func (r *rxeRing) acquireSlow() {
-	for i := 0; !atomic.CompareAndSwapInt32(r.lock, spinFree, 0); i++ {
+func (l *spinlock) acquireSlow() {
+	for i := 0; !atomic.CompareAndSwapInt32((*int32)(l), spinFree, 0); i++ {
 		if i >= 100 {
 			runtime.Gosched()
 		}
 	}
 }
 
-func (r *rxeRing) release() { atomic.StoreInt32(r.lock, spinFree) }
+func (l *spinlock) release() { atomic.StoreInt32((*int32)(l), spinFree) }
+
+// isLibrxe reports whether the provider function fn is librxe's.
+func isLibrxe(fn uintptr) bool {
+	name := C.gv_dso_of(C.uintptr_t(fn))
+	return name != nil && strings.HasPrefix(filepath.Base(C.GoString(name)), "librxe-")
+}
 
 // rxeRingOf returns the reader of raw's ring when raw is an rxe CQ (pollFn,
 // its poll_cq, is librxe's) and what librxe's struct rxe_cq holds checks
@@ -163,8 +180,7 @@ func rxeRingOf(raw *ibv.CQ, pollFn uintptr) *rxeRing {
 	if runtime.GOARCH != "amd64" { // the lock protocol below is x86-64 glibc's
 		return nil
 	}
-	name := C.gv_dso_of(C.uintptr_t(pollFn))
-	if name == nil || !strings.HasPrefix(filepath.Base(C.GoString(name)), "librxe-") {
+	if !isLibrxe(pollFn) {
 		return nil
 	}
 	if unsafe.Sizeof(ibv.WC{}) != C.gv_rxe_wc_size {
@@ -173,7 +189,7 @@ func rxeRingOf(raw *ibv.CQ, pollFn uintptr) *rxeRing {
 	base := unsafe.Pointer(raw)
 	size := uintptr(*(*uint32)(unsafe.Add(base, C.gv_rxe_cq_mi_size)))
 	queue := (*unsafe.Pointer)(unsafe.Add(base, C.gv_rxe_cq_queue))
-	lock := (*int32)(unsafe.Add(base, C.gv_rxe_cq_lock))
+	lock := (*spinlock)(unsafe.Add(base, C.gv_rxe_cq_lock))
 	q := *queue
 	if q == nil || size < C.gv_rxe_q_data || !uverbsMapping(uintptr(q), size) {
 		return nil
@@ -187,7 +203,7 @@ func rxeRingOf(raw *ibv.CQ, pollFn uintptr) *rxeRing {
 		C.gv_rxe_q_data+slots<<shift > size,
 		*(*uint32)(unsafe.Add(q, C.gv_rxe_q_prod)) > mask,
 		*(*uint32)(unsafe.Add(q, C.gv_rxe_q_cons)) > mask,
-		atomic.LoadInt32(lock) != spinFree:
+		atomic.LoadInt32((*int32)(lock)) != spinFree:
 		return nil
 	}
 	return &rxeRing{queue: queue, lock: lock}

@@ -45,3 +45,41 @@ func TestUverbsMapping(t *testing.T) {
 	require.False(t, uverbsMapping(addr, 8192), "a mapping of another device file")
 	require.False(t, uverbsMapping(addr+4096, 4096), "not the start of a mapping")
 }
+
+// TestRxeRQOfOtherProvider: a QP whose post_recv is not librxe's never has
+// its receive queue written in Go, whatever its memory holds.
+func TestRxeRQOfOtherProvider(t *testing.T) {
+	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, unix.Munmap(mem)) }()
+	for i := range mem {
+		mem[i] = 0xff
+	}
+	raw := (*ibv.QP)(unsafe.Pointer(&mem[0]))
+	fn := reflect.ValueOf(TestRxeRQOfOtherProvider).Pointer() // in this test binary
+	require.Nil(t, rxeRQOf(raw, fn, 1, 1))
+}
+
+// TestRxeWQAt: a receive or send queue's description with no ring, or
+// with a ring in memory that is not a uverbs device's, does not pass (the
+// rxe tests in the guest check the rest: the QP's own queues pass).
+func TestRxeWQAt(t *testing.T) {
+	ring, err := unix.Mmap(-1, 0, 8192, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, unix.Munmap(ring)) }()
+	type wq struct {
+		offset    uint64
+		size, pad uint32
+		queue     unsafe.Pointer
+		lock      int32
+		maxSGE    uint32
+		maxInline uint32
+	}
+	for _, w := range []wq{
+		{size: 8192, queue: unsafe.Pointer(&ring[0]), lock: spinFree},
+		{size: 8192, queue: nil, lock: spinFree},
+	} {
+		_, _, ok := rxeWQAt(unsafe.Pointer(&w))
+		require.False(t, ok, "%+v", w)
+	}
+}

@@ -1,0 +1,251 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// cRecv posts one receive of sges with ibv_post_recv on q's raw QP from C,
+// the work request and its SGEs in C memory, as a C program sharing the QP
+// would.
+func cRecv(t *testing.T, q *QP, id uint64, sges []ibv.SGE) error {
+	t.Helper()
+	wr := (*ibv.RecvWR)(cAlloc(unsafe.Sizeof(ibv.RecvWR{})))
+	defer cFree(unsafe.Pointer(wr))
+	*wr = ibv.RecvWR{WRID: id, NumSGE: int32(len(sges))}
+	if len(sges) > 0 {
+		sg := unsafe.Slice((*ibv.SGE)(cAlloc(uintptr(len(sges))*unsafe.Sizeof(ibv.SGE{}))), len(sges))
+		defer cFree(unsafe.Pointer(&sg[0]))
+		copy(sg, sges)
+		wr.SgList = &sg[0]
+	}
+	var bad *ibv.RecvWR
+	return q.Raw().PostRecv(wr, &bad)
+}
+
+// awaitWCs polls cq until n completions have come, and returns them.
+func awaitWCs(t *testing.T, cq *CQ, n int) []ibv.WC {
+	t.Helper()
+	out := make([]ibv.WC, 0, n)
+	wcs := make([]ibv.WC, 16)
+	for deadline := time.Now().Add(30 * time.Second); len(out) < n; {
+		require.True(t, time.Now().Before(deadline), "%d of %d completions", len(out), n)
+		k, err := cq.PollSpin(wcs[:min(len(wcs), n-len(out))], 1<<16)
+		require.NoError(t, err)
+		out = append(out, wcs[:k]...)
+	}
+	return out
+}
+
+// TestDirectRecv: an rxe QP's receives are posted in Go, and interleave
+// with receives posted by the provider, from C on Raw and through
+// SetDirect(false): messages land in posting order, each scattered over
+// its receive's two SGEs, over enough rounds for the ring to wrap.
+func TestDirectRecv(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 16, MaxRecvSGE: 2})
+	require.True(t, a.qp.Direct(), "rxe QPs post receives in Go; rxeRQOf refused this one")
+	const perRound, rounds, size = 15, 6, 64
+	next := 0
+	for round := range rounds {
+		for i := range perRound {
+			id := uint64(next + i)
+			// Receive i: its first 5 bytes at 4096+128i, the rest at 32768+128i.
+			sges := []ibv.SGE{a.sge(t, 4096+128*i, 5), a.sge(t, 32768+128*i, size-5)}
+			switch i % 3 {
+			case 0:
+				require.NoError(t, a.qp.PostRecv(RecvWork{ID: id, SGEs: sges}))
+			case 1:
+				require.NoError(t, cRecv(t, a.qp, id, sges))
+			case 2:
+				require.False(t, a.qp.SetDirect(false))
+				require.NoError(t, a.qp.PostRecv(RecvWork{ID: id, SGEs: sges}))
+				require.True(t, a.qp.SetDirect(true))
+			}
+			msg := b.buf.Bytes()[size*i : size*(i+1)]
+			for j := range msg {
+				msg[j] = byte(int(id)*7 + j)
+			}
+		}
+		for i := range perRound {
+			require.NoError(t, b.qp.PostSend(SendWork{ID: uint64(next + i), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{b.sge(t, size*i, size)}}))
+		}
+		for _, wc := range awaitWCs(t, b.cq, perRound) {
+			require.Equal(t, ibv.WCSuccess, wc.Status, "send %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+		}
+		for i, wc := range awaitWCs(t, a.cq, perRound) {
+			id := next + i
+			require.Equal(t, uint64(id), wc.WRID, "round %d: receives complete in posting order", round)
+			require.Equal(t, ibv.WCSuccess, wc.Status, "receive %d: %s", id, ibv.WCStatusStr(wc.Status))
+			require.Equal(t, ibv.WCRecv, wc.Opcode)
+			require.Equal(t, uint32(size), wc.ByteLen)
+			got := append(bytes.Clone(a.buf.Bytes()[4096+128*i:4096+128*i+5]), a.buf.Bytes()[32768+128*i:32768+128*i+size-5]...)
+			require.Equal(t, b.buf.Bytes()[size*i:size*(i+1)], got, "receive %d", id)
+		}
+		next += perRound
+	}
+}
+
+// fill posts single receives on a fresh rxe QP in INIT until the queue is
+// full, each with post, and returns how many fit and the error of the one
+// that did not.
+func fill(t *testing.T, qp *QP, post func(id uint64) error) (int, error) {
+	t.Helper()
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	for n := 0; n < 1<<16; n++ {
+		if err := post(uint64(n)); err != nil {
+			return n, err
+		}
+	}
+	t.Fatal("the receive queue never filled")
+	return 0, nil
+}
+
+// TestDirectRecvErrors: posting in Go fails where the provider fails, with
+// the same errors (naming ibv_post_recv and wrapping its errno), and the
+// Go ring and the provider agree on how full the queue is.
+func TestDirectRecvErrors(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	cq, err := dev.NewCQ(64, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cq.Close()) })
+	newQP := func(direct bool) *QP {
+		qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: 4})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, qp.Close()) })
+		require.True(t, qp.Direct())
+		require.Equal(t, direct, qp.SetDirect(direct))
+		return qp
+	}
+	goPost := func(qp *QP) func(uint64) error {
+		return func(id uint64) error { return qp.PostRecv(RecvWork{ID: id}) }
+	}
+	checkErr := func(err error, errno unix.Errno, posted int, what string) {
+		t.Helper()
+		var pe *PostError
+		require.ErrorAs(t, err, &pe, what)
+		assert.Equal(t, posted, pe.Posted, what)
+		var ce *ibv.Error
+		require.ErrorAs(t, err, &ce, what)
+		assert.Equal(t, "ibv_post_recv", ce.Func, what)
+		assert.ErrorIs(t, err, errno, what)
+	}
+
+	// A QP in RESET takes no receive (librxe: EINVAL), either way.
+	for _, direct := range []bool{true, false} {
+		qp := newQP(direct)
+		err := qp.PostRecv(RecvWork{ID: 1}, RecvWork{ID: 2})
+		checkErr(err, unix.EINVAL, 0, fmt.Sprintf("RESET, direct %v", direct))
+	}
+
+	// The queue holds as many either way, and the post that finds it full
+	// fails with ENOMEM.
+	var capacity [2]int
+	for i, direct := range []bool{true, false} {
+		qp := newQP(direct)
+		n, err := fill(t, qp, goPost(qp))
+		checkErr(err, unix.ENOMEM, 0, fmt.Sprintf("full, direct %v", direct))
+		require.GreaterOrEqual(t, n, 4, "the queue holds at least what was asked")
+		capacity[i] = n
+	}
+	require.Equal(t, capacity[0], capacity[1], "the Go ring and the provider fill the same queue")
+	n := capacity[0]
+
+	// What Go posted, the provider sees, and the other way round.
+	qp := newQP(true)
+	k, err := fill(t, qp, func(id uint64) error {
+		if id%2 == 0 {
+			return qp.PostRecv(RecvWork{ID: id})
+		}
+		return cRecv(t, qp, id, nil)
+	})
+	require.Equal(t, n, k, "posting from Go and C in turn")
+	require.ErrorIs(t, err, unix.ENOMEM)
+
+	// A batch that meets a full queue posts what fits.
+	qp = newQP(true)
+	k, err = fill(t, qp, func(id uint64) error {
+		if int(id) < n-1 {
+			return qp.PostRecv(RecvWork{ID: id})
+		}
+		return qp.PostRecv(RecvWork{ID: id}, RecvWork{ID: id + 1}, RecvWork{ID: id + 2})
+	})
+	require.Equal(t, n-1, k)
+	checkErr(err, unix.ENOMEM, 1, "a batch of 3 with room for 1")
+	require.ErrorIs(t, cRecv(t, qp, 99, nil), unix.ENOMEM, "the batch's first receive was posted")
+
+	// Flushed, every receive comes back once, in posting order.
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	for i, wc := range awaitWCs(t, cq, n) {
+		require.Equal(t, uint64(i), wc.WRID)
+		require.Equal(t, ibv.WCWRFlushErr, wc.Status)
+	}
+}
+
+// TestDirectRecvConcurrent: goroutines posting in Go and goroutines posting
+// through the provider from C share one receive queue; the spinlock both
+// take makes every receive land once.
+func TestDirectRecvConcurrent(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const posters, each = 4, 60
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	cq, err := dev.NewCQ(512, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cq.Close()) })
+	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: posters * each})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, qp.Close()) })
+	require.True(t, qp.Direct())
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+
+	var wg sync.WaitGroup
+	errs := make(chan error, posters*each)
+	for p := range posters {
+		wg.Go(func() {
+			for i := range each {
+				id := uint64(p*each + i)
+				if p%2 == 0 {
+					errs <- qp.PostRecv(RecvWork{ID: id})
+				} else {
+					errs <- cRecv(t, qp, id, nil)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	seen := map[uint64]bool{}
+	last := map[int]int{} // per poster, the last index seen: each poster's receives stay in its order
+	for _, wc := range awaitWCs(t, cq, posters*each) {
+		require.Equal(t, ibv.WCWRFlushErr, wc.Status)
+		require.False(t, seen[wc.WRID], "wr_id %d twice", wc.WRID)
+		seen[wc.WRID] = true
+		p, i := int(wc.WRID)/each, int(wc.WRID)%each
+		if prev, ok := last[p]; ok {
+			require.Greater(t, i, prev, "poster %d's receives in its order", p)
+		}
+		last[p] = i
+	}
+	require.Len(t, seen, posters*each)
+	requireEmpty(t, cq)
+}
