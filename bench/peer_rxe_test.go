@@ -193,18 +193,26 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 // completion first, then a receive's.
 func (n *node) spinRecv(recv rdma.RecvWork) error {
 	got := false
-	for _, cq := range []*rdma.CQ{n.scq, n.rcq} {
-		for (cq == n.scq && n.sending) || (cq == n.rcq && !got) {
-			k, err := cq.Poll(n.wcs)
-			if err != nil {
-				return err
-			}
-			if err := n.handle(n.wcs[:k], recv, &got); err != nil {
-				return err
-			}
+	for n.sending {
+		if err := n.pollOnce(n.scq, recv, &got); err != nil {
+			return err
+		}
+	}
+	for !got {
+		if err := n.pollOnce(n.rcq, recv, &got); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// pollOnce polls cq once and handles what came.
+func (n *node) pollOnce(cq *rdma.CQ, recv rdma.RecvWork, got *bool) error {
+	k, err := cq.Poll(n.wcs)
+	if err != nil {
+		return err
+	}
+	return n.handle(n.wcs[:k], recv, got)
 }
 
 // handle takes completions: a receive sets *got and is re-posted, a send

@@ -101,8 +101,8 @@ var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq f
 // pollRing is one poll of a Direct CQ through its ring r: up to len(wcs)
 // completions into wcs, or, when wcs is nil, up to max into the CQ's own
 // array (PollBatch, once it is made). It copies them as librxe's poll_cq
-// does and returns them. It is the whole poll, the CQ's use and done included, in one
-// function whose callees are inlined (the lock's fast path, the atomics):
+// does and returns them. It is the whole poll, the CQ's use and done
+// included, in one function whose callees are inlined (the lock's fast path, the atomics):
 // under TCG every Go call costs tens of nanoseconds (its return is an
 // indirect jump, which the emulator looks up), as much as copying a few
 // completions, and with use, done and the copy in functions of their own
@@ -126,12 +126,12 @@ func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, 
 		return nil, opErr(op, errRingUnmapped)
 	}
 	shift := *(*uint32)(q) // log2_elem_size
-	mask := *(*uint32)(unsafe.Add(q, C.gv_rxe_q_mask))
-	cons := (*uint32)(unsafe.Add(q, C.gv_rxe_q_cons))
-	data := unsafe.Add(q, C.gv_rxe_q_data)
+	mask := *(*uint32)(unsafe.Add(q, rxeQMask))
+	cons := (*uint32)(unsafe.Add(q, rxeQCons))
+	data := unsafe.Add(q, rxeQData)
 	// The kernel stores the producer index after the entries it covers
 	// (a release); this load is the acquire that pairs with it.
-	prod := atomic.LoadUint32((*uint32)(unsafe.Add(q, C.gv_rxe_q_prod)))
+	prod := atomic.LoadUint32((*uint32)(unsafe.Add(q, rxeQProd)))
 	c, n := *cons, 0
 	for ; n < len(wcs) && c != prod; n++ {
 		wcs[n] = *(*ibv.WC)(unsafe.Add(data, uintptr(c)<<shift))
@@ -191,18 +191,18 @@ func rxeRingOf(raw *ibv.CQ, pollFn uintptr) *rxeRing {
 	queue := (*unsafe.Pointer)(unsafe.Add(base, C.gv_rxe_cq_queue))
 	lock := (*spinlock)(unsafe.Add(base, C.gv_rxe_cq_lock))
 	q := *queue
-	if q == nil || size < C.gv_rxe_q_data || !uverbsMapping(uintptr(q), size) {
+	if q == nil || size < rxeQData || !uverbsMapping(uintptr(q), size) {
 		return nil
 	}
 	// The header is readable now: [q, q+size) is mapped.
-	shift, mask := *(*uint32)(q), *(*uint32)(unsafe.Add(q, C.gv_rxe_q_mask))
+	shift, mask := *(*uint32)(q), *(*uint32)(unsafe.Add(q, rxeQMask))
 	slots := uintptr(mask) + 1
 	switch {
 	case shift > 16 || uintptr(1)<<shift < C.gv_rxe_wc_size,
 		mask&(mask+1) != 0 || raw.CQE < 0 || slots <= uintptr(raw.CQE),
-		C.gv_rxe_q_data+slots<<shift > size,
-		*(*uint32)(unsafe.Add(q, C.gv_rxe_q_prod)) > mask,
-		*(*uint32)(unsafe.Add(q, C.gv_rxe_q_cons)) > mask,
+		rxeQData+slots<<shift > size,
+		*(*uint32)(unsafe.Add(q, rxeQProd)) > mask,
+		*(*uint32)(unsafe.Add(q, rxeQCons)) > mask,
 		atomic.LoadInt32((*int32)(lock)) != spinFree:
 		return nil
 	}

@@ -15,15 +15,21 @@ import (
 // TestRxeRingOfOtherProvider: a CQ whose poll_cq is not librxe's is never
 // read as an rxe ring, whatever its memory holds.
 func TestRxeRingOfOtherProvider(t *testing.T) {
+	raw := (*ibv.CQ)(allOnes(t))
+	fn := reflect.ValueOf(TestRxeRingOfOtherProvider).Pointer() // in this test binary
+	require.Nil(t, rxeRingOf(raw, fn))
+}
+
+// allOnes returns a page of memory outside the Go heap with every bit set,
+// unmapped at the end of the test: a provider object holding nonsense.
+func allOnes(t *testing.T) unsafe.Pointer {
 	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	require.NoError(t, err)
-	defer func() { require.NoError(t, unix.Munmap(mem)) }()
+	t.Cleanup(func() { require.NoError(t, unix.Munmap(mem)) })
 	for i := range mem {
 		mem[i] = 0xff
 	}
-	raw := (*ibv.CQ)(unsafe.Pointer(&mem[0]))
-	fn := reflect.ValueOf(TestRxeRingOfOtherProvider).Pointer() // in this test binary
-	require.Nil(t, rxeRingOf(raw, fn))
+	return unsafe.Pointer(&mem[0])
 }
 
 // TestUverbsMapping: only a mapping of a uverbs device, at exactly the
@@ -49,13 +55,7 @@ func TestUverbsMapping(t *testing.T) {
 // TestRxeRQOfOtherProvider: a QP whose post_recv is not librxe's never has
 // its receive queue written in Go, whatever its memory holds.
 func TestRxeRQOfOtherProvider(t *testing.T) {
-	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, unix.Munmap(mem)) }()
-	for i := range mem {
-		mem[i] = 0xff
-	}
-	raw := (*ibv.QP)(unsafe.Pointer(&mem[0]))
+	raw := (*ibv.QP)(allOnes(t))
 	fn := reflect.ValueOf(TestRxeRQOfOtherProvider).Pointer() // in this test binary
 	require.Nil(t, rxeRQOf(raw, fn, 1, 1))
 }
