@@ -24,8 +24,9 @@
 //     steady state. On rxe (soft-RoCE), whose poll_cq only copies
 //     completions out of a ring shared with the kernel, polls read that
 //     ring in Go and do not cross at all (CQ.Direct, CQ.SetDirect); so
-//     does QP.PostRecv, writing receives into the receive queue's ring
-//     (QP.Direct, QP.SetDirect).
+//     do QP.PostRecv, writing receives into the receive queue's ring, and
+//     QP.PostSend, writing sends into the send queue's and ringing the
+//     kernel with one raw write(2) (QP.Direct, QP.SetDirect).
 //   - Checked state changes: QP.Modify checks the transition and the
 //     attribute mask against the QP state table before calling C, and names
 //     the missing or invalid attributes.

@@ -46,12 +46,20 @@ func (e *PostError) Unwrap() error { return e.Err }
 // post_send (ibv_post_send): no allocation, one cgo crossing. The work
 // requests and SGEs are copied into the QP's own memory, so ws may be
 // reused at once. At most Caps().MaxSendWR work requests of at most
-// MaxSendSGE SGEs each.
+// MaxSendSGE SGEs each. On rxe it writes them into the send queue in Go
+// and rings the kernel with one system call, with no cgo crossing (see
+// SetDirect), and fails as the provider does.
 func (q *QP) PostSend(ws ...SendWork) error {
 	if err := q.use("rdma.QP.PostSend"); err != nil {
 		return err
 	}
 	defer q.done()
+	if s := q.directSQ(); s != nil && q.directSends(ws) {
+		if err := q.checkSend(ws); err != nil {
+			return err
+		}
+		return q.postSendRing(s, ws)
+	}
 	q.sendMu.Lock()
 	defer q.sendMu.Unlock()
 	if err := q.fillSend(ws); err != nil {
@@ -62,17 +70,40 @@ func (q *QP) PostSend(ws ...SendWork) error {
 	return q.postErr("ibv_post_send", rc, bad, first, unsafe.Sizeof(ibv.SendWR{}))
 }
 
-// fillSend builds the chain of ws in the arena.
-func (q *QP) fillSend(ws []SendWork) error {
+// checkSend refuses a batch that does not fit the QP: the arena's count of
+// work requests, the QP's SGEs each.
+func (q *QP) checkSend(ws []SendWork) error {
 	maxSGE := int(q.caps.MaxSendSGE)
 	if len(ws) == 0 || len(ws) > len(q.swr) {
 		return &PostError{Err: invalid("rdma.QP.PostSend", "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
 	}
 	for i := range ws {
-		w := &ws[i]
-		if len(w.SGEs) > maxSGE {
-			return &PostError{Err: invalid("rdma.QP.PostSend", "work request %d has %d SGEs, the QP takes %d", i, len(w.SGEs), maxSGE)}
+		if len(ws[i].SGEs) > maxSGE {
+			return &PostError{Err: invalid("rdma.QP.PostSend", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
 		}
+	}
+	return nil
+}
+
+// directSends reports whether PostSend writes ws into an rxe send queue
+// itself (rxeDirectOp, each of them).
+func (q *QP) directSends(ws []SendWork) bool {
+	for i := range ws {
+		if !rxeDirectOp(ws[i].Op) {
+			return false
+		}
+	}
+	return true
+}
+
+// fillSend builds the chain of ws in the arena.
+func (q *QP) fillSend(ws []SendWork) error {
+	if err := q.checkSend(ws); err != nil {
+		return err
+	}
+	maxSGE := int(q.caps.MaxSendSGE)
+	for i := range ws {
+		w := &ws[i]
 		wr := &q.swr[i]
 		*wr = ibv.SendWR{WRID: w.ID, Opcode: w.Op, SendFlags: uint32(w.Flags), NumSGE: int32(len(w.SGEs))}
 		if len(w.SGEs) > 0 {

@@ -40,10 +40,14 @@ type QP struct {
 	postSend, postRecv, addr uintptr
 	destroy                  func() error
 	sendOps                  ibv.QPCreateSendOpsFlags
-	// rxe writes the receive queue of an rxe QP in Go (rxerq.go); nil for
-	// other providers. rq is rxe while PostRecv uses it (SetDirect).
-	rxe *rxeRQ
-	rq  atomic.Pointer[rxeRQ]
+	// rxe and rxeSend write the receive and send queues of an rxe QP in
+	// Go (rxerq.go, rxesq.go); nil for other providers, and rxeSend for
+	// UD QPs. rq and sq are them while PostRecv and PostSend use them
+	// (SetDirect).
+	rxe     *rxeRQ
+	rxeSend *rxeSQ
+	rq      atomic.Pointer[rxeRQ]
+	sq      atomic.Pointer[rxeSQ]
 
 	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
 	sendMu, recvMu sync.Mutex
@@ -133,8 +137,12 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	*out = q
 	q.kind = "QP"
 	q.actual = init.Cap // ibv_create_qp reports the sizes it gave
-	q.rxe = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
-	q.rq.Store(q.rxe)
+	var sqAt unsafe.Pointer
+	q.rxe, sqAt = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
+	if q.rxe != nil {
+		q.rxeSend = rxeSQAt(sqAt, raw, cfg.Type, caps)
+	}
+	q.SetDirect(true)
 	if err := q.mapArena(cfg); err != nil {
 		destroy()
 		return nil, err

@@ -57,7 +57,9 @@ func TestUverbsMapping(t *testing.T) {
 func TestRxeRQOfOtherProvider(t *testing.T) {
 	raw := (*ibv.QP)(allOnes(t))
 	fn := reflect.ValueOf(TestRxeRQOfOtherProvider).Pointer() // in this test binary
-	require.Nil(t, rxeRQOf(raw, fn, 1, 1))
+	rq, sq := rxeRQOf(raw, fn, 1, 1)
+	require.Nil(t, rq)
+	require.Nil(t, sq)
 }
 
 // TestRxeWQAt: a receive or send queue's description with no ring, or

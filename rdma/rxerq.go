@@ -48,6 +48,7 @@ enum {
 	gv_rxe_wq_queue = offsetof(struct gv_rxe_wq_head, queue),
 	gv_rxe_wq_lock = offsetof(struct gv_rxe_wq_head, lock),
 	gv_rxe_wq_max_sge = offsetof(struct gv_rxe_wq_head, max_sge),
+	gv_rxe_wq_max_inline = offsetof(struct gv_rxe_wq_head, max_inline),
 	gv_rxe_wq_size = sizeof(struct gv_rxe_wq_head),
 	// Where the receive queue's struct mminfo may start: after struct
 	// ibv_qp at the least, and at most 64 bytes after where this header's
@@ -72,6 +73,15 @@ import (
 	"github.com/goverbs/goverbs/internal/cerr"
 )
 
+// The layout of librxe's struct mminfo and struct rxe_wq, as rxeRQOf and
+// rxeSQAt read them, and of an SGE in a ring's entry.
+const (
+	rxeWQLock      = C.gv_rxe_wq_lock
+	rxeWQMaxSGE    = C.gv_rxe_wq_max_sge
+	rxeWQMaxInline = C.gv_rxe_wq_max_inline
+	rxeSGESize     = C.gv_rxe_sge_size
+)
+
 // rxeRQ posts into one rxe QP's receive queue. q points into the mapping
 // librxe made at ibv_create_qp and unmaps at ibv_destroy_qp (QP.Close waits
 // for every post to end); lock into the provider's struct rxe_qp.
@@ -92,16 +102,16 @@ type rxeDMA struct {
 // of the recorded size, with a free glibc spinlock; the receive ring's
 // header describes a ring that fits its mapping with room for the QP's
 // receives, each of up to maxSGE SGEs. Otherwise nil: post through the
-// provider.
-func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) *rxeRQ {
+// provider. With it, where the send queue's description starts (rxeSQAt).
+func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) (*rxeRQ, unsafe.Pointer) {
 	if runtime.GOARCH != "amd64" { // the lock protocol is x86-64 glibc's
-		return nil
+		return nil, nil
 	}
 	if !isLibrxe(postRecvFn) {
-		return nil
+		return nil, nil
 	}
 	if unsafe.Sizeof(ibv.SGE{}) != C.gv_rxe_sge_size || C.gv_rxe_rwqe_dma+C.gv_rxe_dma_sge != C.gv_rxe_rwqe_size {
-		return nil
+		return nil, nil
 	}
 	base := unsafe.Pointer(raw)
 	for off := uintptr(C.gv_rxe_qp_scan_from); off <= C.gv_rxe_qp_scan_to; off += 8 {
@@ -110,8 +120,9 @@ func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) *rxeRQ {
 		if !ok {
 			continue
 		}
-		if _, _, ok := rxeWQAt(unsafe.Add(rq, C.gv_rxe_wq_size)); !ok {
-			return nil // a ring, but not followed by the send queue's
+		sq := unsafe.Add(rq, C.gv_rxe_wq_size)
+		if _, _, ok := rxeWQAt(sq); !ok {
+			return nil, nil // a ring, but not followed by the send queue's
 		}
 		lock := (*spinlock)(unsafe.Add(rq, C.gv_rxe_wq_lock))
 		hasSGE := *(*uint32)(unsafe.Add(rq, C.gv_rxe_wq_max_sge))
@@ -125,11 +136,11 @@ func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) *rxeRQ {
 			rxeQData+slots<<shift > size,
 			*(*uint32)(unsafe.Add(q, rxeQProd)) > mask,
 			*(*uint32)(unsafe.Add(q, rxeQCons)) > mask:
-			return nil
+			return nil, nil
 		}
-		return &rxeRQ{q: q, lock: lock}
+		return &rxeRQ{q: q, lock: lock}, sq
 	}
-	return nil
+	return nil, nil
 }
 
 // rxeWQAt reads a struct mminfo and struct rxe_wq of librxe at p and
@@ -206,30 +217,38 @@ func (q *QP) directRQ() *rxeRQ {
 	return q.rq.Load()
 }
 
-// Direct reports whether PostRecv writes this QP's receive queue in Go
-// instead of calling the provider's post_recv through cgo. Only rxe QPs can
-// (see SetDirect), on x86-64 with glibc, and they do unless
+// Direct reports whether PostRecv, and on an RC or UC QP PostSend, write
+// this QP's queues in Go instead of calling the provider through cgo. Only
+// rxe QPs can (see SetDirect), on x86-64 with glibc, and they do unless
 // SetDirect(false).
 func (q *QP) Direct() bool { return q.directRQ() != nil }
 
-// SetDirect chooses how PostRecv reaches the receive queue, and returns
-// Direct. On rxe (soft-RoCE), whose post_recv only writes receives into a
-// ring that the kernel shares with the process, PostRecv writes that ring
-// in Go, under the lock librxe's post_recv takes, so that no cgo crossing
-// is paid per post; it still interleaves safely with ibv_post_recv on Raw
-// from C, and fails as the provider does (ENOMEM when the queue is full,
-// EINVAL in RESET). With SetDirect(false), or on any other provider, each
-// PostRecv is one call of the provider's post_recv. PostSend always calls
-// the provider (rxe's post_send makes a system call). Safe to call at any
-// time, also during posts.
+// SetDirect chooses how PostRecv and PostSend reach the queues, and returns
+// Direct. rxe (soft-RoCE) keeps both queues in rings that the kernel shares
+// with the process: its post_recv only writes receives into one, its
+// post_send writes sends into the other and then rings the kernel with a
+// write(2) on the context's command fd. On rxe PostRecv and PostSend do the
+// same in Go, under the locks librxe takes, so that no cgo crossing is paid
+// per post (PostSend makes the same system call, without cgo); they still
+// interleave safely with ibv_post_recv, ibv_post_send and the ibv_wr_* API
+// on Raw from C, and fail as the provider does: ENOMEM when a queue is
+// full, EINVAL for receives in RESET, for an inline send longer than the
+// QP's inline size, and, from the kernel, for sends before the QP is ready
+// to send (RTS), which stay queued. PostSend still calls the provider for a
+// work request whose Op is not a send, send with immediate, RDMA write
+// (with immediate) or RDMA read, and on a UD QP. With SetDirect(false), or
+// on any other provider, each post is one call of the provider's function.
+// Safe to call at any time, also during posts.
 func (q *QP) SetDirect(on bool) bool {
 	if q == nil {
 		return false
 	}
 	if on {
 		q.rq.Store(q.rxe)
+		q.sq.Store(q.rxeSend)
 	} else {
 		q.rq.Store(nil)
+		q.sq.Store(nil)
 	}
 	return q.Direct()
 }

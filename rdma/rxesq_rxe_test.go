@@ -1,0 +1,353 @@
+//go:build rxe
+
+package rdma
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/rxetest"
+)
+
+// cSend posts w with ibv_post_send on q's raw QP from C, the work request
+// and its SGEs in C memory, as a C program sharing the QP would.
+func cSend(t *testing.T, q *QP, w SendWork) error {
+	t.Helper()
+	wr := (*ibv.SendWR)(cAlloc(unsafe.Sizeof(ibv.SendWR{})))
+	defer cFree(unsafe.Pointer(wr))
+	*wr = ibv.SendWR{WRID: w.ID, Opcode: w.Op, SendFlags: uint32(w.Flags), NumSGE: int32(len(w.SGEs))}
+	if len(w.SGEs) > 0 {
+		sg := unsafe.Slice((*ibv.SGE)(cAlloc(uintptr(len(w.SGEs))*unsafe.Sizeof(ibv.SGE{}))), len(w.SGEs))
+		defer cFree(unsafe.Pointer(&sg[0]))
+		copy(sg, w.SGEs)
+		wr.SgList = &sg[0]
+	}
+	r := wr.WR.RDMA()
+	r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
+	*wr.ImmData() = w.Imm
+	var bad *ibv.SendWR
+	return q.Raw().PostSend(wr, &bad)
+}
+
+// checkPostErr checks that err is a *PostError with posted work requests
+// posted, naming fn and wrapping errno.
+func checkPostErr(t *testing.T, err error, fn string, errno unix.Errno, posted int, what string) {
+	t.Helper()
+	var pe *PostError
+	require.ErrorAs(t, err, &pe, what)
+	assert.Equal(t, posted, pe.Posted, what)
+	var ce *ibv.Error
+	require.ErrorAs(t, err, &ce, what)
+	assert.Equal(t, fn, ce.Func, what)
+	assert.ErrorIs(t, err, errno, what)
+}
+
+// TestDirectSend: an rxe QP's sends are written in Go, and interleave with
+// sends posted by the provider, from C on Raw and through
+// SetDirect(false): every kind PostSend writes itself (send gathered from
+// two SGEs, inline send, send with immediate, RDMA write with and without
+// immediate, RDMA read) arrives byte for byte, completes in posting order,
+// over enough rounds for the ring to wrap.
+func TestDirectSend(t *testing.T) {
+	rxetest.NoLeaks(t)
+	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 64, MaxSendSGE: 2, MaxInline: 64})
+	require.NotNil(t, a.qp.directSQ(), "rxe RC QPs post sends in Go; rxeSQAt refused this one")
+	const perRound, rounds, size = 15, 6, 64
+	ops := []ibv.WROpcode{ibv.WRSend, ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWriteWithImm, ibv.WRRDMAWrite, ibv.WRRDMARead}
+	// A: message i's source at 128i (its first 5 bytes) and 8192+128i
+	// (the rest); an RDMA read's destination at 16384+128i.
+	// B: receive i at 128i; RDMA writes land at 8192+128i; reads come
+	// from 16384+128i.
+	abuf, bbuf := a.buf.Bytes(), b.buf.Bytes()
+	for round := range rounds {
+		var recvs []int // the work requests that take a receive on B, in order
+		for i := range perRound {
+			op := ops[(round+i)%len(ops)]
+			if op == ibv.WRSend || op == ibv.WRSendWithImm || op == ibv.WRRDMAWriteWithImm {
+				require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(i), SGEs: []ibv.SGE{b.sge(t, 128*i, size)}}))
+				recvs = append(recvs, i)
+			}
+		}
+		want := make([][]byte, perRound)
+		for i := range perRound {
+			id := uint64(round*perRound + i)
+			op := ops[(round+i)%len(ops)]
+			msg := make([]byte, size)
+			for j := range msg {
+				msg[j] = byte(int(id)*7 + j)
+			}
+			want[i] = msg
+			copy(abuf[128*i:], msg[:5])
+			copy(abuf[8192+128*i:], msg[5:])
+			copy(bbuf[16384+128*i:], msg)
+			clear(abuf[16384+128*i : 16384+128*i+size])
+			clear(bbuf[128*i : 128*i+size])
+			clear(bbuf[8192+128*i : 8192+128*i+size])
+			w := SendWork{ID: id, Op: op, Flags: ibv.SendSignaled, Imm: uint32(id) | 0xab000000,
+				SGEs: []ibv.SGE{a.sge(t, 128*i, 5), a.sge(t, 8192+128*i, size-5)}}
+			switch op {
+			case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
+				w.RemoteAddr, w.RKey = b.mr.Addr()+uint64(8192+128*i), b.mr.RKey()
+			case ibv.WRRDMARead:
+				w.RemoteAddr, w.RKey = b.mr.Addr()+uint64(16384+128*i), b.mr.RKey()
+				w.SGEs = []ibv.SGE{a.sge(t, 16384+128*i, size)}
+			}
+			if op == ibv.WRSend && i%2 == 1 {
+				w.Flags |= ibv.SendInline
+			}
+			switch i % 3 {
+			case 0:
+				require.NoError(t, a.qp.PostSend(w))
+			case 1:
+				require.NoError(t, cSend(t, a.qp, w))
+			case 2:
+				require.False(t, a.qp.SetDirect(false))
+				require.NoError(t, a.qp.PostSend(w))
+				require.True(t, a.qp.SetDirect(true))
+			}
+			if w.Flags&ibv.SendInline != 0 {
+				// Inline: the data was copied at the post.
+				clear(abuf[128*i : 128*i+5])
+				clear(abuf[8192+128*i : 8192+128*i+size-5])
+			}
+		}
+		for i, wc := range awaitWCs(t, a.cq, perRound) {
+			what := fmt.Sprintf("round %d, send %d", round, i)
+			require.Equal(t, ibv.WCSuccess, wc.Status, what)
+			require.Equal(t, uint64(round*perRound+i), wc.WRID, what)
+			switch op := ops[(round+i)%len(ops)]; op {
+			case ibv.WRSend, ibv.WRSendWithImm:
+				require.Equal(t, ibv.WCSend, wc.Opcode, what)
+			case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
+				require.Equal(t, ibv.WCRDMAWrite, wc.Opcode, what)
+				require.True(t, bytes.Equal(want[i], bbuf[8192+128*i:8192+128*i+size]), what)
+			case ibv.WRRDMARead:
+				require.Equal(t, ibv.WCRDMARead, wc.Opcode, what)
+				require.True(t, bytes.Equal(want[i], abuf[16384+128*i:16384+128*i+size]), what)
+			}
+		}
+		for k, wc := range awaitWCs(t, b.cq, len(recvs)) {
+			i := recvs[k]
+			id := uint64(round*perRound + i)
+			what := fmt.Sprintf("round %d, receive of send %d", round, i)
+			require.Equal(t, ibv.WCSuccess, wc.Status, what)
+			require.Equal(t, uint64(i), wc.WRID, what)
+			require.Equal(t, uint32(size), wc.ByteLen, what)
+			switch ops[(round+i)%len(ops)] {
+			case ibv.WRSend:
+				require.Equal(t, ibv.WCRecv, wc.Opcode, what)
+				require.Zero(t, wc.WCFlags&uint32(ibv.WCWithImm), what)
+				require.True(t, bytes.Equal(want[i], bbuf[128*i:128*i+size]), what)
+			case ibv.WRSendWithImm:
+				require.Equal(t, ibv.WCRecv, wc.Opcode, what)
+				require.NotZero(t, wc.WCFlags&uint32(ibv.WCWithImm), what)
+				require.Equal(t, uint32(id)|0xab000000, *wc.ImmData(), what)
+				require.True(t, bytes.Equal(want[i], bbuf[128*i:128*i+size]), what)
+			case ibv.WRRDMAWriteWithImm:
+				require.Equal(t, ibv.WCRecvRDMAWithImm, wc.Opcode, what)
+				require.Equal(t, uint32(id)|0xab000000, *wc.ImmData(), what)
+			}
+		}
+	}
+}
+
+// TestDirectSendErrors: posting sends in Go fails where the provider
+// fails, with the same errors (naming ibv_post_send and wrapping its
+// errno), and the Go ring and the provider agree on how full the queue is.
+func TestDirectSendErrors(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	cfg := QPConfig{MaxSend: 4, MaxRecv: 64, MaxInline: 16}
+	na, nb := env.Pair(t)
+	a, b := newSide(t, na.Dev, cfg), newSide(t, nb.Dev, cfg)
+	require.NotNil(t, a.qp.directSQ())
+	send := func(id uint64) SendWork {
+		return SendWork{ID: id, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}
+	}
+	both := func(f func(direct bool, what string)) {
+		for _, direct := range []bool{true, false} {
+			require.Equal(t, direct, a.qp.SetDirect(direct))
+			f(direct, fmt.Sprintf("direct %v", direct))
+		}
+		require.True(t, a.qp.SetDirect(true))
+	}
+
+	// Before RTS the kernel refuses the doorbell (EINVAL) and reports no
+	// failed work request, but librxe has queued the sends: both ways.
+	both(func(direct bool, what string) {
+		checkPostErr(t, a.qp.PostSend(send(1)), "ibv_post_send", unix.EINVAL, 0, "RESET, "+what)
+	})
+	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	both(func(direct bool, what string) {
+		checkPostErr(t, a.qp.PostSend(send(2)), "ibv_post_send", unix.EINVAL, 0, "INIT, "+what)
+	})
+	// Connected, with no receive on B: the queued sends wait for one,
+	// retried without end (RNR), and fill the queue.
+	path := Path{GIDIndex: env.GIDIndex}
+	ea, err := a.qp.Endpoint(path, 0x1234)
+	require.NoError(t, err)
+	eb, err := b.qp.Endpoint(path, 0x5678)
+	require.NoError(t, err)
+	require.NoError(t, a.qp.Connect(path, ea.PSN, eb))
+	require.NoError(t, b.qp.Connect(path, eb.PSN, ea))
+
+	// An inline send longer than the QP's inline size: EINVAL at it,
+	// those before it posted. librxe's inline size is what the kernel
+	// granted, at least the 16 asked.
+	long := SendWork{ID: 99, Op: ibv.WRSend, Flags: ibv.SendInline | ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, int(a.qp.rxeSend.maxInline)+1)}}
+	require.GreaterOrEqual(t, a.qp.rxeSend.maxInline, uint32(16))
+	id := uint64(10)
+	both(func(direct bool, what string) {
+		checkPostErr(t, a.qp.PostSend(send(id), long), "ibv_post_send", unix.EINVAL, 1, "inline too long, "+what)
+		id++
+	})
+
+	// Fill the queue either way: the same count, then ENOMEM.
+	fillSQ := func(post func(id uint64) error) (int, error) {
+		for n := 0; n < 1<<12; n++ {
+			if err := post(id); err != nil {
+				return n, err
+			}
+			id++
+		}
+		t.Fatal("the send queue never filled")
+		return 0, nil
+	}
+	// Every send queued so far, in order: 1 and 2 each way before RTS, 10
+	// and 11 before the long ones.
+	posted := []uint64{1, 1, 2, 2, 10, 11}
+	first := id
+	k0, err := fillSQ(func(id uint64) error { return a.qp.PostSend(send(id)) })
+	checkPostErr(t, err, "ibv_post_send", unix.ENOMEM, 0, "full, direct")
+	// Make room: the queue holds k0+6 now; receives on B let all of them
+	// complete, in order.
+	for i := first; i < first+uint64(k0); i++ {
+		posted = append(posted, i)
+	}
+	drain := func() {
+		t.Helper()
+		for range posted {
+			require.NoError(t, b.qp.PostRecv(RecvWork{SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
+		}
+		for i, wc := range awaitWCs(t, a.cq, len(posted)) {
+			require.Equal(t, ibv.WCSuccess, wc.Status, "send %d", i)
+			require.Equal(t, posted[i], wc.WRID, "send %d", i)
+		}
+		awaitWCs(t, b.cq, len(posted))
+		posted = posted[:0]
+	}
+	drain()
+	capacity := k0 + 6
+
+	a.qp.SetDirect(false)
+	first = id
+	k1, err := fillSQ(func(id uint64) error { return a.qp.PostSend(send(id)) })
+	checkPostErr(t, err, "ibv_post_send", unix.ENOMEM, 0, "full, provider")
+	a.qp.SetDirect(true)
+	require.Equal(t, capacity, k1, "the Go ring and the provider fill the same queue")
+	for i := first; i < first+uint64(k1); i++ {
+		posted = append(posted, i)
+	}
+	drain()
+
+	// What Go posted, the provider sees, and the other way round; a batch
+	// that meets a full queue posts what fits.
+	first = id
+	k2, err := fillSQ(func(id uint64) error {
+		if id%2 == 0 {
+			return a.qp.PostSend(send(id))
+		}
+		return cSend(t, a.qp, send(id))
+	})
+	require.Equal(t, capacity, k2, "posting from Go and C in turn")
+	require.ErrorIs(t, err, unix.ENOMEM)
+	for i := first; i < first+uint64(k2); i++ {
+		posted = append(posted, i)
+	}
+	drain()
+	first = id
+	for i := range capacity - 1 {
+		require.NoError(t, a.qp.PostSend(send(first+uint64(i))))
+		posted = append(posted, first+uint64(i))
+	}
+	id = first + uint64(capacity-1)
+	checkPostErr(t, a.qp.PostSend(send(id), send(id+1), send(id+2)), "ibv_post_send", unix.ENOMEM, 1, "a batch of 3 with room for 1")
+	posted = append(posted, id)
+	require.ErrorIs(t, cSend(t, a.qp, send(id+5)), unix.ENOMEM, "the batch's first send was posted")
+	drain()
+}
+
+// TestDirectSendUD: a UD QP's sends need an address handle, which SendWork
+// does not carry: they go through the provider; its receives are still
+// written in Go.
+func TestDirectSendUD(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	cq, err := dev.NewCQ(16, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cq.Close()) })
+	qp, err := pd.NewQP(QPConfig{Type: ibv.QptUD, SendCQ: cq, RecvCQ: cq})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, qp.Close()) })
+	assert.True(t, qp.Direct())
+	assert.Nil(t, qp.directSQ())
+}
+
+// TestDirectSendConcurrent: goroutines posting in Go and goroutines posting
+// through the provider from C share one send queue; the spinlock both take
+// makes every send go once, each poster's in its order.
+func TestDirectSendConcurrent(t *testing.T) {
+	rxetest.NoLeaks(t)
+	const posters, each = 4, 60
+	a, b := pair(t, QPConfig{MaxSend: posters * each, MaxRecv: 1})
+	require.NotNil(t, a.qp.directSQ())
+	for id := range posters * each {
+		*(*uint64)(unsafe.Pointer(&a.buf.Bytes()[8*id])) = uint64(id) + 1
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, posters*each)
+	for p := range posters {
+		wg.Go(func() {
+			for i := range each {
+				id := uint64(p*each + i)
+				// Each send writes its id at its own place in B.
+				w := SendWork{ID: id, Op: ibv.WRRDMAWrite, Flags: ibv.SendSignaled | ibv.SendInline, SGEs: []ibv.SGE{{Addr: uint64(uintptr(unsafe.Pointer(&a.buf.Bytes()[8*id]))), Length: 8}},
+					RemoteAddr: b.mr.Addr() + 8*id, RKey: b.mr.RKey()}
+				if p%2 == 0 {
+					errs <- a.qp.PostSend(w)
+				} else {
+					errs <- cSend(t, a.qp, w)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	seen := map[uint64]bool{}
+	last := map[int]int{}
+	for _, wc := range awaitWCs(t, a.cq, posters*each) {
+		require.Equal(t, ibv.WCSuccess, wc.Status)
+		require.False(t, seen[wc.WRID], "send %d completed twice", wc.WRID)
+		seen[wc.WRID] = true
+		p, i := int(wc.WRID)/each, int(wc.WRID)%each
+		if prev, ok := last[p]; ok {
+			require.Greater(t, i, prev, "poster %d's sends in its order", p)
+		}
+		last[p] = i
+	}
+	for id := range posters * each {
+		require.Equal(t, uint64(id)+1, *(*uint64)(unsafe.Pointer(&b.buf.Bytes()[8*id])), "send %d's data", id)
+	}
+}

@@ -1,0 +1,34 @@
+package rdma
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/ibv"
+)
+
+// TestRxeSQAt: a UD QP's sends are never written in Go (they need an
+// address handle); nor are an RC or UC QP's when what should describe the
+// send queue does not (the rxe tests in the guest check that a real QP's
+// passes).
+func TestRxeSQAt(t *testing.T) {
+	p := allOnes(t)
+	raw := (*ibv.QP)(p)
+	caps := ibv.QPCap{MaxSendWR: 1, MaxSendSGE: 1}
+	for _, typ := range []ibv.QPType{ibv.QptUD, ibv.QptRC, ibv.QptUC} {
+		require.Nil(t, rxeSQAt(p, raw, typ, caps), "%v", typ)
+	}
+}
+
+// TestRxeDirectOp: PostSend writes into an rxe send queue only the work
+// requests SendWork describes in full; the rest (atomics, memory windows,
+// invalidation, ...) go through the provider.
+func TestRxeDirectOp(t *testing.T) {
+	for op, direct := range map[ibv.WROpcode]bool{
+		ibv.WRSend: true, ibv.WRSendWithImm: true, ibv.WRRDMAWrite: true, ibv.WRRDMAWriteWithImm: true, ibv.WRRDMARead: true,
+		ibv.WRAtomicCmpAndSwp: false, ibv.WRAtomicFetchAndAdd: false, ibv.WRLocalInv: false, ibv.WRBindMW: false, ibv.WRSendWithInv: false,
+	} {
+		require.Equal(t, direct, rxeDirectOp(op), "%v", op)
+	}
+}
