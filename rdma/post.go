@@ -50,16 +50,15 @@ func (e *PostError) Unwrap() error { return e.Err }
 // and rings the kernel with one system call, with no cgo crossing (see
 // SetDirect), and fails as the provider does.
 func (q *QP) PostSend(ws ...SendWork) error {
+	if s := q.directSQ(); s != nil {
+		if direct, err := q.postSendRing(s, ws); direct {
+			return err
+		}
+	}
 	if err := q.use("rdma.QP.PostSend"); err != nil {
 		return err
 	}
 	defer q.done()
-	if s := q.directSQ(); s != nil && q.directSends(ws) {
-		if err := q.checkSend(ws); err != nil {
-			return err
-		}
-		return q.postSendRing(s, ws)
-	}
 	q.sendMu.Lock()
 	defer q.sendMu.Unlock()
 	if err := q.fillSend(ws); err != nil {
@@ -83,17 +82,6 @@ func (q *QP) checkSend(ws []SendWork) error {
 		}
 	}
 	return nil
-}
-
-// directSends reports whether PostSend writes ws into an rxe send queue
-// itself (rxeDirectOp, each of them).
-func (q *QP) directSends(ws []SendWork) bool {
-	for i := range ws {
-		if !rxeDirectOp(ws[i].Op) {
-			return false
-		}
-	}
-	return true
 }
 
 // fillSend builds the chain of ws in the arena.
@@ -128,22 +116,17 @@ func (q *QP) fillSend(ws []SendWork) error {
 // rxe it writes them into the receive queue in Go, with no cgo crossing
 // (see SetDirect), and fails as the provider does.
 func (q *QP) PostRecv(ws ...RecvWork) error {
+	if r := q.directRQ(); r != nil {
+		return q.postRecvRing(r, ws)
+	}
 	if err := q.use("rdma.QP.PostRecv"); err != nil {
 		return err
 	}
 	defer q.done()
+	if err := q.checkRecv(ws); err != nil {
+		return err
+	}
 	maxSGE := int(q.caps.MaxRecvSGE)
-	if len(ws) == 0 || len(ws) > len(q.rwr) {
-		return &PostError{Err: invalid("rdma.QP.PostRecv", "%d work requests: a batch holds 1 to %d", len(ws), len(q.rwr))}
-	}
-	for i := range ws {
-		if len(ws[i].SGEs) > maxSGE {
-			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
-		}
-	}
-	if r := q.directRQ(); r != nil {
-		return q.postRecvRing(r, ws)
-	}
 	q.recvMu.Lock()
 	defer q.recvMu.Unlock()
 	for i := range ws {
@@ -162,6 +145,21 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 	first := uintptr(unsafe.Pointer(&q.rwr[0]))
 	rc, bad := cPost(q.postRecv, q.addr, first)
 	return q.postErr("ibv_post_recv", rc, bad, first, unsafe.Sizeof(ibv.RecvWR{}))
+}
+
+// checkRecv refuses a batch that does not fit the QP: the arena's count of
+// work requests, the QP's SGEs each.
+func (q *QP) checkRecv(ws []RecvWork) error {
+	maxSGE := int(q.caps.MaxRecvSGE)
+	if len(ws) == 0 || len(ws) > len(q.rwr) {
+		return &PostError{Err: invalid("rdma.QP.PostRecv", "%d work requests: a batch holds 1 to %d", len(ws), len(q.rwr))}
+	}
+	for i := range ws {
+		if len(ws[i].SGEs) > maxSGE {
+			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
+		}
+	}
+	return nil
 }
 
 // postErr turns a post's return into a *PostError counting the work

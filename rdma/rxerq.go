@@ -156,15 +156,34 @@ func rxeWQAt(p unsafe.Pointer) (q unsafe.Pointer, size uintptr, ok bool) {
 	return q, size, uverbsMapping(uintptr(q), size)
 }
 
-// postRecvRing is PostRecv of ws (checked by the caller: 1 to the arena's
-// count, each within the QP's SGEs) into the rxe receive queue r, as
-// librxe's post_recv posts them and with its errors: EINVAL for a QP in
-// RESET, nothing posted; ENOMEM at the first receive that finds the queue
-// full, those before it posted. The caller holds the QP (use).
+// postRecvRing is PostRecv through the rxe receive queue r, as librxe's
+// post_recv posts and with its errors: EINVAL for a QP in RESET, nothing
+// posted; ENOMEM at the first receive that finds the queue full, those
+// before it posted. It is the whole post, the QP's use and done and
+// PostRecv's checks included, in one function whose callees on the way to
+// success are inlined (see pollRing): in a busy-polled ping-pong under
+// TCG this post runs right after the kernel's work, when each call and
+// return of it costs several times what it costs in a tight loop (see
+// ARCHITECTURE.md, "Busy polling").
 func (q *QP) postRecvRing(r *rxeRQ, ws []RecvWork) error {
+	q.mu.RLock()
+	if q.closed {
+		q.mu.RUnlock()
+		return opErr("rdma.QP.PostRecv", ErrClosed)
+	}
+	bad := len(ws) == 0 || len(ws) > len(q.rwr)
+	for i := range ws {
+		bad = bad || len(ws[i].SGEs) > int(q.caps.MaxRecvSGE)
+	}
+	if bad {
+		err := q.checkRecv(ws)
+		q.mu.RUnlock()
+		return err
+	}
 	// librxe's post_recv refuses a QP whose ibv_qp state is RESET, the
 	// state that ibv_modify_qp records there.
 	if q.qp.State == ibv.QpsReset {
+		q.mu.RUnlock()
 		return &PostError{Err: cerr.ZeroOrErrno("ibv_post_recv", int32(syscall.EINVAL))}
 	}
 	qb := r.q
@@ -202,6 +221,7 @@ func (q *QP) postRecvRing(r *rxeRQ, ws []RecvWork) error {
 		atomic.StoreUint32(prodp, prod)
 	}
 	r.lock.release()
+	q.mu.RUnlock()
 	if posted < len(ws) {
 		return &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_recv", int32(syscall.ENOMEM))}
 	}

@@ -141,15 +141,36 @@ func rxeDirectOp(op ibv.WROpcode) bool {
 	return false
 }
 
-// postSendRing is PostSend of ws (checked by the caller: 1 to the arena's
-// count, each within the QP's SGEs, each of an rxeDirectOp) into the rxe
-// send queue s, as librxe's post_send posts them and with its errors:
-// EINVAL at the first inline send longer than the QP's inline size, ENOMEM
-// at the first send that finds the queue full, those before it posted; then
-// the doorbell, whose failure (EINVAL for a QP not yet ready to send, whose
-// sends stay queued) is reported instead, with those posted before a
-// failed send. The caller holds the QP (use).
-func (q *QP) postSendRing(s *rxeSQ, ws []SendWork) error {
+// postSendRing is PostSend through the rxe send queue s, as librxe's
+// post_send posts and with its errors: EINVAL at the first inline send
+// longer than the QP's inline size, ENOMEM at the first send that finds the
+// queue full, those before it posted; then the doorbell, whose failure
+// (EINVAL for a QP not yet ready to send, whose sends stay queued) is
+// reported instead, with those posted before a failed send. It reports
+// false, having done nothing, for a batch with a work request that is not
+// an rxeDirectOp: the provider posts those. Like postRecvRing, it is the
+// whole post, the QP's use and done and PostSend's checks included, in one
+// function whose callees on the way to success are inlined, but for the
+// system call.
+func (q *QP) postSendRing(s *rxeSQ, ws []SendWork) (bool, error) {
+	q.mu.RLock()
+	if q.closed {
+		q.mu.RUnlock()
+		return true, opErr("rdma.QP.PostSend", ErrClosed)
+	}
+	bad := len(ws) == 0 || len(ws) > len(q.swr)
+	for i := range ws {
+		if !rxeDirectOp(ws[i].Op) {
+			q.mu.RUnlock()
+			return false, nil
+		}
+		bad = bad || len(ws[i].SGEs) > int(q.caps.MaxSendSGE)
+	}
+	if bad {
+		err := q.checkSend(ws)
+		q.mu.RUnlock()
+		return true, err
+	}
 	qb := s.q
 	shift := *(*uint32)(qb) // log2_elem_size
 	mask := *(*uint32)(unsafe.Add(qb, rxeQMask))
@@ -215,33 +236,36 @@ func (q *QP) postSendRing(s *rxeSQ, ws []SendWork) error {
 		atomic.StoreUint32(prodp, prod)
 	}
 	s.lock.release()
-	// librxe rings even when nothing was posted.
-	if errno := s.ring(bytes); errno != 0 {
-		if failed == 0 {
-			posted = 0 // librxe reports no failed work request then
-		}
-		return &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(errno))}
-	}
-	if failed != 0 {
-		return &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(failed))}
-	}
-	return nil
-}
-
-// ring is librxe's doorbell: the kernel runs the QP's requester over the
-// sends in the ring. It returns the write's errno.
-func (s *rxeSQ) ring(bytes uint64) syscall.Errno {
+	// librxe rings even when nothing was posted: the kernel runs the QP's
+	// requester over the sends in the ring.
 	var n uintptr
 	var errno syscall.Errno
 	if bytes <= rawDoorbellMax {
 		n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(s.db)), C.gv_rxe_db_len)
 	} else {
-		n, _, errno = syscall.Syscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(s.db)), C.gv_rxe_db_len)
+		n, errno = s.ringBlocking()
 	}
+	q.mu.RUnlock()
 	if errno == 0 && n != C.gv_rxe_db_len {
-		return syscall.EIO // a short write of a command: never seen
+		errno = syscall.EIO // a short write of a command: never seen
 	}
-	return errno
+	if errno != 0 {
+		if failed == 0 {
+			posted = 0 // librxe reports no failed work request then
+		}
+		return true, &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(errno))}
+	}
+	if failed != 0 {
+		return true, &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(failed))}
+	}
+	return true, nil
+}
+
+// ringBlocking is the doorbell of a large batch, through the scheduler's
+// system-call bookkeeping (see rawDoorbellMax).
+func (s *rxeSQ) ringBlocking() (uintptr, syscall.Errno) {
+	n, _, errno := syscall.Syscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(s.db)), C.gv_rxe_db_len)
+	return n, errno
 }
 
 // sgeAddr is the address an SGE holds, as a pointer: an inline send's data,
