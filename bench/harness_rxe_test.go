@@ -3,7 +3,9 @@
 package bench
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,9 +36,15 @@ func TestHarness(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
 		send, recv := n.sendWork(size), n.recvWork()
-		for range iters {
-			require.NoError(t, n.send(send))
-			require.NoError(t, n.awaitRecv(recv))
+		if wait == waitSpin {
+			posts := make([]int64, iters)
+			require.NoError(t, n.spinPingPong(send, recv, iters, true, posts, time.Now()))
+			assert.True(t, slices.IsSorted(posts), "the rounds' start times: %v", posts)
+		} else {
+			for range iters {
+				require.NoError(t, n.send(send))
+				require.NoError(t, n.awaitRecv(recv))
+			}
 		}
 		line, err := p.line()
 		require.NoError(t, err)

@@ -25,7 +25,8 @@ var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 //     in C on the goroutine's thread;
 //   - busy polling, against ib_send_lat without -e ("perftestpoll"):
 //     "gopoll" polls the send CQ after each post and the receive CQ before
-//     it with CQ.Poll, in a loop, as ib_send_lat does.
+//     it with CQ.Poll, in a loop, as ib_send_lat does, the whole loop one
+//     function (node.spinPingPong) as ib_send_lat's is.
 //
 // Same size and iteration count on both sides. The metrics are half the
 // round trip, as ib_send_lat reports them: t_typical_us the median,
@@ -98,13 +99,19 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	for i := range b.N {
-		posts[i] = int64(time.Since(start))
-		if err := n.send(send); err != nil {
+	if wait == waitSpin {
+		if err := n.spinPingPong(send, recv, b.N, true, posts, start); err != nil {
 			b.Fatal(err)
 		}
-		if err := n.awaitRecv(recv); err != nil {
-			b.Fatal(err)
+	} else {
+		for i := range b.N {
+			posts[i] = int64(time.Since(start))
+			if err := n.send(send); err != nil {
+				b.Fatal(err)
+			}
+			if err := n.awaitRecv(recv); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	posts[b.N] = int64(time.Since(start))

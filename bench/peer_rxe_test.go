@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/rdma"
@@ -165,13 +166,8 @@ func (n *node) send(w rdma.SendWork) error {
 // names: through the netpoller (CompChannel.Wait, then CQ.Poll), or held
 // in C with the first poll in the same call (CompChannel.WaitBlockingPoll).
 // Each CQ is drained after each of its events, so every completion raises
-// one. As ib_send_lat without -e does, waitSpin polls the send CQ until the
-// send has completed and then the receive CQ until a receive has, in a
-// loop (CQ.Poll, which on rxe reads the CQ's ring in Go: no cgo crossing).
+// one. Busy polling (waitSpin) is spinPingPong's.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
-	if n.wait == waitSpin {
-		return n.spinRecv(recv)
-	}
 	for got := false; !got || n.sending; {
 		cq, k, err := n.waitEvent()
 		for ; err == nil; k, err = cq.Poll(n.wcs) {
@@ -189,30 +185,61 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 	return nil
 }
 
-// spinRecv is awaitRecv busy-polling, in ib_send_lat's order: the send's
-// completion first, then a receive's.
-func (n *node) spinRecv(recv rdma.RecvWork) error {
-	got := false
-	for n.sending {
-		if err := n.pollOnce(n.scq, recv, &got); err != nil {
-			return err
+// spinPingPong is iters rounds of the busy-polled ping-pong in one
+// function, as ib_send_lat's loop is one C function: each round the
+// initiator posts its send (noting the time in posts[i] first, since
+// start) and then waits, the other side waits and then sends; waiting is
+// polling the send CQ until the last send has completed, then the receive
+// CQ until a receive has, which is re-posted at once. Under TCG the calls
+// and returns between seeing the receive and ringing the next send's
+// doorbell cost far more than their work (see ARCHITECTURE.md, "Busy
+// polling"), so none is left but those of rdma's own calls.
+func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []int64, start time.Time) error {
+	wcs := n.wcs[:1]
+	for i := range iters {
+		if initiator {
+			posts[i] = int64(time.Since(start))
+			if err := n.qp.PostSend(send); err != nil {
+				return err
+			}
+			n.sending = true
 		}
-	}
-	for !got {
-		if err := n.pollOnce(n.rcq, recv, &got); err != nil {
-			return err
+		for n.sending {
+			k, err := n.scq.Poll(wcs)
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				if wcs[0].Status != ibv.WCSuccess || wcs[0].WRID != sendID {
+					return fmt.Errorf("send completion %d: %s", wcs[0].WRID, ibv.WCStatusStr(wcs[0].Status))
+				}
+				n.sending = false
+			}
+		}
+		for {
+			k, err := n.rcq.Poll(wcs)
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				if wcs[0].Status != ibv.WCSuccess || wcs[0].WRID != recvID {
+					return fmt.Errorf("receive completion %d: %s", wcs[0].WRID, ibv.WCStatusStr(wcs[0].Status))
+				}
+				n.lastRecv = wcs[0].ByteLen
+				if err := n.qp.PostRecv(recv); err != nil {
+					return err
+				}
+				break
+			}
+		}
+		if !initiator {
+			if err := n.qp.PostSend(send); err != nil {
+				return err
+			}
+			n.sending = true
 		}
 	}
 	return nil
-}
-
-// pollOnce polls cq once and handles what came.
-func (n *node) pollOnce(cq *rdma.CQ, recv rdma.RecvWork, got *bool) error {
-	k, err := cq.Poll(n.wcs)
-	if err != nil {
-		return err
-	}
-	return n.handle(n.wcs[:k], recv, got)
 }
 
 // handle takes completions: a receive sets *got and is re-posted, a send
@@ -301,6 +328,13 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 				return err
 			}
 			send := n.sendWork(size)
+			if n.wait == waitSpin {
+				if err := n.spinPingPong(send, recv, iters, false, nil, time.Time{}); err != nil {
+					return err
+				}
+				fmt.Fprintln(out, "done")
+				continue
+			}
 			for range iters {
 				if err := n.awaitRecv(recv); err != nil {
 					return err
