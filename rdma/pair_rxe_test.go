@@ -61,6 +61,13 @@ func pair(t testing.TB, cfg QPConfig) (a, b *side) {
 	env := rxetest.Guest(t)
 	na, nb := env.Pair(t)
 	a, b = newSide(t, na.Dev, cfg), newSide(t, nb.Dev, cfg)
+	connect(t, env, a, b)
+	return a, b
+}
+
+// connect connects a's QP to b's, both to RTS.
+func connect(t testing.TB, env *rxetest.Env, a, b *side) {
+	t.Helper()
 	path := Path{GIDIndex: env.GIDIndex}
 	ea, err := a.qp.Endpoint(path, 0x1234)
 	require.NoError(t, err)
@@ -69,7 +76,6 @@ func pair(t testing.TB, cfg QPConfig) (a, b *side) {
 	require.NoError(t, a.qp.Connect(path, ea.PSN, eb))
 	require.NoError(t, b.qp.Connect(path, eb.PSN, ea))
 	require.Equal(t, ibv.QpsRts, a.qp.State())
-	return a, b
 }
 
 func (s *side) sge(t testing.TB, off, n int) ibv.SGE {

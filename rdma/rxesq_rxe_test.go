@@ -191,13 +191,7 @@ func TestDirectSendErrors(t *testing.T) {
 	})
 	// Connected, with no receive on B: the queued sends wait for one,
 	// retried without end (RNR), and fill the queue.
-	path := Path{GIDIndex: env.GIDIndex}
-	ea, err := a.qp.Endpoint(path, 0x1234)
-	require.NoError(t, err)
-	eb, err := b.qp.Endpoint(path, 0x5678)
-	require.NoError(t, err)
-	require.NoError(t, a.qp.Connect(path, ea.PSN, eb))
-	require.NoError(t, b.qp.Connect(path, eb.PSN, ea))
+	connect(t, env, a, b)
 
 	// An inline send longer than the QP's inline size: EINVAL at it,
 	// those before it posted. librxe's inline size is what the kernel
