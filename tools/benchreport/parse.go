@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -14,17 +15,19 @@ type key struct {
 	bench, impl, param, unit string
 }
 
-// results are the mean of every measurement by key, every value in the
-// order read (make bench's passes, or go test -count's runs), and the
-// environment lines (goos, cpu, ...).
+// results are the median of every measurement by key over its runs (make
+// bench's passes, or go test -count's runs: one pass in which the host
+// stalls a vCPU for milliseconds, as it now and then does, moves a mean by
+// tens of per cent and not the median of three), every value in the order
+// read, and the environment lines (goos, cpu, ...).
 type results struct {
-	mean   map[key]float64
+	median map[key]float64
 	runs   map[key][]float64
 	config map[string]string
 }
 
 func parse(r io.Reader, name string) (*results, error) {
-	out := &results{mean: map[key]float64{}, runs: map[key][]float64{}, config: map[string]string{}}
+	out := &results{median: map[key]float64{}, runs: map[key][]float64{}, config: map[string]string{}}
 	br := benchfmt.NewReader(r, name)
 	for br.Scan() {
 		switch rec := br.Result().(type) {
@@ -62,18 +65,25 @@ func parse(r io.Reader, name string) (*results, error) {
 		return nil, fmt.Errorf("%s: no benchmark results", name)
 	}
 	for k, vs := range out.runs {
-		sum := 0.0
-		for _, v := range vs {
-			sum += v
-		}
-		out.mean[k] = sum / float64(len(vs))
+		out.median[k] = median(vs)
 	}
 	return out, nil
 }
 
 func (r *results) get(bench, impl, param, unit string) (float64, bool) {
-	v, ok := r.mean[key{bench, impl, param, unit}]
+	v, ok := r.median[key{bench, impl, param, unit}]
 	return v, ok
+}
+
+// median is the middle value of vs (not empty), or the mean of the two
+// middle ones.
+func median(vs []float64) float64 {
+	s := slices.Sorted(slices.Values(vs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // runRatios returns the lowest and highest of the ratios of a's i-th value

@@ -28,7 +28,7 @@ type row struct {
 // results in unit, sorted.
 func paramsOf(r *results, bench, impl, name, unit string) []int {
 	var out []int
-	for k := range r.mean {
+	for k := range r.median {
 		if k.bench == bench && k.unit == unit && k.impl == impl {
 			if v, ok := strings.CutPrefix(k.param, name+"="); ok {
 				n, _ := strconv.Atoi(v)

@@ -82,6 +82,21 @@ BenchmarkSendLat/impl=goblocking/size=8-2 10 5 ns/op 100 t_typical_us
 	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 8 B, median | 100 t_typical_us | ib_send_lat -e: 100 | 1.000 | — | ≤ 1.02× | yes | — |")
 }
 
+// TestMedianOfPasses: each side's figure is the median of its passes, so
+// one pass stalled by the host moves neither it nor the ratio.
+func TestMedianOfPasses(t *testing.T) {
+	const pass = `BenchmarkSendLat/impl=gopoll/size=2-2 10 5 ns/op %d t_typical_us
+BenchmarkSendLat/impl=perftestpoll/size=2-2 10 5 ns/op %d t_typical_us
+`
+	in := fmt.Sprintf(pass, 21, 20) + fmt.Sprintf(pass, 22, 90) + fmt.Sprintf(pass, 23, 21)
+	r, err := parse(strings.NewReader(in), "passes")
+	require.NoError(t, err)
+	table, err := report(r)
+	require.NoError(t, err)
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 22.00 t_typical_us | ib_send_lat: 21.00 | 1.048 | 0.24–1.10 | ≤ 1.02× | no | — |")
+	assert.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
+}
+
 func TestReportNeedsPairs(t *testing.T) {
 	_, err := parse(strings.NewReader("goos: linux\n"), "empty")
 	require.ErrorContains(t, err, "no benchmark results")
