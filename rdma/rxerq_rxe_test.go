@@ -227,18 +227,26 @@ func TestDirectRecvConcurrent(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	checkPosters(t, awaitWCs(t, cq, posters*each), ibv.WCWRFlushErr, posters, each)
+	requireEmpty(t, cq)
+}
+
+// checkPosters checks the completions of posters×each work requests, the
+// i-th of poster p with wr_id p×each+i: each with status, each once, each
+// poster's in its order.
+func checkPosters(t *testing.T, wcs []ibv.WC, status ibv.WCStatus, posters, each int) {
+	t.Helper()
 	seen := map[uint64]bool{}
-	last := map[int]int{} // per poster, the last index seen: each poster's receives stay in its order
-	for _, wc := range awaitWCs(t, cq, posters*each) {
-		require.Equal(t, ibv.WCWRFlushErr, wc.Status)
+	last := map[int]int{} // per poster, the last index seen
+	for _, wc := range wcs {
+		require.Equal(t, status, wc.Status)
 		require.False(t, seen[wc.WRID], "wr_id %d twice", wc.WRID)
 		seen[wc.WRID] = true
 		p, i := int(wc.WRID)/each, int(wc.WRID)%each
 		if prev, ok := last[p]; ok {
-			require.Greater(t, i, prev, "poster %d's receives in its order", p)
+			require.Greater(t, i, prev, "poster %d's work requests in its order", p)
 		}
 		last[p] = i
 	}
 	require.Len(t, seen, posters*each)
-	requireEmpty(t, cq)
 }

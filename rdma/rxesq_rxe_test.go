@@ -329,18 +329,7 @@ func TestDirectSendConcurrent(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	seen := map[uint64]bool{}
-	last := map[int]int{}
-	for _, wc := range awaitWCs(t, a.cq, posters*each) {
-		require.Equal(t, ibv.WCSuccess, wc.Status)
-		require.False(t, seen[wc.WRID], "send %d completed twice", wc.WRID)
-		seen[wc.WRID] = true
-		p, i := int(wc.WRID)/each, int(wc.WRID)%each
-		if prev, ok := last[p]; ok {
-			require.Greater(t, i, prev, "poster %d's sends in its order", p)
-		}
-		last[p] = i
-	}
+	checkPosters(t, awaitWCs(t, a.cq, posters*each), ibv.WCSuccess, posters, each)
 	for id := range posters * each {
 		require.Equal(t, uint64(id)+1, *(*uint64)(unsafe.Pointer(&b.buf.Bytes()[8*id])), "send %d's data", id)
 	}
