@@ -327,21 +327,8 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 			if n.wait, err = parseWait(wait); err != nil {
 				return err
 			}
-			send := n.sendWork(size)
-			if n.wait == waitSpin {
-				if err := n.spinPingPong(send, recv, iters, false, nil, time.Time{}); err != nil {
-					return err
-				}
-				fmt.Fprintln(out, "done")
-				continue
-			}
-			for range iters {
-				if err := n.awaitRecv(recv); err != nil {
-					return err
-				}
-				if err := n.send(send); err != nil {
-					return err
-				}
+			if err := n.pong(n.sendWork(size), recv, iters); err != nil {
+				return err
 			}
 			fmt.Fprintln(out, "done")
 		default:
@@ -349,6 +336,22 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 		}
 	}
 	return sc.Err()
+}
+
+// pong answers iters rounds of the ping-pong, waiting as n.wait says.
+func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters int) error {
+	if n.wait == waitSpin {
+		return n.spinPingPong(send, recv, iters, false, nil, time.Time{})
+	}
+	for range iters {
+		if err := n.awaitRecv(recv); err != nil {
+			return err
+		}
+		if err := n.send(send); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The ways a node waits for its completions ("pong"'s last word).

@@ -137,10 +137,10 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	*out = q
 	q.kind = "QP"
 	q.actual = init.Cap // ibv_create_qp reports the sizes it gave
-	var sqAt unsafe.Pointer
-	q.rxe, sqAt = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
+	var sq rxeWQ
+	q.rxe, sq = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
 	if q.rxe != nil {
-		q.rxeSend = rxeSQAt(sqAt, raw, cfg.Type, caps)
+		q.rxeSend = rxeSQAt(sq, raw, cfg.Type, caps)
 	}
 	q.SetDirect(true)
 	if err := q.mapArena(cfg); err != nil {

@@ -59,7 +59,7 @@ func TestRxeRQOfOtherProvider(t *testing.T) {
 	fn := reflect.ValueOf(TestRxeRQOfOtherProvider).Pointer() // in this test binary
 	rq, sq := rxeRQOf(raw, fn, 1, 1)
 	require.Nil(t, rq)
-	require.Nil(t, sq)
+	require.Zero(t, sq)
 }
 
 // TestRxeWQAt: a receive or send queue's description with no ring, or

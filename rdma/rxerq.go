@@ -102,16 +102,17 @@ type rxeDMA struct {
 // of the recorded size, with a free glibc spinlock; the receive ring's
 // header describes a ring that fits its mapping with room for the QP's
 // receives, each of up to maxSGE SGEs. Otherwise nil: post through the
-// provider. With it, where the send queue's description starts (rxeSQAt).
-func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) (*rxeRQ, unsafe.Pointer) {
+// provider. With it, the send queue's description, checked as far as
+// rxeWQAt checks (rxeSQAt checks the rest).
+func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) (*rxeRQ, rxeWQ) {
 	if runtime.GOARCH != "amd64" { // the lock protocol is x86-64 glibc's
-		return nil, nil
+		return nil, rxeWQ{}
 	}
 	if !isLibrxe(postRecvFn) {
-		return nil, nil
+		return nil, rxeWQ{}
 	}
 	if unsafe.Sizeof(ibv.SGE{}) != C.gv_rxe_sge_size || C.gv_rxe_rwqe_dma+C.gv_rxe_dma_sge != C.gv_rxe_rwqe_size {
-		return nil, nil
+		return nil, rxeWQ{}
 	}
 	base := unsafe.Pointer(raw)
 	for off := uintptr(C.gv_rxe_qp_scan_from); off <= C.gv_rxe_qp_scan_to; off += 8 {
@@ -120,9 +121,9 @@ func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) (*rxeRQ, uns
 		if !ok {
 			continue
 		}
-		sq := unsafe.Add(rq, C.gv_rxe_wq_size)
-		if _, _, ok := rxeWQAt(sq); !ok {
-			return nil, nil // a ring, but not followed by the send queue's
+		sq := rxeWQ{at: unsafe.Add(rq, C.gv_rxe_wq_size)}
+		if sq.q, sq.size, ok = rxeWQAt(sq.at); !ok {
+			return nil, rxeWQ{} // a ring, but not followed by the send queue's
 		}
 		lock := (*spinlock)(unsafe.Add(rq, C.gv_rxe_wq_lock))
 		hasSGE := *(*uint32)(unsafe.Add(rq, C.gv_rxe_wq_max_sge))
@@ -136,11 +137,18 @@ func rxeRQOf(raw *ibv.QP, postRecvFn uintptr, maxWR, maxSGE uint32) (*rxeRQ, uns
 			rxeQData+slots<<shift > size,
 			*(*uint32)(unsafe.Add(q, rxeQProd)) > mask,
 			*(*uint32)(unsafe.Add(q, rxeQCons)) > mask:
-			return nil, nil
+			return nil, rxeWQ{}
 		}
 		return &rxeRQ{q: q, lock: lock}, sq
 	}
-	return nil, nil
+	return nil, rxeWQ{}
+}
+
+// rxeWQ is a queue's description in librxe's struct rxe_qp, at at, and the
+// ring it names (rxeWQAt).
+type rxeWQ struct {
+	at, q unsafe.Pointer
+	size  uintptr
 }
 
 // rxeWQAt reads a struct mminfo and struct rxe_wq of librxe at p and

@@ -88,21 +88,18 @@ type rxeSQ struct {
 // the goroutine's processor can be handed to others meanwhile.
 const rawDoorbellMax = 64 << 10
 
-// rxeSQAt returns the poster into the send queue whose librxe struct mminfo
-// and struct rxe_wq are at p, found by rxeRQOf right after the receive
-// queue's, when it checks out: a ring of the uverbs device of the recorded
-// size with a free lock (rxeWQAt), librxe's limits at least as asked, a
-// header that fits the mapping with room for the QP's sends, each entry
-// big enough for its SGEs and inline data. Only RC and UC QPs: a UD send
-// needs an address handle, which SendWork does not carry. Otherwise nil.
-func rxeSQAt(p unsafe.Pointer, raw *ibv.QP, typ ibv.QPType, caps ibv.QPCap) *rxeSQ {
-	if typ != ibv.QptRC && typ != ibv.QptUC {
+// rxeSQAt returns the poster into the send queue sq, found and checked by
+// rxeRQOf right after the receive queue's (a ring of the uverbs device of
+// the recorded size with a free lock), when the rest checks out: librxe's
+// limits at least as asked, a header that fits the mapping with room for
+// the QP's sends, each entry big enough for its SGEs and inline data. Only
+// RC and UC QPs: a UD send needs an address handle, which SendWork does
+// not carry. Otherwise nil.
+func rxeSQAt(sq rxeWQ, raw *ibv.QP, typ ibv.QPType, caps ibv.QPCap) *rxeSQ {
+	if typ != ibv.QptRC && typ != ibv.QptUC || sq.q == nil {
 		return nil
 	}
-	q, size, ok := rxeWQAt(p)
-	if !ok {
-		return nil
-	}
+	p, q, size := sq.at, sq.q, sq.size
 	hasSGE := *(*uint32)(unsafe.Add(p, rxeWQMaxSGE))
 	hasInline := *(*uint32)(unsafe.Add(p, rxeWQMaxInline))
 	shift, mask := *(*uint32)(q), *(*uint32)(unsafe.Add(q, rxeQMask))

@@ -9,15 +9,16 @@ import (
 )
 
 // TestRxeSQAt: a UD QP's sends are never written in Go (they need an
-// address handle); nor are an RC or UC QP's when what should describe the
-// send queue does not (the rxe tests in the guest check that a real QP's
-// passes).
+// address handle); nor are an RC or UC QP's when rxeRQOf found no send
+// queue, or when what should describe it and its ring does not (the rxe
+// tests in the guest check that a real QP's passes).
 func TestRxeSQAt(t *testing.T) {
 	p := allOnes(t)
 	raw := (*ibv.QP)(p)
 	caps := ibv.QPCap{MaxSendWR: 1, MaxSendSGE: 1}
 	for _, typ := range []ibv.QPType{ibv.QptUD, ibv.QptRC, ibv.QptUC} {
-		require.Nil(t, rxeSQAt(p, raw, typ, caps), "%v", typ)
+		require.Nil(t, rxeSQAt(rxeWQ{}, raw, typ, caps), "%v, no send queue", typ)
+		require.Nil(t, rxeSQAt(rxeWQ{at: p, q: p, size: 4096}, raw, typ, caps), "%v, nonsense", typ)
 	}
 }
 
