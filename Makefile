@@ -88,7 +88,7 @@ fuzz-short:
 # a host busy for a minute would weigh on one side of a ratio only).
 BENCHTIME ?= 2000x
 POLL_BENCHTIME ?= 131072x
-BENCHCOUNT ?= 3
+BENCHCOUNT ?= 5
 BENCH_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -exec "$(RXE) run -root=sid -timeout=60m" ./bench
 BENCH_PASSES = for i in $$(seq $(BENCHCOUNT)); do \
 		$(BENCH_RUN) $(1) > .cache/bench-pass.txt; st=$$?; cat .cache/bench-pass.txt; \

@@ -5,7 +5,6 @@ package bench
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,8 +36,8 @@ func TestHarness(t *testing.T) {
 		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
 		send, recv := n.sendWork(size), n.recvWork()
 		if wait == waitSpin {
-			posts := make([]int64, iters)
-			require.NoError(t, n.spinPingPong(send, recv, iters, true, posts, time.Now()))
+			posts := make([]uint64, iters)
+			require.NoError(t, n.spinPingPong(send, recv, iters, true, posts))
 			assert.True(t, slices.IsSorted(posts), "the rounds' start times: %v", posts)
 		} else {
 			for range iters {

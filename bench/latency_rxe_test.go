@@ -5,8 +5,8 @@ package bench
 import (
 	"fmt"
 	"testing"
-	"time"
 
+	"github.com/goverbs/goverbs/internal/cycles"
 	"github.com/goverbs/goverbs/internal/rxetest"
 )
 
@@ -95,17 +95,17 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 		b.Fatal(err)
 	}
 	send, recv := n.sendWork(size), n.recvWork()
-	posts := make([]int64, b.N+1) // ns since start at each post, and at the end
+	posts := make([]uint64, b.N+1) // cycles.Now at each post, and at the end
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	clock := cycles.Start()
 	if wait == waitSpin {
-		if err := n.spinPingPong(send, recv, b.N, true, posts, start); err != nil {
+		if err := n.spinPingPong(send, recv, b.N, true, posts); err != nil {
 			b.Fatal(err)
 		}
 	} else {
 		for i := range b.N {
-			posts[i] = int64(time.Since(start))
+			posts[i] = cycles.Now()
 			if err := n.send(send); err != nil {
 				b.Fatal(err)
 			}
@@ -114,12 +114,13 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 			}
 		}
 	}
-	posts[b.N] = int64(time.Since(start))
+	posts[b.N] = cycles.Now()
+	clock.Stop()
 	b.StopTimer()
 	if line, err := p.line(); err != nil || line != "done" {
 		b.Fatalf("peer: %q %v", line, err)
 	}
-	typical, mean := halfRTTs(posts)
+	typical, mean := halfRTTs(clock.Ns, posts)
 	b.ReportMetric(typical, "t_typical_us")
 	b.ReportMetric(mean, "t_avg_us")
 }

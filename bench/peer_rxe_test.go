@@ -12,9 +12,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/cycles"
 	"github.com/goverbs/goverbs/rdma"
 )
 
@@ -187,18 +187,18 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 
 // spinPingPong is iters rounds of the busy-polled ping-pong in one
 // function, as ib_send_lat's loop is one C function: each round the
-// initiator posts its send (noting the time in posts[i] first, since
-// start) and then waits, the other side waits and then sends; waiting is
-// polling the send CQ until the last send has completed, then the receive
+// initiator posts its send (noting the time in posts[i] first, a
+// cycles.Now stamp, as ib_send_lat notes get_cycles) and then waits, the
+// other side waits and then sends; waiting is polling the send CQ until the last send has completed, then the receive
 // CQ until a receive has, which is re-posted at once. Under TCG the calls
 // and returns between seeing the receive and ringing the next send's
 // doorbell cost far more than their work (see ARCHITECTURE.md, "Busy
 // polling"), so none is left but those of rdma's own calls.
-func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []int64, start time.Time) error {
+func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
 	wcs := n.wcs[:1]
 	for i := range iters {
 		if initiator {
-			posts[i] = int64(time.Since(start))
+			posts[i] = cycles.Now()
 			if err := n.qp.PostSend(send); err != nil {
 				return err
 			}
@@ -341,7 +341,7 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 // pong answers iters rounds of the ping-pong, waiting as n.wait says.
 func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters int) error {
 	if n.wait == waitSpin {
-		return n.spinPingPong(send, recv, iters, false, nil, time.Time{})
+		return n.spinPingPong(send, recv, iters, false, nil)
 	}
 	for range iters {
 		if err := n.awaitRecv(recv); err != nil {

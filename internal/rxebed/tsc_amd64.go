@@ -1,8 +1,10 @@
 package rxebed
 
-import "time"
+import (
+	"time"
 
-func rdtsc() uint64
+	"github.com/goverbs/goverbs/internal/cycles"
+)
 
 // hostTSCkHz measures the host's TSC rate against its monotonic clock
 // (20 ms). Under TCG the guest's RDTSC reads the host's TSC, but the guest
@@ -11,9 +13,9 @@ func rdtsc() uint64
 // system call. Passing the rate (tsc_early_khz) gives the guest the TSC
 // clocksource, as on hardware; perftest needs it to time anything.
 func hostTSCkHz() int64 {
-	t0, c0 := time.Now(), rdtsc()
+	t0, c0 := time.Now(), cycles.Now()
 	time.Sleep(20 * time.Millisecond)
-	c1, el := rdtsc(), time.Since(t0)
+	c1, el := cycles.Now(), time.Since(t0)
 	if c1 <= c0 || el <= 0 {
 		return 0
 	}

@@ -108,3 +108,23 @@ func (r *results) runRatios(a, b key) (lo, hi float64, ok bool) {
 	}
 	return lo, hi, true
 }
+
+// bestRatio is the ratio of a's best run to b's, best the lowest where
+// lower is better and the highest otherwise, with ok false unless both
+// have at least two runs and b's best is not zero. The host's noise only
+// ever slows a run (a vCPU descheduled, the host's CPU at half speed for
+// seconds), so each side's best run is the one least disturbed.
+func (r *results) bestRatio(a, b key, lowerBetter bool) (float64, bool) {
+	as, bs := r.runs[a], r.runs[b]
+	if len(as) < 2 || len(bs) < 2 {
+		return 0, false
+	}
+	best := slices.Max[[]float64]
+	if lowerBetter {
+		best = slices.Min[[]float64]
+	}
+	if bb := best(bs); bb != 0 {
+		return best(as) / bb, true
+	}
+	return 0, false
+}
