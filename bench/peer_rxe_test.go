@@ -189,8 +189,9 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 // function, as ib_send_lat's loop is one C function: each round the
 // initiator posts its send (noting the time in posts[i] first, a
 // cycles.Now stamp, as ib_send_lat notes get_cycles) and then waits, the
-// other side waits and then sends; waiting is polling the send CQ until the last send has completed, then the receive
-// CQ until a receive has, which is re-posted at once. Under TCG the calls
+// other side waits and then sends; waiting is polling the send CQ until
+// the last send has completed, then the receive CQ until a receive has,
+// which is re-posted at once. Under TCG the calls
 // and returns between seeing the receive and ringing the next send's
 // doorbell cost far more than their work (see ARCHITECTURE.md, "Busy
 // polling"), so none is left but those of rdma's own calls.

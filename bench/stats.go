@@ -3,9 +3,10 @@ package bench
 import "slices"
 
 // halfRTTs turns the times at which a ping-pong posted each ping (stamps,
-// in order, that ns turns into nanoseconds: a cycles.Clock's Ns) into its typical and mean half round trip in µs, as
-// ib_send_lat reports t_typical and t_avg: each round trip is the time
-// from one post to the next; typical is the median. It sorts nothing in
+// in order, that ns turns into nanoseconds: a cycles.Clock's Ns) into its
+// typical and mean half round trip in µs, as ib_send_lat reports t_typical
+// and t_avg: each round trip is the time from one post to the next;
+// typical is the median. It sorts nothing in
 // place: posts stays as given.
 func halfRTTs(ns func(uint64) int64, posts []uint64) (typical, mean float64) {
 	if len(posts) < 2 {
