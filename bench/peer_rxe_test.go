@@ -55,10 +55,10 @@ const (
 // (ib_send_lat knows inline sizes only for the devices it recognises by
 // vendor ID; on any other, rxe among them, it asks for none and prints
 // "Max inline data : 0[B]"); an iteration waits for the completions of
-// both its send and its receive. With -e, ib_send_lat
-// waits for each through the channel (seen with strace: two
-// ibv_get_cq_event reads per iteration, one per CQ); without, it
-// busy-polls the send CQ after each post and the receive CQ before it.
+// both its send and its receive. With -e, ib_send_lat waits for each
+// through the channel (seen with strace: two ibv_get_cq_event reads per
+// iteration, one per CQ); without, it busy-polls the send CQ after each
+// post and the receive CQ before it.
 type node struct {
 	lastRecv uint32 // byte length of the last receive
 	sending  bool   // a signaled send has not completed yet
@@ -190,10 +190,10 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 // cycles.Now stamp, as ib_send_lat notes get_cycles) and then waits, the
 // other side waits and then sends; waiting is polling the send CQ until
 // the last send has completed, then the receive CQ until a receive has,
-// which is re-posted at once. Under TCG the calls
-// and returns between seeing the receive and ringing the next send's
-// doorbell cost far more than their work (see ARCHITECTURE.md, "Busy
-// polling"), so none is left but those of rdma's own calls.
+// which is re-posted at once. Under TCG the calls and returns between
+// seeing the receive and ringing the next send's doorbell cost far more
+// than their work (see ARCHITECTURE.md, "Busy polling"), so none is left
+// but those of rdma's own calls.
 func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
 	wcs := n.wcs[:1]
 	for i := range iters {

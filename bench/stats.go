@@ -6,16 +6,17 @@ import "slices"
 // in order, that ns turns into nanoseconds: a cycles.Clock's Ns) into its
 // typical and mean half round trip in µs, as ib_send_lat reports t_typical
 // and t_avg: each round trip is the time from one post to the next;
-// typical is the median. It sorts nothing in
-// place: posts stays as given.
+// typical is the median. It sorts nothing in place: posts stays as given.
 func halfRTTs(ns func(uint64) int64, posts []uint64) (typical, mean float64) {
 	if len(posts) < 2 {
 		return 0, 0
 	}
 	rtt := make([]int64, len(posts)-1)
 	var sum int64
+	prev := ns(posts[0])
 	for i := range rtt {
-		rtt[i] = ns(posts[i+1]) - ns(posts[i])
+		next := ns(posts[i+1])
+		rtt[i], prev = next-prev, next
 		sum += rtt[i]
 	}
 	return median(rtt) / 2 / 1e3, float64(sum) / float64(len(rtt)) / 2 / 1e3

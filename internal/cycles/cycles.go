@@ -16,6 +16,7 @@ import "time"
 type Clock struct {
 	t0, t1 time.Time
 	c0, c1 uint64
+	nsPer  float64 // nanoseconds per count, from the interval; 0 until Stop
 }
 
 // Start begins a Clock's reference interval.
@@ -25,18 +26,19 @@ func Start() *Clock {
 	return c
 }
 
-// Stop ends the reference interval; Ns may be called after it.
+// Stop ends the reference interval and fixes the Clock's rate; Ns may be
+// called after it.
 func (c *Clock) Stop() {
 	c.c1 = Now()
 	c.t1 = time.Now()
+	if c.c1 > c.c0 {
+		c.nsPer = float64(c.t1.Sub(c.t0)) / float64(c.c1-c.c0)
+	}
 }
 
 // Ns is the stamp s, taken between Start and Stop, in nanoseconds since
-// Start. It is 0 for a Clock whose counter did not advance (an interval too
-// short to measure).
+// Start. It is 0 for a Clock not stopped, or whose counter did not advance
+// (an interval too short to measure).
 func (c *Clock) Ns(s uint64) int64 {
-	if c.c1 <= c.c0 {
-		return 0
-	}
-	return int64(float64(s-c.c0) * float64(c.t1.Sub(c.t0)) / float64(c.c1-c.c0))
+	return int64(float64(s-c.c0) * c.nsPer)
 }
