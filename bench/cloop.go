@@ -7,6 +7,10 @@ package bench
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <infiniband/verbs.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #cgo noescape bench_poll_once
 #cgo nocallback bench_poll_once
@@ -55,10 +59,114 @@ struct bench_wc { unsigned char opaque; };
 static int bench_poll_once(uintptr_t fn, uintptr_t cq, int n, struct bench_wc *wc) {
 	return ((bench_poll_fn)fn)((void *)cq, n, wc);
 }
+
+// A stamp in cycles.Now's unit: the TSC on x86-64, monotonic ns elsewhere.
+static inline uint64_t bench_now(void) {
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#endif
+}
+
+// One end of the C ping-pong: its QP and CQs, its send and receive work
+// requests (each one SGE), and the loop's state between calls.
+struct bench_pp {
+	struct ibv_qp *qp;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_send_wr swr;
+	struct ibv_sge ssge;
+	struct ibv_recv_wr rwr;
+	struct ibv_sge rsge;
+	int sending;       // a signaled send has not completed yet
+	uint32_t last_len; // byte length of the last receive
+	struct ibv_wc wc;  // the completion that failed, if one did
+};
+
+enum {
+	bench_pp_ok = 0,
+	bench_pp_post_send = 1,
+	bench_pp_poll_send = 2,
+	bench_pp_send_wc = 3,
+	bench_pp_poll_recv = 4,
+	bench_pp_recv_wc = 5,
+	bench_pp_post_recv = 6,
+};
+
+static struct bench_pp *bench_pp_new(uintptr_t qp, uintptr_t scq, uintptr_t rcq,
+		uint64_t saddr, uint32_t slen, uint32_t slkey, uint64_t send_id,
+		uint64_t raddr, uint32_t rlen, uint32_t rlkey, uint64_t recv_id) {
+	struct bench_pp *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->qp = (struct ibv_qp *)qp;
+	p->scq = (struct ibv_cq *)scq;
+	p->rcq = (struct ibv_cq *)rcq;
+	p->ssge = (struct ibv_sge){.addr = saddr, .length = slen, .lkey = slkey};
+	p->swr = (struct ibv_send_wr){.wr_id = send_id, .sg_list = &p->ssge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED};
+	p->rsge = (struct ibv_sge){.addr = raddr, .length = rlen, .lkey = rlkey};
+	p->rwr = (struct ibv_recv_wr){.wr_id = recv_id, .sg_list = &p->rsge, .num_sge = 1};
+	return p;
+}
+
+// The C twin of the Go ping-pong loop (node.spinPingPong in the tests),
+// statement for statement, through the provider as ib_send_lat calls it
+// (ibv_post_send, ibv_poll_cq, ibv_post_recv): iters rounds; the initiator
+// stamps each post into posts[i]. Returns bench_pp_ok, or which step
+// failed (p->wc holds a failed completion).
+static int bench_c_spin_pingpong(struct bench_pp *p, int64_t iters, int initiator, uint64_t *posts) {
+	struct ibv_send_wr *bad_s;
+	struct ibv_recv_wr *bad_r;
+	for (int64_t i = 0; i < iters; i++) {
+		if (initiator) {
+			posts[i] = bench_now();
+			if (ibv_post_send(p->qp, &p->swr, &bad_s))
+				return bench_pp_post_send;
+			p->sending = 1;
+		}
+		while (p->sending) {
+			int k = ibv_poll_cq(p->scq, 1, &p->wc);
+			if (k < 0)
+				return bench_pp_poll_send;
+			if (k > 0) {
+				if (p->wc.status != IBV_WC_SUCCESS || p->wc.wr_id != p->swr.wr_id)
+					return bench_pp_send_wc;
+				p->sending = 0;
+			}
+		}
+		for (;;) {
+			int k = ibv_poll_cq(p->rcq, 1, &p->wc);
+			if (k < 0)
+				return bench_pp_poll_recv;
+			if (k > 0) {
+				if (p->wc.status != IBV_WC_SUCCESS || p->wc.wr_id != p->rwr.wr_id)
+					return bench_pp_recv_wc;
+				p->last_len = p->wc.byte_len;
+				if (ibv_post_recv(p->qp, &p->rwr, &bad_r))
+					return bench_pp_post_recv;
+				break;
+			}
+		}
+		if (!initiator) {
+			if (ibv_post_send(p->qp, &p->swr, &bad_s))
+				return bench_pp_post_send;
+			p->sending = 1;
+		}
+	}
+	return bench_pp_ok;
+}
 */
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/goverbs/goverbs/ibv"
+)
 
 // cPollEmpty polls an empty CQ n times from C and returns the nanoseconds.
 func cPollEmpty(fn, cq, wc unsafe.Pointer, n int64) int64 {
@@ -91,3 +199,56 @@ func cNoopPtrs(a, b, c unsafe.Pointer) { C.bench_c_noop_ptrs(a, b, c) }
 func cPollOnce(fn, cq unsafe.Pointer, n int, wc unsafe.Pointer) int {
 	return int(C.bench_poll_once(C.uintptr_t(uintptr(fn)), C.uintptr_t(uintptr(cq)), C.int(n), (*C.struct_bench_wc)(wc)))
 }
+
+// cPingPong is one end of the C twin of the busy-polled ping-pong, its
+// state in C memory. Free it with free.
+type cPingPong struct{ p *C.struct_bench_pp }
+
+// newCPingPong sets up the C ping-pong of QP qp with send CQ scq and
+// receive CQ rcq: signaled sends of send, receives into recv, each one
+// SGE, with the given work-request IDs.
+func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, send ibv.SGE, sendID uint64, recv ibv.SGE, recvID uint64) (*cPingPong, error) {
+	p := C.bench_pp_new(C.uintptr_t(uintptr(unsafe.Pointer(qp))), C.uintptr_t(uintptr(unsafe.Pointer(scq))), C.uintptr_t(uintptr(unsafe.Pointer(rcq))),
+		C.uint64_t(send.Addr), C.uint32_t(send.Length), C.uint32_t(send.Lkey), C.uint64_t(sendID),
+		C.uint64_t(recv.Addr), C.uint32_t(recv.Length), C.uint32_t(recv.Lkey), C.uint64_t(recvID))
+	if p == nil {
+		return nil, fmt.Errorf("bench_pp_new: out of memory")
+	}
+	return &cPingPong{p}, nil
+}
+
+func (c *cPingPong) free() { C.free(unsafe.Pointer(c.p)) }
+
+// run is iters rounds of the C loop, in one cgo call; sending carries the
+// Go loop's state in and out (a signaled send not yet completed), posts
+// (the initiator's, in C memory or nil) gets each round's stamp.
+func (c *cPingPong) run(iters int, initiator bool, posts *uint64, sending *bool) error {
+	c.p.sending = 0
+	if *sending {
+		c.p.sending = 1
+	}
+	init := C.int(0)
+	if initiator {
+		init = 1
+	}
+	rc := C.bench_c_spin_pingpong(c.p, C.int64_t(iters), init, (*C.uint64_t)(unsafe.Pointer(posts)))
+	*sending = c.p.sending != 0
+	switch rc {
+	case C.bench_pp_ok:
+		return nil
+	case C.bench_pp_send_wc, C.bench_pp_recv_wc:
+		return fmt.Errorf("C ping-pong: completion %d: %s", c.p.wc.wr_id, ibv.WCStatusStr(ibv.WCStatus(c.p.wc.status)))
+	}
+	return fmt.Errorf("C ping-pong: %s failed", cPingPongSteps[rc])
+}
+
+// What bench_c_spin_pingpong's results say failed.
+var cPingPongSteps = map[C.int]string{
+	C.bench_pp_post_send: "ibv_post_send",
+	C.bench_pp_poll_send: "ibv_poll_cq (send CQ)",
+	C.bench_pp_poll_recv: "ibv_poll_cq (receive CQ)",
+	C.bench_pp_post_recv: "ibv_post_recv",
+}
+
+// lastLen is the byte length of the C loop's last receive.
+func (c *cPingPong) lastLen() uint32 { return uint32(c.p.last_len) }

@@ -15,7 +15,8 @@ import (
 // TestHarness checks what the benchmarks stand on, so that make bench
 // cannot silently measure nothing: the peer process answers a ping-pong
 // with the payload size asked, with each way of waiting and after a switch
-// from one to another, and perftest in this guest reports finite times,
+// from one to another (the paired one through both its loops, ending in
+// the C twin's, whose receive then gives the size), and perftest in this guest reports finite times,
 // with -e and without (the guest knows its TSC rate).
 func TestHarness(t *testing.T) {
 	rxetest.NoLeaks(t)
@@ -28,17 +29,24 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.send("%s", formatEP(ep)))
 	require.NoError(t, n.connect(env.GIDIndex, remote))
-	const iters = 20
-	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitNetpoll, waitSpin} {
-		size := 1000 + i
+	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitPaired, waitNetpoll, waitPaired, waitSpin} {
+		size, iters := 1000+i, 20
+		if wait == waitPaired {
+			iters = 2*pairChunk - 10
+		}
 		n.wait, err = parseWait(wait)
 		require.NoError(t, err)
 		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
 		send, recv := n.sendWork(size), n.recvWork()
-		if wait == waitSpin {
+		if wait == waitSpin || wait == waitPaired {
 			posts := make([]uint64, iters)
-			require.NoError(t, n.spinPingPong(send, recv, iters, true, posts))
+			if wait == waitSpin {
+				require.NoError(t, n.spinPingPong(send, recv, iters, true, posts))
+			} else {
+				require.NoError(t, n.pairedPingPong(send, recv, iters, true, posts))
+			}
 			assert.True(t, slices.IsSorted(posts), "the rounds' start times: %v", posts)
+			assert.NotZero(t, posts[iters-1], "%s: the last round was stamped", wait)
 		} else {
 			for range iters {
 				require.NoError(t, n.send(send))

@@ -26,7 +26,16 @@ var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 //   - busy polling, against ib_send_lat without -e ("perftestpoll"):
 //     "gopoll" polls the send CQ after each post and the receive CQ before
 //     it with CQ.Poll, in a loop, as ib_send_lat does, the whole loop one
-//     function (node.spinPingPong) as ib_send_lat's is.
+//     function (node.spinPingPong) as ib_send_lat's is;
+//   - busy polling paired with its C twin ("pairpoll"): one run in chunks
+//     of pairChunk rounds, spinPingPong's and the same loop in C through
+//     the provider (cPingPong, as ib_send_lat calls it) in turn, both
+//     ends switching together. Its paired_ratio sets each Go chunk's
+//     median against those of the C chunks on either side of it (see
+//     pairedHalfRTTs): the host's speed, which moves the figures of
+//     separate runs by up to 2.7x, is then the same for both sides of a
+//     ratio. c_t_typical_us is the C twin's figure, to hold against
+//     ib_send_lat's.
 //
 // Same size and iteration count on both sides. The metrics are half the
 // round trip, as ib_send_lat reports them: t_typical_us the median,
@@ -39,7 +48,7 @@ func BenchmarkSendLat(b *testing.B) {
 	env := rxetest.Guest(b)
 	na, nb := env.Pair(b)
 	for _, size := range latencySizes {
-		for _, impl := range []struct{ name, wait string }{{"go", waitNetpoll}, {"goblocking", waitBlocking}, {"gopoll", waitSpin}} {
+		for _, impl := range []struct{ name, wait string }{{"go", waitNetpoll}, {"goblocking", waitBlocking}, {"gopoll", waitSpin}, {"pairpoll", waitPaired}} {
 			b.Run(fmt.Sprintf("impl=%s/size=%d", impl.name, size), func(b *testing.B) {
 				sendLat(b, env, na, nb, size, impl.wait)
 			})
@@ -99,11 +108,16 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	b.ReportAllocs()
 	b.ResetTimer()
 	clock := cycles.Start()
-	if wait == waitSpin {
+	switch wait {
+	case waitSpin:
 		if err := n.spinPingPong(send, recv, b.N, true, posts); err != nil {
 			b.Fatal(err)
 		}
-	} else {
+	case waitPaired:
+		if err := n.pairedPingPong(send, recv, b.N, true, posts); err != nil {
+			b.Fatal(err)
+		}
+	default:
 		for i := range b.N {
 			posts[i] = cycles.Now()
 			if err := n.send(send); err != nil {
@@ -119,6 +133,13 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	b.StopTimer()
 	if line, err := p.line(); err != nil || line != "done" {
 		b.Fatalf("peer: %q %v", line, err)
+	}
+	if wait == waitPaired {
+		goTyp, cTyp, ratio := pairedHalfRTTs(clock.Ns, posts, pairChunk)
+		b.ReportMetric(goTyp, "t_typical_us")
+		b.ReportMetric(cTyp, "c_t_typical_us")
+		b.ReportMetric(ratio, "paired_ratio")
+		return
 	}
 	typical, mean := halfRTTs(clock.Ns, posts)
 	b.ReportMetric(typical, "t_typical_us")

@@ -340,8 +340,11 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 
 // pong answers iters rounds of the ping-pong, waiting as n.wait says.
 func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters int) error {
-	if n.wait == waitSpin {
+	switch n.wait {
+	case waitSpin:
 		return n.spinPingPong(send, recv, iters, false, nil)
+	case waitPaired:
+		return n.pairedPingPong(send, recv, iters, false, nil)
 	}
 	for range iters {
 		if err := n.awaitRecv(recv); err != nil {
@@ -359,12 +362,51 @@ const (
 	waitNetpoll  = "netpoll"  // events: CompChannel.Wait, then CQ.Poll
 	waitBlocking = "blocking" // events: CompChannel.WaitBlockingPoll
 	waitSpin     = "spin"     // no events: CQ.Poll in a loop
+	waitPaired   = "paired"   // no events: chunks of waitSpin and of its C twin in turn
 )
+
+// pairChunk is the rounds of each chunk of the paired ping-pong: 4 to
+// 20 ms under TCG, short against the seconds for which the host's speed
+// holds, long against the switch between the loops.
+const pairChunk = 100
+
+// pairedPingPong is iters rounds of the busy-polled ping-pong in chunks of
+// pairChunk rounds, spinPingPong's and its C twin's (cPingPong, through
+// the provider) in turn, spinPingPong's first. Both ends switch at the
+// same rounds, each by its own count.
+func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
+	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
+	if err != nil {
+		return err
+	}
+	defer c.free()
+	for start := 0; start < iters; start += pairChunk {
+		k := min(pairChunk, iters-start)
+		var stamps []uint64
+		if initiator {
+			stamps = posts[start : start+k]
+		}
+		if (start/pairChunk)%2 == 0 {
+			err = n.spinPingPong(send, recv, k, initiator, stamps)
+		} else {
+			var p *uint64
+			if initiator {
+				p = &stamps[0]
+			}
+			err = c.run(k, initiator, p, &n.sending)
+			n.lastRecv = c.lastLen()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // parseWait checks that wait names a way of waiting and returns it.
 func parseWait(wait string) (string, error) {
 	switch wait {
-	case waitNetpoll, waitBlocking, waitSpin:
+	case waitNetpoll, waitBlocking, waitSpin, waitPaired:
 		return wait, nil
 	}
 	return "", fmt.Errorf("unknown wait %q", wait)

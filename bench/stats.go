@@ -23,7 +23,7 @@ func halfRTTs(ns func(uint64) int64, posts []uint64) (typical, mean float64) {
 }
 
 // median of xs (sorted in place); 0 for none.
-func median(xs []int64) float64 {
+func median[T int64 | float64](xs []T) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
@@ -32,5 +32,49 @@ func median(xs []int64) float64 {
 	if n%2 == 1 {
 		return float64(xs[n/2])
 	}
-	return float64(xs[n/2-1]+xs[n/2]) / 2
+	return (float64(xs[n/2-1]) + float64(xs[n/2])) / 2
+}
+
+// pairedHalfRTTs is halfRTTs for a ping-pong whose rounds alternate
+// between two loops in chunks of chunk rounds, the Go loop's first, then
+// the C loop's (see BenchmarkSendLat, impl=pairpoll): each loop's typical
+// half round trip in µs, over its own rounds, and the paired ratio, Go's
+// over C's: for each Go chunk, its median over the mean of the medians of
+// the C chunks on either side of it, and of those the median. A round
+// trip is a chunk's only if both its posts are: the last of each chunk
+// ends with the other loop's first post, after the switch, and is left
+// out. Pairing neighbours cancels what moves slowly, as the speed a busy
+// host lends the guest does; a chunk is tens of milliseconds.
+func pairedHalfRTTs(ns func(uint64) int64, posts []uint64, chunk int) (goTyp, cTyp, ratio float64) {
+	if chunk < 2 || len(posts) < 2 {
+		return 0, 0, 0
+	}
+	rounds := len(posts) - 1
+	var all [2][]int64 // by loop: Go, C
+	var meds []float64 // by chunk
+	for start := 0; start < rounds; start += chunk {
+		end := min(start+chunk, rounds)
+		var rtt []int64
+		for i := start; i+1 < end; i++ {
+			rtt = append(rtt, ns(posts[i+1])-ns(posts[i]))
+		}
+		loop := (start / chunk) % 2
+		all[loop] = append(all[loop], rtt...)
+		meds = append(meds, median(rtt)) // 0 for a chunk of one round
+	}
+	var ratios []float64
+	for k := 0; k < len(meds); k += 2 {
+		var sum float64
+		var n int
+		for _, j := range []int{k - 1, k + 1} {
+			if j >= 0 && j < len(meds) && meds[j] > 0 {
+				sum += meds[j]
+				n++
+			}
+		}
+		if n > 0 && meds[k] > 0 {
+			ratios = append(ratios, meds[k]/(sum/float64(n)))
+		}
+	}
+	return median(all[0]) / 2 / 1e3, median(all[1]) / 2 / 1e3, median(ratios)
 }

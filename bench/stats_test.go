@@ -25,5 +25,32 @@ func TestHalfRTTs(t *testing.T) {
 func TestMedian(t *testing.T) {
 	assert.Equal(t, 3.0, median([]int64{9, 3, 1}))
 	assert.Equal(t, 2.5, median([]int64{4, 1, 3, 2}))
-	assert.Equal(t, 0.0, median(nil))
+	assert.Equal(t, 0.0, median[int64](nil))
+	assert.Equal(t, 1.5, median([]float64{2, 1}))
+}
+
+func TestPairedHalfRTTs(t *testing.T) {
+	// Chunks of 3 rounds, Go's first: Go 10 10 | C 8 8 | Go 12 12 | C 10
+	// 10 | Go 11 (the last chunk short), in µs round trips, each chunk's
+	// last round (1000: the switch) left out. Ratios by Go chunk: 10/8,
+	// 12/((8+10)/2), 11/10; their median 1.25.
+	rtts := []uint64{10, 10, 1000, 8, 8, 1000, 12, 12, 1000, 10, 10, 1000, 11, 1000}
+	posts := []uint64{0}
+	for _, r := range rtts {
+		posts = append(posts, posts[len(posts)-1]+r)
+	}
+	ns := func(s uint64) int64 { return int64(s) * 1000 }
+	goTyp, cTyp, ratio := pairedHalfRTTs(ns, posts, 3)
+	assert.InDelta(t, 5.5, goTyp, 1e-9, "median of 10 10 12 12 11, halved")
+	assert.InDelta(t, 4.5, cTyp, 1e-9, "median of 8 8 10 10, halved")
+	assert.InDelta(t, 1.25, ratio, 1e-9)
+
+	// Only Go's first chunk: no C rounds, no ratio.
+	goTyp, cTyp, ratio = pairedHalfRTTs(ns, posts[:4], 3)
+	assert.InDelta(t, 5.0, goTyp, 1e-9)
+	assert.Zero(t, cTyp)
+	assert.Zero(t, ratio)
+
+	goTyp, cTyp, ratio = pairedHalfRTTs(ns, posts, 1)
+	assert.Zero(t, goTyp+cTyp+ratio, "a chunk of one round has no round trip of its own")
 }

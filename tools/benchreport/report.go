@@ -46,15 +46,17 @@ func report(r *results) (string, error) {
 	var rows []row
 	// add appends the row comparing goImpl's figure for bench in unit with
 	// refImpl's; limit 0: no target.
-	add := func(what, bench, goImpl, param, unit, refImpl, refName string, lowerBetter bool, limit float64) {
-		g, ok1 := r.get(bench, goImpl, param, unit)
-		c, ok2 := r.get(bench, refImpl, param, unit)
+	// compare appends the row comparing the figure gk with ck; allocs:
+	// gk is goverbs', with its allocations per op.
+	compare := func(what string, gk, ck key, refName string, lowerBetter bool, limit float64, allocs bool) {
+		g, ok1 := r.median[gk]
+		c, ok2 := r.median[ck]
 		if !ok1 || !ok2 || c == 0 {
 			return
 		}
-		x := row{what: what, unit: unit, goV: g, refV: c, ref: refName, ratio: g / c}
-		x.lo, x.hi, x.haveRuns = r.runRatios(key{bench, goImpl, param, unit}, key{bench, refImpl, param, unit})
-		x.best, x.haveBest = r.bestRatio(key{bench, goImpl, param, unit}, key{bench, refImpl, param, unit}, lowerBetter)
+		x := row{what: what, unit: gk.unit, goV: g, refV: c, ref: refName, ratio: g / c}
+		x.lo, x.hi, x.haveRuns = r.runRatios(gk, ck)
+		x.best, x.haveBest = r.bestRatio(gk, ck, lowerBetter)
 		// Met: the ratio of the medians within the target, and that of
 		// the best runs too where there are several, so that neither a
 		// stalled reference run nor a lucky Go one marks a target met.
@@ -69,8 +71,13 @@ func report(r *results) (string, error) {
 		default:
 			x.target, x.met = fmt.Sprintf("≥ %.2f×", limit), x.ratio >= limit && best >= limit
 		}
-		x.allocs, x.haveAllocs = r.get(bench, goImpl, param, "allocs/op")
+		if allocs {
+			x.allocs, x.haveAllocs = r.median[key{gk.bench, gk.impl, gk.param, "allocs/op"}]
+		}
 		rows = append(rows, x)
+	}
+	add := func(what, bench, goImpl, param, unit, refImpl, refName string, lowerBetter bool, limit float64) {
+		compare(what, key{bench, goImpl, param, unit}, key{bench, refImpl, param, unit}, refName, lowerBetter, limit, true)
 	}
 	// The ways the latency ping-pong waits, each against ib_send_lat
 	// waiting the same way: busy polling (ib_send_lat's default), and a
@@ -79,6 +86,37 @@ func report(r *results) (string, error) {
 		{"gopoll", "busy poll, CQ.Poll", "perftestpoll", "ib_send_lat"},
 		{"go", "CompChannel.Wait", "perftest", "ib_send_lat -e"},
 		{"goblocking", "CompChannel.WaitBlockingPoll", "perftest", "ib_send_lat -e"},
+	}
+	// The busy-polled ping-pong paired with its C twin (impl=pairpoll):
+	// one run alternates the Go loop and the same loop in C, both ends
+	// switching together every few milliseconds, and its ratio pairs each
+	// Go stretch with the C stretches on either side of it. The ratio
+	// compared with the target is the median over the runs of those
+	// paired ratios: the host's speed, which moves a figure by up to 2.7×
+	// from one pass to the next, is the same for both sides of a pair.
+	// Then the C twin against ib_send_lat, for information: that the twin
+	// is the loop ib_send_lat runs.
+	for _, s := range paramsOf(r, "SendLat", "pairpoll", "size", "paired_ratio") {
+		p := "size=" + strconv.Itoa(s)
+		k := key{"SendLat", "pairpoll", p, "paired_ratio"}
+		g, ok1 := r.get("SendLat", "pairpoll", p, "t_typical_us")
+		c, ok2 := r.get("SendLat", "pairpoll", p, "c_t_typical_us")
+		if !ok1 || !ok2 {
+			continue
+		}
+		x := row{what: fmt.Sprintf("RC send latency (busy poll, CQ.Poll, paired with its C twin), %d B, median", s),
+			unit: "t_typical_us", goV: g, refV: c, ref: "C twin", ratio: r.median[k], target: "≤ 1.02×"}
+		x.met = x.ratio <= 1.02
+		if runs := r.runs[k]; len(runs) > 1 {
+			x.lo, x.hi, x.haveRuns = slices.Min(runs), slices.Max(runs), true
+		}
+		x.allocs, x.haveAllocs = r.get("SendLat", "pairpoll", p, "allocs/op")
+		rows = append(rows, x)
+	}
+	for _, s := range paramsOf(r, "SendLat", "pairpoll", "size", "c_t_typical_us") {
+		p := "size=" + strconv.Itoa(s)
+		compare(fmt.Sprintf("RC send latency (busy poll), the C twin (not goverbs), %d B, median", s),
+			key{"SendLat", "pairpoll", p, "c_t_typical_us"}, key{"SendLat", "perftestpoll", p, "t_typical_us"}, "ib_send_lat", true, 0, false)
 	}
 	for _, stat := range []struct {
 		unit, name string

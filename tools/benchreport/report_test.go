@@ -144,3 +144,23 @@ BenchmarkSendLat/impl=perftestpoll/size=8-2 10 5 ns/op 20 t_typical_us
 	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 8 B, median | 20.00 t_typical_us | ib_send_lat: 20.00 | 1.000 | 1.00–1.00 | 1.000 | ≤ 1.02× | yes | — |")
 	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.9 Mpps | ib_write_bw: 0.6 | 1.500 | 0.83–1.80 | 0.833 | ≥ 0.98× | no | — |")
 }
+
+// TestPaired: the paired ping-pong's row takes its ratio from the runs'
+// paired ratios (their median; by run, their range), not from the two
+// loops' figures, which here, pooled over host states, say otherwise; the
+// C twin is shown against ib_send_lat, without a target.
+func TestPaired(t *testing.T) {
+	const pass = `BenchmarkSendLat/impl=pairpoll/size=2-2 10 5 ns/op %d t_typical_us %d c_t_typical_us %s paired_ratio 0 allocs/op
+BenchmarkSendLat/impl=perftestpoll/size=2-2 10 5 ns/op %d t_typical_us
+BenchmarkSendLat/impl=pairpoll/size=8-2 10 5 ns/op 40 t_typical_us 40 c_t_typical_us 1.01 paired_ratio 0 allocs/op
+`
+	in := fmt.Sprintf(pass, 40, 38, "1.05", 36) + fmt.Sprintf(pass, 90, 100, "1.03", 80) + fmt.Sprintf(pass, 44, 41, "1.04", 40)
+	r, err := parse(strings.NewReader(in), "passes")
+	require.NoError(t, err)
+	table, err := report(r)
+	require.NoError(t, err)
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 2 B, median | 44.00 t_typical_us | C twin: 41.00 | 1.040 | 1.03–1.05 | — | ≤ 1.02× | no | 0 |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 8 B, median | 40.00 t_typical_us | C twin: 40.00 | 1.010 | 1.01–1.01 | — | ≤ 1.02× | yes | 0 |")
+	assert.Contains(t, table, "| RC send latency (busy poll), the C twin (not goverbs), 2 B, median | 41.00 c_t_typical_us | ib_send_lat: 40.00 | 1.025 | 1.02–1.25 | 1.056 | — | — | — |")
+	assert.NotContains(t, table, "the C twin (not goverbs), 8 B", "no ib_send_lat figure at 8 B: no row")
+}
