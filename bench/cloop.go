@@ -82,6 +82,7 @@ struct bench_pp {
 	struct ibv_sge rsge;
 	int sending;       // a signaled send has not completed yet
 	uint32_t last_len; // byte length of the last receive
+	int err;           // what the step that failed returned
 	struct ibv_wc wc;  // the completion that failed, if one did
 };
 
@@ -116,21 +117,26 @@ static struct bench_pp *bench_pp_new(uintptr_t qp, uintptr_t scq, uintptr_t rcq,
 // statement for statement, through the provider as ib_send_lat calls it
 // (ibv_post_send, ibv_poll_cq, ibv_post_recv): iters rounds; the initiator
 // stamps each post into posts[i]. Returns bench_pp_ok, or which step
-// failed (p->wc holds a failed completion).
+// failed (p->err is what it returned, p->wc a failed completion).
 static int bench_c_spin_pingpong(struct bench_pp *p, int64_t iters, int initiator, uint64_t *posts) {
 	struct ibv_send_wr *bad_s;
 	struct ibv_recv_wr *bad_r;
+	int r;
 	for (int64_t i = 0; i < iters; i++) {
 		if (initiator) {
 			posts[i] = bench_now();
-			if (ibv_post_send(p->qp, &p->swr, &bad_s))
+			if ((r = ibv_post_send(p->qp, &p->swr, &bad_s))) {
+				p->err = r;
 				return bench_pp_post_send;
+			}
 			p->sending = 1;
 		}
 		while (p->sending) {
 			int k = ibv_poll_cq(p->scq, 1, &p->wc);
-			if (k < 0)
+			if (k < 0) {
+				p->err = k;
 				return bench_pp_poll_send;
+			}
 			if (k > 0) {
 				if (p->wc.status != IBV_WC_SUCCESS || p->wc.wr_id != p->swr.wr_id)
 					return bench_pp_send_wc;
@@ -139,20 +145,26 @@ static int bench_c_spin_pingpong(struct bench_pp *p, int64_t iters, int initiato
 		}
 		for (;;) {
 			int k = ibv_poll_cq(p->rcq, 1, &p->wc);
-			if (k < 0)
+			if (k < 0) {
+				p->err = k;
 				return bench_pp_poll_recv;
+			}
 			if (k > 0) {
 				if (p->wc.status != IBV_WC_SUCCESS || p->wc.wr_id != p->rwr.wr_id)
 					return bench_pp_recv_wc;
 				p->last_len = p->wc.byte_len;
-				if (ibv_post_recv(p->qp, &p->rwr, &bad_r))
+				if ((r = ibv_post_recv(p->qp, &p->rwr, &bad_r))) {
+					p->err = r;
 					return bench_pp_post_recv;
+				}
 				break;
 			}
 		}
 		if (!initiator) {
-			if (ibv_post_send(p->qp, &p->swr, &bad_s))
+			if ((r = ibv_post_send(p->qp, &p->swr, &bad_s))) {
+				p->err = r;
 				return bench_pp_post_send;
+			}
 			p->sending = 1;
 		}
 	}
@@ -163,6 +175,7 @@ import "C"
 
 import (
 	"fmt"
+	"syscall"
 	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
@@ -220,8 +233,9 @@ func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, send ibv.SGE, sendID uint64, rec
 func (c *cPingPong) free() { C.free(unsafe.Pointer(c.p)) }
 
 // run is iters rounds of the C loop, in one cgo call; sending carries the
-// Go loop's state in and out (a signaled send not yet completed), posts
-// (the initiator's, in C memory or nil) gets each round's stamp.
+// Go loop's state in and out (a signaled send not yet completed); posts,
+// the initiator's (room for iters stamps, which C does not keep) or nil,
+// gets each round's stamp.
 func (c *cPingPong) run(iters int, initiator bool, posts *uint64, sending *bool) error {
 	c.p.sending = 0
 	if *sending {
@@ -237,9 +251,12 @@ func (c *cPingPong) run(iters int, initiator bool, posts *uint64, sending *bool)
 	case C.bench_pp_ok:
 		return nil
 	case C.bench_pp_send_wc, C.bench_pp_recv_wc:
-		return fmt.Errorf("C ping-pong: completion %d: %s", c.p.wc.wr_id, ibv.WCStatusStr(ibv.WCStatus(c.p.wc.status)))
+		return fmt.Errorf("bench_c_spin_pingpong: completion %d: %s", c.p.wc.wr_id, ibv.WCStatusStr(ibv.WCStatus(c.p.wc.status)))
 	}
-	return fmt.Errorf("C ping-pong: %s failed", cPingPongSteps[rc])
+	if err := int(c.p.err); err > 0 { // a post's errno
+		return fmt.Errorf("bench_c_spin_pingpong: %s: %w", cPingPongSteps[rc], syscall.Errno(err))
+	}
+	return fmt.Errorf("bench_c_spin_pingpong: %s returned %d", cPingPongSteps[rc], c.p.err)
 }
 
 // What bench_c_spin_pingpong's results say failed.

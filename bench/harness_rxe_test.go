@@ -4,6 +4,7 @@ package bench
 
 import (
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,4 +68,27 @@ func TestHarness(t *testing.T) {
 		require.NoError(t, err, events)
 		assert.Positive(t, v, events)
 	}
+}
+
+// TestCPingPongErrors: the C twin says which verb failed and wraps its
+// errno: a send posted on a QP that is not connected (rxe's doorbell
+// refuses it with EINVAL).
+func TestCPingPongErrors(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, _ := env.Pair(t)
+	n, _, err := newNode(na.Dev, env.GIDIndex)
+	defer n.close()
+	require.NoError(t, err)
+	send, recv := n.sendWork(8), n.recvWork()
+	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
+	require.NoError(t, err)
+	defer c.free()
+	var stamp uint64
+	sending := false
+	err = c.run(1, true, &stamp, &sending)
+	require.ErrorIs(t, err, syscall.EINVAL)
+	assert.ErrorContains(t, err, "bench_c_spin_pingpong: ibv_post_send")
+	assert.NotZero(t, stamp, "the post was stamped")
+	assert.False(t, sending, "no send is pending after a failed post")
 }
