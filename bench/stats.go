@@ -44,7 +44,7 @@ func median[T int64 | float64](xs []T) float64 {
 // trip is a chunk's only if both its posts are: the last of each chunk
 // ends with the other loop's first post, after the switch, and is left
 // out. Pairing neighbours cancels what moves slowly, as the speed a busy
-// host lends the guest does; a chunk is tens of milliseconds.
+// host lends the guest does; a chunk lasts milliseconds.
 func pairedHalfRTTs(ns func(uint64) int64, posts []uint64, chunk int) (goTyp, cTyp, ratio float64) {
 	if chunk < 2 || len(posts) < 2 {
 		return 0, 0, 0
