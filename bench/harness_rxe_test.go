@@ -17,8 +17,9 @@ import (
 // cannot silently measure nothing: the peer process answers a ping-pong
 // with the payload size asked, with each way of waiting and after a switch
 // from one to another (the paired one through both its loops, ending in
-// the C twin's, whose receive then gives the size), and perftest in this guest reports finite times,
-// with -e and without (the guest knows its TSC rate).
+// the C twin's, whose receive then gives the size), and perftest in this
+// guest reports finite times, with -e and without (the guest knows its TSC
+// rate).
 func TestHarness(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)

@@ -55,8 +55,10 @@ func pairedHalfRTTs(ns func(uint64) int64, posts []uint64, chunk int) (goTyp, cT
 	for start := 0; start < rounds; start += chunk {
 		end := min(start+chunk, rounds)
 		var rtt []int64
+		prev := ns(posts[start])
 		for i := start; i+1 < end; i++ {
-			rtt = append(rtt, ns(posts[i+1])-ns(posts[i]))
+			next := ns(posts[i+1])
+			rtt, prev = append(rtt, next-prev), next
 		}
 		loop := (start / chunk) % 2
 		all[loop] = append(all[loop], rtt...)

@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// latencyTarget is the bound on send latency: at most this times
+// C's.
+const latencyTarget = 1.02
+
 // A comparison of one Go figure with its C or perftest twin against the
 // issue's target.
 type row struct {
@@ -44,10 +48,8 @@ func paramsOf(r *results, bench, impl, name, unit string) []int {
 
 func report(r *results) (string, error) {
 	var rows []row
-	// add appends the row comparing goImpl's figure for bench in unit with
-	// refImpl's; limit 0: no target.
-	// compare appends the row comparing the figure gk with ck; allocs:
-	// gk is goverbs', with its allocations per op.
+	// compare appends the row comparing the figure gk with ck; limit 0: no
+	// target; allocs: gk is goverbs', with its allocations per op.
 	compare := func(what string, gk, ck key, refName string, lowerBetter bool, limit float64, allocs bool) {
 		g, ok1 := r.median[gk]
 		c, ok2 := r.median[ck]
@@ -76,6 +78,7 @@ func report(r *results) (string, error) {
 		}
 		rows = append(rows, x)
 	}
+	// add is compare for goImpl's figure for bench in unit against refImpl's.
 	add := func(what, bench, goImpl, param, unit, refImpl, refName string, lowerBetter bool, limit float64) {
 		compare(what, key{bench, goImpl, param, unit}, key{bench, refImpl, param, unit}, refName, lowerBetter, limit, true)
 	}
@@ -111,8 +114,8 @@ func report(r *results) (string, error) {
 			continue
 		}
 		x := row{what: fmt.Sprintf("RC send latency (busy poll, CQ.Poll, paired with its C twin), %d B, median", s),
-			unit: "t_typical_us", goV: g, refV: c, ref: "C twin", ratio: r.median[k], target: "≤ 1.02×"}
-		x.met = x.ratio <= 1.02
+			unit: "t_typical_us", goV: g, refV: c, ref: "C twin", ratio: r.median[k], target: fmt.Sprintf("≤ %.2f×", latencyTarget)}
+		x.met = x.ratio <= latencyTarget
 		if runs := r.runs[k]; len(runs) > 1 {
 			x.lo, x.hi, x.haveRuns = slices.Min(runs), slices.Max(runs), true
 		}
@@ -127,12 +130,12 @@ func report(r *results) (string, error) {
 	for _, stat := range []struct {
 		unit, name string
 		limit      float64
-	}{{"t_typical_us", "median", 1.02}, {"t_avg_us", "mean", 0}} {
+	}{{"t_typical_us", "median", latencyTarget}, {"t_avg_us", "mean", 0}} {
 		for _, w := range waits {
 			for _, s := range paramsOf(r, "SendLat", w.impl, "size", stat.unit) {
 				p := "size=" + strconv.Itoa(s)
 				limit := stat.limit
-				if _, ok := r.get("SendLat", w.pairedBy, p, "paired_ratio"); ok && w.pairedBy != "" {
+				if _, paired := r.get("SendLat", w.pairedBy, p, "paired_ratio"); paired {
 					limit = 0
 				}
 				add(fmt.Sprintf("RC send latency (%s), %d B, %s", w.label, s, stat.name), "SendLat", w.impl, p, stat.unit, w.ref, w.refName, true, limit)
