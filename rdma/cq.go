@@ -105,14 +105,23 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
 // call, and does not (see fastpath.go).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
-	if r := cq.direct(); r != nil && len(wcs) > 0 {
-		done, err := cq.pollRing("rdma.CQ.Poll", r, wcs, 0)
-		return len(done), err
-	}
-	if err := cq.use("rdma.CQ.Poll"); err != nil {
+	// Small enough to be inlined: the caller calls pollRing itself.
+	return cq.pollRing("rdma.CQ.Poll", wcs, 0)
+}
+
+// pollProvider is one poll through the provider (a CQ that is not Direct),
+// or the refusal of one: into wcs or, for batch > 0, into the CQ's own
+// array (PollBatch, once it is made).
+func (cq *CQ) pollProvider(op string, wcs []ibv.WC, batch int) (int, error) {
+	if err := cq.use(op); err != nil {
 		return 0, err
 	}
 	defer cq.done()
+	if batch > 0 {
+		cq.wcsMu.Lock()
+		defer cq.wcsMu.Unlock()
+		return cq.pollC(cq.wcs[:min(batch, pollBatchCap)])
+	}
 	if len(wcs) == 0 {
 		return 0, nil
 	}
@@ -169,11 +178,11 @@ func (cq *CQ) SetDirect(on bool) bool {
 // nothing.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	spins = max(spins, 1)
-	if r := cq.direct(); r != nil && len(wcs) > 0 {
+	if cq.direct() != nil && len(wcs) > 0 {
 		for {
-			done, err := cq.pollRing("rdma.CQ.PollSpin", r, wcs, 0)
-			if spins--; len(done) != 0 || err != nil || spins == 0 {
-				return len(done), err
+			n, err := cq.pollRing("rdma.CQ.PollSpin", wcs, 0)
+			if spins--; n != 0 || err != nil || spins == 0 {
+				return n, err
 			}
 		}
 	}
@@ -202,19 +211,14 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 			return nil, err
 		}
 	}
-	if r := cq.direct(); r != nil && max > 0 {
-		return cq.pollRing("rdma.CQ.PollBatch", r, nil, max)
-	}
-	if err := cq.use("rdma.CQ.PollBatch"); err != nil {
-		return nil, err
-	}
-	defer cq.done()
 	if max <= 0 {
+		if err := cq.use("rdma.CQ.PollBatch"); err != nil {
+			return nil, err
+		}
+		cq.done()
 		return nil, nil
 	}
-	cq.wcsMu.Lock()
-	defer cq.wcsMu.Unlock()
-	n, err := cq.pollC(cq.wcs[:min(max, pollBatchCap)])
+	n, err := cq.pollRing("rdma.CQ.PollBatch", nil, max)
 	if err != nil {
 		return nil, err
 	}

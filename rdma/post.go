@@ -50,11 +50,13 @@ func (e *PostError) Unwrap() error { return e.Err }
 // and rings the kernel with one system call, with no cgo crossing (see
 // SetDirect), and fails as the provider does.
 func (q *QP) PostSend(ws ...SendWork) error {
-	if s := q.directSQ(); s != nil {
-		if direct, err := q.postSendRing(s, ws); direct {
-			return err
-		}
-	}
+	// Small enough to be inlined: the caller calls postSendRing itself.
+	return q.postSendRing(ws)
+}
+
+// postSendProvider is PostSend through the provider's post_send, one cgo
+// crossing.
+func (q *QP) postSendProvider(ws []SendWork) error {
 	if err := q.use("rdma.QP.PostSend"); err != nil {
 		return err
 	}
@@ -116,9 +118,13 @@ func (q *QP) fillSend(ws []SendWork) error {
 // rxe it writes them into the receive queue in Go, with no cgo crossing
 // (see SetDirect), and fails as the provider does.
 func (q *QP) PostRecv(ws ...RecvWork) error {
-	if r := q.directRQ(); r != nil {
-		return q.postRecvRing(r, ws)
-	}
+	// Small enough to be inlined: the caller calls postRecvRing itself.
+	return q.postRecvRing(ws)
+}
+
+// postRecvProvider is PostRecv through the provider's post_recv, one cgo
+// crossing.
+func (q *QP) postRecvProvider(ws []RecvWork) error {
 	if err := q.use("rdma.QP.PostRecv"); err != nil {
 		return err
 	}

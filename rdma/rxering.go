@@ -98,32 +98,39 @@ const spinFree = 1
 // when mapping the new ring fails); its own poll_cq would crash.
 var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq failed to map the new one)")
 
-// pollRing is one poll of a Direct CQ through its ring r: up to len(wcs)
-// completions into wcs, or, when wcs is nil, up to max into the CQ's own
-// array (PollBatch, once it is made). It copies them as librxe's poll_cq
-// does and returns them. It is the whole poll, the CQ's use and done
-// included, in one function whose callees are inlined (the lock's fast path, the atomics):
-// under TCG every Go call costs tens of nanoseconds (its return is an
-// indirect jump, which the emulator looks up), as much as copying a few
-// completions, and with use, done and the copy in functions of their own
-// a poll made four calls instead of one (BenchmarkDrain at batch 16).
-func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, error) {
+// pollRing is one poll: up to len(wcs) completions into wcs or, for
+// batch > 0, up to batch into the CQ's own array (PollBatch, once it is
+// made), and how many it took. On a Direct CQ it reads the ring as
+// librxe's poll_cq does; otherwise it calls the provider. It is the whole
+// poll, the CQ's use and done included, in one function whose callees are
+// inlined (the lock's fast path, the atomics), and which Poll's caller
+// calls itself (Poll is inlined). Under TCG every call and return, and
+// every branch the first time it runs after a system call, costs tens of
+// nanoseconds (a return is an indirect jump, which the emulator looks up),
+// as much as copying a few completions: with use, done and the copy in
+// functions of their own a poll made four calls instead of one
+// (BenchmarkDrain at batch 16), and see ARCHITECTURE.md, "Busy polling".
+func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) (int, error) {
+	r := cq.direct()
+	if r == nil || batch <= 0 && len(wcs) == 0 {
+		return cq.pollProvider(op, wcs, batch)
+	}
 	cq.mu.RLock()
 	if cq.closed {
 		cq.mu.RUnlock()
-		return nil, opErr(op, ErrClosed)
+		return 0, opErr(op, ErrClosed)
 	}
-	if wcs == nil {
+	if batch > 0 {
 		// Made before (PollBatch: wcsMade); the ring's lock serialises
 		// the polls that fill it.
-		wcs = cq.wcs[:min(max, pollBatchCap)]
+		wcs = cq.wcs[:min(batch, pollBatchCap)]
 	}
 	r.lock.acquire()
 	q := *r.queue
 	if q == nil {
 		r.lock.release()
 		cq.mu.RUnlock()
-		return nil, opErr(op, errRingUnmapped)
+		return 0, opErr(op, errRingUnmapped)
 	}
 	shift := *(*uint32)(q) // log2_elem_size
 	mask := *(*uint32)(unsafe.Add(q, rxeQMask))
@@ -143,7 +150,7 @@ func (cq *CQ) pollRing(op string, r *rxeRing, wcs []ibv.WC, max int) ([]ibv.WC, 
 	}
 	r.lock.release()
 	cq.mu.RUnlock()
-	return wcs[:n:n], nil
+	return n, nil
 }
 
 // acquire takes the lock as pthread_spin_lock does. librxe holds a CQ's

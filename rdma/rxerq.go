@@ -164,16 +164,21 @@ func rxeWQAt(p unsafe.Pointer) (q unsafe.Pointer, size uintptr, ok bool) {
 	return q, size, uverbsMapping(uintptr(q), size)
 }
 
-// postRecvRing is PostRecv through the rxe receive queue r, as librxe's
-// post_recv posts and with its errors: EINVAL for a QP in RESET, nothing
-// posted; ENOMEM at the first receive that finds the queue full, those
-// before it posted. It is the whole post, the QP's use and done and
-// PostRecv's checks included, in one function whose callees on the way to
-// success are inlined (see pollRing): in a busy-polled ping-pong under
-// TCG this post runs right after the kernel's work, when each call and
-// return of it costs several times what it costs in a tight loop (see
-// ARCHITECTURE.md, "Busy polling").
-func (q *QP) postRecvRing(r *rxeRQ, ws []RecvWork) error {
+// postRecvRing is PostRecv. On a Direct QP it posts through the rxe
+// receive queue, as librxe's post_recv posts and with its errors: EINVAL
+// for a QP in RESET, nothing posted; ENOMEM at the first receive that
+// finds the queue full, those before it posted. Otherwise it calls the
+// provider. It is the whole post, the QP's use and done and PostRecv's
+// checks included, in one function whose callees on the way to success are
+// inlined, and which PostRecv's caller calls itself (PostRecv is inlined):
+// in a busy-polled ping-pong under TCG this post runs after the kernel's
+// work, when each call, return and branch costs many times what it costs
+// in a tight loop (see ARCHITECTURE.md, "Busy polling").
+func (q *QP) postRecvRing(ws []RecvWork) error {
+	r := q.directRQ()
+	if r == nil {
+		return q.postRecvProvider(ws)
+	}
 	q.mu.RLock()
 	if q.closed {
 		q.mu.RUnlock()

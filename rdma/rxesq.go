@@ -138,35 +138,40 @@ func rxeDirectOp(op ibv.WROpcode) bool {
 	return false
 }
 
-// postSendRing is PostSend through the rxe send queue s, as librxe's
-// post_send posts and with its errors: EINVAL at the first inline send
-// longer than the QP's inline size, ENOMEM at the first send that finds the
-// queue full, those before it posted; then the doorbell, whose failure
-// (EINVAL for a QP not yet ready to send, whose sends stay queued) is
-// reported instead, with those posted before a failed send. It reports
-// false, having done nothing, for a batch with a work request that is not
-// an rxeDirectOp: the provider posts those. Like postRecvRing, it is the
-// whole post, the QP's use and done and PostSend's checks included, in one
-// function whose callees on the way to success are inlined, but for the
-// system call.
-func (q *QP) postSendRing(s *rxeSQ, ws []SendWork) (bool, error) {
+// postSendRing is PostSend. On a Direct QP it posts through the rxe send
+// queue, as librxe's post_send posts and with its errors: EINVAL at the
+// first inline send longer than the QP's inline size, ENOMEM at the first
+// send that finds the queue full, those before it posted; then the
+// doorbell, whose failure (EINVAL for a QP not yet ready to send, whose
+// sends stay queued) is reported instead, with those posted before a
+// failed send. A batch with a work request that is not an rxeDirectOp, and
+// any batch of a QP that is not Direct, goes to the provider. Like
+// postRecvRing, it is the whole post, the QP's use and done and PostSend's
+// checks included, in one function whose callees on the way to success are
+// inlined, but for the system call, and which PostSend's caller calls
+// itself (PostSend is inlined).
+func (q *QP) postSendRing(ws []SendWork) error {
+	s := q.directSQ()
+	if s == nil {
+		return q.postSendProvider(ws)
+	}
 	q.mu.RLock()
 	if q.closed {
 		q.mu.RUnlock()
-		return true, opErr("rdma.QP.PostSend", ErrClosed)
+		return opErr("rdma.QP.PostSend", ErrClosed)
 	}
 	bad := len(ws) == 0 || len(ws) > len(q.swr)
 	for i := range ws {
 		if !rxeDirectOp(ws[i].Op) {
 			q.mu.RUnlock()
-			return false, nil
+			return q.postSendProvider(ws)
 		}
 		bad = bad || len(ws[i].SGEs) > int(q.caps.MaxSendSGE)
 	}
 	if bad {
 		err := q.checkSend(ws)
 		q.mu.RUnlock()
-		return true, err
+		return err
 	}
 	qb := s.q
 	shift := *(*uint32)(qb) // log2_elem_size
@@ -250,12 +255,12 @@ func (q *QP) postSendRing(s *rxeSQ, ws []SendWork) (bool, error) {
 		if failed == 0 {
 			posted = 0 // librxe reports no failed work request then
 		}
-		return true, &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(errno))}
+		return &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(errno))}
 	}
 	if failed != 0 {
-		return true, &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(failed))}
+		return &PostError{Posted: posted, Err: cerr.ZeroOrErrno("ibv_post_send", int32(failed))}
 	}
-	return true, nil
+	return nil
 }
 
 // ringBlocking is the doorbell of a large batch, through the scheduler's
