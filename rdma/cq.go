@@ -106,26 +106,32 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // call, and does not (see fastpath.go).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
 	// Small enough to be inlined: the caller calls pollRing itself.
-	return cq.pollRing("rdma.CQ.Poll", wcs, 0)
+	done, err := cq.pollRing("rdma.CQ.Poll", wcs, 0)
+	return len(done), err
 }
 
 // pollProvider is one poll through the provider (a CQ that is not Direct),
-// or the refusal of one: into wcs or, for batch > 0, into the CQ's own
-// array (PollBatch, once it is made).
-func (cq *CQ) pollProvider(op string, wcs []ibv.WC, batch int) (int, error) {
+// or the refusal of one, as pollRing: into wcs or, for batch > 0, into the
+// CQ's own array (PollBatch, once it is made), and what it took.
+func (cq *CQ) pollProvider(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
 	if err := cq.use(op); err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer cq.done()
 	if batch > 0 {
 		cq.wcsMu.Lock()
 		defer cq.wcsMu.Unlock()
-		return cq.pollC(cq.wcs[:min(batch, pollBatchCap)])
+		// Sliced while the CQ is held: Close drops the array.
+		wcs = cq.wcs[:min(batch, pollBatchCap)]
 	}
 	if len(wcs) == 0 {
-		return 0, nil
+		return nil, nil
 	}
-	return cq.pollC(wcs)
+	n, err := cq.pollC(wcs)
+	if err != nil {
+		return nil, err
+	}
+	return wcs[:n:n], nil
 }
 
 // direct is the ring polls read, nil unless the CQ is Direct.
@@ -180,9 +186,9 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	spins = max(spins, 1)
 	if cq.direct() != nil && len(wcs) > 0 {
 		for {
-			n, err := cq.pollRing("rdma.CQ.PollSpin", wcs, 0)
-			if spins--; n != 0 || err != nil || spins == 0 {
-				return n, err
+			done, err := cq.pollRing("rdma.CQ.PollSpin", wcs, 0)
+			if spins--; len(done) != 0 || err != nil || spins == 0 {
+				return len(done), err
 			}
 		}
 	}
@@ -218,11 +224,7 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 		cq.done()
 		return nil, nil
 	}
-	n, err := cq.pollRing("rdma.CQ.PollBatch", nil, max)
-	if err != nil {
-		return nil, err
-	}
-	return cq.wcs[:n:n], nil
+	return cq.pollRing("rdma.CQ.PollBatch", nil, max)
 }
 
 const pollBatchCap = 1024

@@ -98,19 +98,20 @@ const spinFree = 1
 // when mapping the new ring fails); its own poll_cq would crash.
 var errRingUnmapped = errors.New("rxe CQ has no completion ring (ibv_resize_cq failed to map the new one)")
 
-// pollRing is one poll: up to len(wcs) completions into wcs or, for
-// batch > 0, up to batch into the CQ's own array (PollBatch, once it is
-// made), and how many it took. On a Direct CQ it reads the ring as
-// librxe's poll_cq does; otherwise it calls the provider. It is the whole
-// poll, the CQ's use and done included, in one function whose callees are
-// inlined (the lock's fast path, the atomics), and which Poll's caller
-// calls itself (Poll is inlined). Under TCG every call and return, and
-// every branch the first time it runs after a system call, costs tens of
-// nanoseconds (a return is an indirect jump, which the emulator looks up),
-// as much as copying a few completions: with use, done and the copy in
-// functions of their own a poll made four calls instead of one
-// (BenchmarkDrain at batch 16), and see ARCHITECTURE.md, "Busy polling".
-func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) (int, error) {
+// pollRing is one poll: up to len(wcs) completions into wcs or, when
+// batch is positive, up to batch into the CQ's own array (PollBatch, once
+// it is made), and returns what it took (the slice of wcs or of that
+// array filled). On a Direct CQ it reads the ring as librxe's poll_cq
+// does; otherwise it calls the provider. It is the whole poll, the CQ's
+// use and done included, in one function whose callees are inlined (the
+// lock's fast path, the atomics), and which Poll's caller calls itself
+// (Poll is inlined). Under TCG every call and return, and every branch
+// the first time it runs after a system call, costs tens of nanoseconds
+// (a return is an indirect jump, which the emulator looks up), as much as
+// copying a few completions: with use, done and the copy in functions of
+// their own a poll made four calls instead of one (BenchmarkDrain at
+// batch 16), and see ARCHITECTURE.md, "Busy polling".
+func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
 	r := cq.direct()
 	if r == nil || batch <= 0 && len(wcs) == 0 {
 		return cq.pollProvider(op, wcs, batch)
@@ -118,7 +119,7 @@ func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) (int, error) {
 	cq.mu.RLock()
 	if cq.closed {
 		cq.mu.RUnlock()
-		return 0, opErr(op, ErrClosed)
+		return nil, opErr(op, ErrClosed)
 	}
 	if batch > 0 {
 		// Made before (PollBatch: wcsMade); the ring's lock serialises
@@ -130,7 +131,7 @@ func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) (int, error) {
 	if q == nil {
 		r.lock.release()
 		cq.mu.RUnlock()
-		return 0, opErr(op, errRingUnmapped)
+		return nil, opErr(op, errRingUnmapped)
 	}
 	shift := *(*uint32)(q) // log2_elem_size
 	mask := *(*uint32)(unsafe.Add(q, rxeQMask))
@@ -150,7 +151,7 @@ func (cq *CQ) pollRing(op string, wcs []ibv.WC, batch int) (int, error) {
 	}
 	r.lock.release()
 	cq.mu.RUnlock()
-	return n, nil
+	return wcs[:n:n], nil
 }
 
 // acquire takes the lock as pthread_spin_lock does. librxe holds a CQ's

@@ -180,6 +180,61 @@ func TestDirectPollConcurrent(t *testing.T) {
 	require.Equal(t, -1, missing, "wr_id %d never seen; %d completions seen", missing, total.Load())
 }
 
+// TestPollWhileClosing: Poll, PollBatch and PollSpin racing the CQ's
+// Close, read in Go and through the provider: each poll returns
+// completions until one returns ErrClosed, none crashes, and, run with
+// -race, none touches what Close drops (PollBatch's array) unguarded.
+func TestPollWhileClosing(t *testing.T) {
+	rxetest.NoLeaks(t)
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct", false: "provider"}[direct], func(t *testing.T) {
+			const n = 400
+			cq, qp := flushedCQ(t, false, 512, n)
+			require.Equal(t, direct, cq.SetDirect(direct))
+			require.NoError(t, qp.Close()) // its completions stay in the CQ
+			var (
+				polled atomic.Int64
+				wg     sync.WaitGroup
+				errs   [3]error
+			)
+			for g := range errs {
+				wg.Go(func() {
+					var wcs [4]ibv.WC
+					for {
+						var k int
+						var err error
+						switch g {
+						case 0:
+							k, err = cq.Poll(wcs[:])
+						case 1:
+							var done []ibv.WC
+							done, err = cq.PollBatch(4)
+							k = len(done)
+						case 2:
+							k, err = cq.PollSpin(wcs[:], 10)
+						}
+						if err != nil {
+							errs[g] = err
+							return
+						}
+						polled.Add(int64(k))
+					}
+				})
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for polled.Load() < n/4 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			require.NoError(t, cq.Close())
+			wg.Wait()
+			require.GreaterOrEqual(t, polled.Load(), int64(n/4), "the polls took too few completions before Close")
+			for g, err := range errs {
+				require.ErrorIs(t, err, ErrClosed, "poller %d", g)
+			}
+		})
+	}
+}
+
 // TestDirectPollResize: ibv_resize_cq (from C, on Raw) moves rxe's ring to
 // a new mapping; polls in Go follow it and lose nothing.
 func TestDirectPollResize(t *testing.T) {
