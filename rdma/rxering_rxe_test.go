@@ -191,7 +191,6 @@ func TestPollWhileClosing(t *testing.T) {
 			const n = 400
 			cq, qp := flushedCQ(t, false, 512, n)
 			require.Equal(t, direct, cq.SetDirect(direct))
-			require.NoError(t, qp.Close()) // its completions stay in the CQ
 			var (
 				polled atomic.Int64
 				wg     sync.WaitGroup
@@ -221,10 +220,15 @@ func TestPollWhileClosing(t *testing.T) {
 					}
 				})
 			}
+			// The kernel flushes the receives after the QP's move to
+			// ERR, not at once; a QP destroyed before would take them
+			// along. So the QP is closed (the CQ cannot be before it)
+			// once the polls are taking completions.
 			deadline := time.Now().Add(30 * time.Second)
 			for polled.Load() < n/4 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
+			require.NoError(t, qp.Close())
 			require.NoError(t, cq.Close())
 			wg.Wait()
 			require.GreaterOrEqual(t, polled.Load(), int64(n/4), "the polls took too few completions before Close")
