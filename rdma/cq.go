@@ -217,13 +217,7 @@ func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
 			return nil, err
 		}
 	}
-	if max <= 0 {
-		if err := cq.use("rdma.CQ.PollBatch"); err != nil {
-			return nil, err
-		}
-		cq.done()
-		return nil, nil
-	}
+	// max <= 0: pollRing only checks the CQ (pollProvider, with no array).
 	return cq.pollRing("rdma.CQ.PollBatch", nil, max)
 }
 

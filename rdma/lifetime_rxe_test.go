@@ -85,10 +85,11 @@ func TestCloseOrder(t *testing.T) {
 	for _, direct := range []bool{true, false} {
 		cq.SetDirect(direct)
 		for name, err := range map[string]error{
-			"CQ.Poll":      second(cq.Poll(wcs)),
-			"CQ.PollBatch": second(cq.PollBatch(4)),
-			"CQ.PollSpin":  second(cq.PollSpin(wcs, 3)),
-			"CQ.PollOne":   second(cq.PollOne()),
+			"CQ.Poll":         second(cq.Poll(wcs)),
+			"CQ.PollBatch":    second(cq.PollBatch(4)),
+			"CQ.PollBatch(0)": second(cq.PollBatch(0)),
+			"CQ.PollSpin":     second(cq.PollSpin(wcs, 3)),
+			"CQ.PollOne":      second(cq.PollOne()),
 		} {
 			assert.ErrorIs(t, err, ErrClosed, "%s, SetDirect(%v)", name, direct)
 		}
@@ -125,6 +126,7 @@ func TestNilHandles(t *testing.T) {
 		"CompChannel.Close": cc.Close(),
 		"CQ.Poll":           second(cq.Poll(wcs)),
 		"CQ.PollBatch":      second(cq.PollBatch(4)),
+		"CQ.PollBatch(0)":   second(cq.PollBatch(0)),
 		"CQ.PollSpin":       second(cq.PollSpin(wcs, 3)),
 		"CQ.PollOne":        second(cq.PollOne()),
 		"CQ.Wait":           cq.Wait(context.Background()),

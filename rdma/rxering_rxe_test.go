@@ -122,6 +122,9 @@ func TestDirectPoll(t *testing.T) {
 		got += k
 	}
 	requireEmpty(t, cq)
+	done, err := cq.PollBatch(0)
+	require.NoError(t, err)
+	require.Empty(t, done, "PollBatch(0) takes nothing")
 	k, err := cq.Raw().Poll(1, &wcs[0])
 	require.NoError(t, err)
 	require.Zero(t, k)
