@@ -16,8 +16,9 @@ import (
 // TestHarness checks what the benchmarks stand on, so that make bench
 // cannot silently measure nothing: the peer process answers a ping-pong
 // with the payload size asked, with each way of waiting and after a switch
-// from one to another (the paired one through both its loops, ending in
-// the C twin's, whose receive then gives the size), and perftest in this
+// from one to another (the paired one, in chunks of the rounds its
+// calibration gives, through both its loops, ending in the C twin's, whose
+// receive then gives the size), and perftest in this
 // guest reports finite times, with -e and without (the guest knows its TSC
 // rate).
 func TestHarness(t *testing.T) {
@@ -31,21 +32,25 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.send("%s", formatEP(ep)))
 	require.NoError(t, n.connect(env.GIDIndex, remote))
-	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitPaired, waitNetpoll, waitPaired, waitSpin} {
-		size, iters := 1000+i, 20
-		if wait == waitPaired {
-			iters = 2*pairChunk - 10
-		}
+	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitPaired, waitNetpoll, waitPaired, waitSpin, waitPairedC, waitPairedGo} {
+		size, iters, chunk := 1000+i, 20, 0
 		n.wait, err = parseWait(wait)
 		require.NoError(t, err)
-		require.NoError(t, p.send("pong %d %d %s", size, iters, wait))
 		send, recv := n.sendWork(size), n.recvWork()
-		if wait == waitSpin || wait == waitPaired {
+		if pairedWait(wait) {
+			chunk, err = pairCalibrate(n, p, size, send, recv)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, chunk, pairChunkMin)
+			require.LessOrEqual(t, chunk, pairChunkMax)
+			iters = 2*chunk - 1
+		}
+		require.NoError(t, p.send("pong %d %d %s %d", size, iters, wait, chunk))
+		if wait == waitSpin || pairedWait(wait) {
 			posts := make([]uint64, iters)
 			if wait == waitSpin {
 				require.NoError(t, n.spinPingPong(send, recv, iters, true, posts))
 			} else {
-				require.NoError(t, n.pairedPingPong(send, recv, iters, true, posts))
+				require.NoError(t, n.pairedPingPong(send, recv, iters, chunk, true, posts))
 			}
 			assert.True(t, slices.IsSorted(posts), "the rounds' start times: %v", posts)
 			assert.NotZero(t, posts[iters-1], "%s: the last round was stamped", wait)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goverbs/goverbs/internal/cycles"
 	"github.com/goverbs/goverbs/internal/rxetest"
+	"github.com/goverbs/goverbs/rdma"
 )
 
 // Message sizes of the latency comparison.
@@ -28,14 +29,14 @@ var latencySizes = []int{2, 8, 32, 128, 512, 2048, 4096}
 //     it with CQ.Poll, in a loop, as ib_send_lat does, the whole loop one
 //     function (node.spinPingPong) as ib_send_lat's is;
 //   - busy polling paired with its C twin ("pairpoll"): one run in chunks
-//     of pairChunk rounds, spinPingPong's and the same loop in C through
-//     the provider (cPingPong, as ib_send_lat calls it) in turn, both
-//     ends switching together. Its paired_ratio sets each Go chunk's
-//     median against those of the C chunks on either side of it (see
-//     pairedHalfRTTs): the host's speed, which moves the figures of
-//     separate runs by up to 2.7x, is then the same for both sides of a
-//     ratio. c_t_typical_us is the C twin's figure, to hold against
-//     ib_send_lat's.
+//     of a few milliseconds (pairChunkTime, in rounds by a calibration
+//     run), spinPingPong's and the same loop in C through the provider
+//     (cPingPong, as ib_send_lat calls it) in turn, both ends switching
+//     together. Its paired_ratio is the Go rounds' median over the C
+//     rounds' (see pairedHalfRTTs): the host's speed, which moves the
+//     figures of separate runs by up to 2.7x, is then the same for both
+//     sides of a ratio. c_t_typical_us is the C twin's figure, to hold
+//     against ib_send_lat's; BenchmarkPairCheck checks the pairing.
 //
 // Same size and iteration count on both sides. The metrics are half the
 // round trip, as ib_send_lat reports them: t_typical_us the median,
@@ -74,6 +75,23 @@ func BenchmarkSendLat(b *testing.B) {
 	}
 }
 
+// BenchmarkPairCheck checks the pairing of BenchmarkSendLat's impl=pairpoll:
+// the same calibration, chunks, switches and figures, with each loop paired
+// with itself, loop=c the C twin in every chunk and loop=go the Go loop.
+// paired_ratio should then be 1 but for noise; a systematic departure would
+// be the pairing's own, which impl=pairpoll's ratio carries too.
+func BenchmarkPairCheck(b *testing.B) {
+	env := rxetest.Guest(b)
+	na, nb := env.Pair(b)
+	for _, size := range latencySizes {
+		for _, loop := range []struct{ name, wait string }{{"c", waitPairedC}, {"go", waitPairedGo}} {
+			b.Run(fmt.Sprintf("loop=%s/size=%d", loop.name, size), func(b *testing.B) {
+				sendLat(b, env, na, nb, size, loop.wait)
+			})
+		}
+	}
+}
+
 // sendLat is one Go ping-pong run of BenchmarkSendLat: b.N round trips of
 // size bytes against a peer process, both ends waiting as wait says.
 func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait string) {
@@ -100,10 +118,17 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	if err := n.connect(env.GIDIndex, remote); err != nil {
 		b.Fatal(err)
 	}
-	if err := p.send("pong %d %d %s", size, b.N, wait); err != nil {
+	send, recv := n.sendWork(size), n.recvWork()
+	chunk := 0
+	paired := pairedWait(wait)
+	if paired {
+		if chunk, err = pairCalibrate(n, p, size, send, recv); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := p.send("pong %d %d %s %d", size, b.N, wait, chunk); err != nil {
 		b.Fatal(err)
 	}
-	send, recv := n.sendWork(size), n.recvWork()
 	posts := make([]uint64, b.N+1) // cycles.Now at each post, and at the end
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -113,8 +138,8 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 		if err := n.spinPingPong(send, recv, b.N, true, posts); err != nil {
 			b.Fatal(err)
 		}
-	case waitPaired:
-		if err := n.pairedPingPong(send, recv, b.N, true, posts); err != nil {
+	case waitPaired, waitPairedC, waitPairedGo:
+		if err := n.pairedPingPong(send, recv, b.N, chunk, true, posts); err != nil {
 			b.Fatal(err)
 		}
 	default:
@@ -134,14 +159,40 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	if line, err := p.line(); err != nil || line != "done" {
 		b.Fatalf("peer: %q %v", line, err)
 	}
-	if wait == waitPaired {
-		goTyp, cTyp, ratio := pairedHalfRTTs(clock.Ns, posts, pairChunk)
+	if paired {
+		goTyp, cTyp, ratio := pairedHalfRTTs(clock.Ns, posts, chunk, pairSkip)
 		b.ReportMetric(goTyp, "t_typical_us")
 		b.ReportMetric(cTyp, "c_t_typical_us")
 		b.ReportMetric(ratio, "paired_ratio")
+		b.ReportMetric(float64(chunk), "pair_chunk_rounds")
 		return
 	}
 	typical, mean := halfRTTs(clock.Ns, posts)
 	b.ReportMetric(typical, "t_typical_us")
 	b.ReportMetric(mean, "t_avg_us")
+}
+
+// pairCalibrationRounds is the rounds of pairCalibrate's run.
+const pairCalibrationRounds = 64
+
+// pairCalibrate runs pairCalibrationRounds rounds of the Go busy-polled
+// ping-pong of size bytes (send, recv) with the peer and returns the paired ping-pong's chunk for
+// their typical half round trip (pairChunkFor).
+func pairCalibrate(n *node, p *peer, size int, send rdma.SendWork, recv rdma.RecvWork) (int, error) {
+	if err := p.send("pong %d %d %s 0", size, pairCalibrationRounds, waitSpin); err != nil {
+		return 0, err
+	}
+	posts := make([]uint64, pairCalibrationRounds+1)
+	clock := cycles.Start()
+	err := n.spinPingPong(send, recv, pairCalibrationRounds, true, posts)
+	posts[pairCalibrationRounds] = cycles.Now()
+	clock.Stop()
+	if err != nil {
+		return 0, err
+	}
+	if line, err := p.line(); err != nil || line != "done" {
+		return 0, fmt.Errorf("peer after the calibration: %q %v", line, err)
+	}
+	typical, _ := halfRTTs(clock.Ns, posts)
+	return pairChunkFor(typical), nil
 }

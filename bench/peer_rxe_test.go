@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -24,9 +25,11 @@ import (
 //
 //	peer -> "ep <qpn> <psn> <gid hex>"    its endpoint
 //	bench -> "ep <qpn> <psn> <gid hex>"   the benchmark's; the peer connects
-//	bench -> "pong <size> <n> <wait>"     answer n sends with sends of size,
-//	                                       waiting as the benchmark does
-//	                                       (wait: netpoll or blocking)
+//	bench -> "pong <size> <n> <wait> <chunk>"
+//	                                       answer n sends with sends of size,
+//	                                       waiting as the benchmark does (a
+//	                                       wait below; chunk: the paired
+//	                                       ping-pong's, 0 for the others)
 //	peer -> "done"
 //	bench -> "quit"                        close everything and exit 0
 const peerEnv = "GOVERBS_BENCH_PEER_DEV"
@@ -315,19 +318,19 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 	}
 	recv := n.recvWork()
 	for sc.Scan() {
-		var size, iters int
+		var size, iters, chunk int
 		switch line := sc.Text(); {
 		case line == "quit":
 			return nil
 		case strings.HasPrefix(line, "pong "):
 			var wait string
-			if _, err := fmt.Sscanf(line, "pong %d %d %s", &size, &iters, &wait); err != nil {
+			if _, err := fmt.Sscanf(line, "pong %d %d %s %d", &size, &iters, &wait, &chunk); err != nil {
 				return err
 			}
 			if n.wait, err = parseWait(wait); err != nil {
 				return err
 			}
-			if err := n.pong(n.sendWork(size), recv, iters); err != nil {
+			if err := n.pong(n.sendWork(size), recv, iters, chunk); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "done")
@@ -338,13 +341,14 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-// pong answers iters rounds of the ping-pong, waiting as n.wait says.
-func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters int) error {
+// pong answers iters rounds of the ping-pong, waiting as n.wait says
+// (paired: in chunks of chunk rounds).
+func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int) error {
 	switch n.wait {
 	case waitSpin:
 		return n.spinPingPong(send, recv, iters, false, nil)
-	case waitPaired:
-		return n.pairedPingPong(send, recv, iters, false, nil)
+	case waitPaired, waitPairedC, waitPairedGo:
+		return n.pairedPingPong(send, recv, iters, chunk, false, nil)
 	}
 	for range iters {
 		if err := n.awaitRecv(recv); err != nil {
@@ -363,30 +367,35 @@ const (
 	waitBlocking = "blocking" // events: CompChannel.WaitBlockingPoll
 	waitSpin     = "spin"     // no events: CQ.Poll in a loop
 	waitPaired   = "paired"   // no events: chunks of waitSpin and of its C twin in turn
+	// The paired ping-pong's check (BenchmarkPairCheck): the same chunks
+	// and switches, each loop paired with itself.
+	waitPairedC  = "pairedc"  // the C twin in every chunk
+	waitPairedGo = "pairedgo" // waitSpin in every chunk
 )
 
-// pairChunk is the rounds of each chunk of the paired ping-pong: 4 to
-// 20 ms under TCG, short against the seconds for which the host's speed
-// holds, long against the switch between the loops.
-const pairChunk = 100
-
 // pairedPingPong is iters rounds of the busy-polled ping-pong in chunks of
-// pairChunk rounds, spinPingPong's and its C twin's (cPingPong, through
-// the provider) in turn, spinPingPong's first. Both ends switch at the
-// same rounds, each by its own count.
-func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
+// chunk rounds, spinPingPong's and its C twin's (cPingPong, through the
+// provider) in turn, spinPingPong's first (or, as n.wait says, one of them
+// in every chunk). Both ends switch at the same rounds, each by its own
+// count, and yield the processor (runtime.Gosched) at each switch: see
+// pairChunkTime for why.
+func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int, initiator bool, posts []uint64) error {
+	if chunk < 1 {
+		return fmt.Errorf("paired ping-pong: chunk of %d rounds", chunk)
+	}
 	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
 	if err != nil {
 		return err
 	}
 	defer c.free()
-	for start := 0; start < iters; start += pairChunk {
-		k := min(pairChunk, iters-start)
+	for start := 0; start < iters; start += chunk {
+		k := min(chunk, iters-start)
 		var stamps []uint64
 		if initiator {
 			stamps = posts[start : start+k]
 		}
-		if (start/pairChunk)%2 == 0 {
+		runtime.Gosched()
+		if n.wait == waitPairedGo || n.wait != waitPairedC && (start/chunk)%2 == 0 {
 			err = n.spinPingPong(send, recv, k, initiator, stamps)
 		} else {
 			var p *uint64
@@ -403,10 +412,15 @@ func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int,
 	return nil
 }
 
+// pairedWait reports whether wait is the paired ping-pong or its check.
+func pairedWait(wait string) bool {
+	return wait == waitPaired || wait == waitPairedC || wait == waitPairedGo
+}
+
 // parseWait checks that wait names a way of waiting and returns it.
 func parseWait(wait string) (string, error) {
 	switch wait {
-	case waitNetpoll, waitBlocking, waitSpin, waitPaired:
+	case waitNetpoll, waitBlocking, waitSpin, waitPaired, waitPairedC, waitPairedGo:
 		return wait, nil
 	}
 	return "", fmt.Errorf("unknown wait %q", wait)

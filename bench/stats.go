@@ -35,48 +35,69 @@ func median[T int64 | float64](xs []T) float64 {
 	return (float64(xs[n/2-1]) + float64(xs[n/2])) / 2
 }
 
+// The paired ping-pong's chunks (BenchmarkSendLat, impl=pairpoll). How
+// the two loops are interleaved moves their ratio by more than the 2 %
+// the comparison is for, under TCG with the host at about half speed:
+// chunks of 100 rounds (about 19 ms), each loop's own, put the Go loop at
+// 1.03–1.05× its C twin; chunks of 30 rounds at 1.018×; chunks of 30 with
+// both ends yielding the processor (runtime.Gosched) at each switch at
+// 1.002× (ARCHITECTURE.md, "Busy polling"). The C twin's chunk is one cgo
+// call, and the Go runtime acts on a goroutine that has run 10 ms since it
+// was last scheduled: in Go code it preempts it, in a cgo call it retakes
+// its P and hands it to another thread. A chunk of a few milliseconds
+// that starts with a yield never meets either, so each loop's rounds are
+// its own, the switch aside (the first pairSkip rounds of each chunk,
+// left out). A Go program that only polls meets the preemption, every 10
+// ms or so; what that costs its median is not measured here.
+// BenchmarkPairCheck pairs each loop with itself the same way.
+const (
+	pairChunkTime = 4e3 // µs, under the runtime's 10 ms at up to 2.5x slower
+	pairChunkMin  = 6   // rounds
+	pairChunkMax  = 100 // rounds
+	// pairSkip rounds at the start of each chunk are left out of its
+	// median: the switch and the yield land in them (in either loop).
+	pairSkip = 2
+)
+
+// pairChunkFor is the rounds of a chunk of about pairChunkTime, for a
+// ping-pong whose half round trip is halfRTT µs (a calibration run's
+// typical), within [pairChunkMin, pairChunkMax].
+func pairChunkFor(halfRTT float64) int {
+	if !(halfRTT > 0) {
+		return pairChunkMin
+	}
+	return int(min(max(pairChunkTime/(2*halfRTT), pairChunkMin), pairChunkMax))
+}
+
 // pairedHalfRTTs is halfRTTs for a ping-pong whose rounds alternate
 // between two loops in chunks of chunk rounds, the Go loop's first, then
 // the C loop's (see BenchmarkSendLat, impl=pairpoll): each loop's typical
-// half round trip in µs, over its own rounds, and the paired ratio, Go's
-// over C's: for each Go chunk, its median over the mean of the medians of
-// the C chunks on either side of it, and of those the median. A round
-// trip is a chunk's only if both its posts are: the last of each chunk
-// ends with the other loop's first post, after the switch, and is left
-// out. Pairing neighbours cancels what moves slowly, as the speed a busy
-// host lends the guest does; a chunk lasts milliseconds.
-func pairedHalfRTTs(ns func(uint64) int64, posts []uint64, chunk int) (goTyp, cTyp, ratio float64) {
+// half round trip in µs, the median over its own rounds, and their ratio,
+// Go's over C's. A round trip is a chunk's only if both its posts are and
+// it is not one of the chunk's first skip: the last of each chunk ends
+// with the other loop's first post, after the switch, and is left out,
+// and so are the first skip rounds, which pay for the switch. With chunks
+// of milliseconds both loops sample the host's speed, which moves over
+// seconds, alike. (The ratio is of the medians of all rounds, not a median
+// of ratios chunk by chunk: a chunk's median over a few rounds is skewed,
+// and against the mean of its neighbours' it put even a loop paired with
+// itself 2 % fast at chunks of 7 rounds.)
+func pairedHalfRTTs(ns func(uint64) int64, posts []uint64, chunk, skip int) (goTyp, cTyp, ratio float64) {
 	if chunk < 2 || len(posts) < 2 {
 		return 0, 0, 0
 	}
-	rounds := len(posts) - 1
 	var all [2][]int64 // by loop: Go, C
-	var meds []float64 // by chunk
+	rounds := len(posts) - 1
 	for start := 0; start < rounds; start += chunk {
 		end := min(start+chunk, rounds)
-		var rtt []int64
-		prev := ns(posts[start])
-		for i := start; i+1 < end; i++ {
-			next := ns(posts[i+1])
-			rtt, prev = append(rtt, next-prev), next
-		}
 		loop := (start / chunk) % 2
-		all[loop] = append(all[loop], rtt...)
-		meds = append(meds, median(rtt)) // 0 for a chunk of one round
-	}
-	var ratios []float64
-	for k := 0; k < len(meds); k += 2 {
-		var sum float64
-		var n int
-		for _, j := range []int{k - 1, k + 1} {
-			if j >= 0 && j < len(meds) && meds[j] > 0 {
-				sum += meds[j]
-				n++
-			}
-		}
-		if n > 0 && meds[k] > 0 {
-			ratios = append(ratios, meds[k]/(sum/float64(n)))
+		for i := start + max(skip, 0); i+1 < end; i++ {
+			all[loop] = append(all[loop], ns(posts[i+1])-ns(posts[i]))
 		}
 	}
-	return median(all[0]) / 2 / 1e3, median(all[1]) / 2 / 1e3, median(ratios)
+	goTyp, cTyp = median(all[0])/2/1e3, median(all[1])/2/1e3
+	if goTyp > 0 && cTyp > 0 {
+		ratio = goTyp / cTyp
+	}
+	return goTyp, cTyp, ratio
 }
