@@ -54,9 +54,6 @@ const (
 	pairChunkTime = 4e3 // µs, under the runtime's 10 ms at up to 2.5x slower
 	pairChunkMin  = 6   // rounds
 	pairChunkMax  = 100 // rounds
-	// pairSkip rounds at the start of each chunk are left out of its
-	// median: the switch and the yield land in them (in either loop).
-	pairSkip = 2
 )
 
 // pairChunkFor is the rounds of a chunk of about pairChunkTime, for a
