@@ -133,12 +133,12 @@ func sendLat(b *testing.B, env *rxetest.Env, na, nb rxetest.Node, size int, wait
 	b.ReportAllocs()
 	b.ResetTimer()
 	clock := cycles.Start()
-	switch wait {
-	case waitSpin:
+	switch {
+	case wait == waitSpin:
 		if err := n.spinPingPong(send, recv, b.N, true, posts); err != nil {
 			b.Fatal(err)
 		}
-	case waitPaired, waitPairedC, waitPairedGo:
+	case paired:
 		if err := n.pairedPingPong(send, recv, b.N, chunk, true, posts); err != nil {
 			b.Fatal(err)
 		}
@@ -181,8 +181,9 @@ const pairSkip = 2
 const pairCalibrationRounds = 64
 
 // pairCalibrate runs pairCalibrationRounds rounds of the Go busy-polled
-// ping-pong of size bytes (send, recv) with the peer and returns the paired ping-pong's chunk for
-// their typical half round trip (pairChunkFor).
+// ping-pong of size bytes (send, recv) with the peer and returns the
+// paired ping-pong's chunk for their typical half round trip
+// (pairChunkFor).
 func pairCalibrate(n *node, p *peer, size int, send rdma.SendWork, recv rdma.RecvWork) (int, error) {
 	if err := p.send("pong %d %d %s 0", size, pairCalibrationRounds, waitSpin); err != nil {
 		return 0, err

@@ -344,10 +344,10 @@ func runPeer(devName string, in io.Reader, out io.Writer) error {
 // pong answers iters rounds of the ping-pong, waiting as n.wait says
 // (paired: in chunks of chunk rounds).
 func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int) error {
-	switch n.wait {
-	case waitSpin:
+	switch {
+	case n.wait == waitSpin:
 		return n.spinPingPong(send, recv, iters, false, nil)
-	case waitPaired, waitPairedC, waitPairedGo:
+	case pairedWait(n.wait):
 		return n.pairedPingPong(send, recv, iters, chunk, false, nil)
 	}
 	for range iters {

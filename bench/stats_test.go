@@ -34,11 +34,7 @@ func TestPairedHalfRTTs(t *testing.T) {
 	// Chunks of 3 rounds, Go's first: Go 10 10 | C 8 8 | Go 12 12 | C 10
 	// 10 | Go 11 (the last chunk short), in µs round trips, each chunk's
 	// last round (1000: the switch) left out. Go's median 11, C's 9.
-	rtts := []uint64{10, 10, 1000, 8, 8, 1000, 12, 12, 1000, 10, 10, 1000, 11, 1000}
-	posts := []uint64{0}
-	for _, r := range rtts {
-		posts = append(posts, posts[len(posts)-1]+r)
-	}
+	posts := postsOf(10, 10, 1000, 8, 8, 1000, 12, 12, 1000, 10, 10, 1000, 11, 1000)
 	ns := func(s uint64) int64 { return int64(s) * 1000 }
 	goTyp, cTyp, ratio := pairedHalfRTTs(ns, posts, 3, 0)
 	assert.InDelta(t, 5.5, goTyp, 1e-9, "median of 10 10 12 12 11, halved")
@@ -56,17 +52,22 @@ func TestPairedHalfRTTs(t *testing.T) {
 
 	// Chunks of 4, the first round of each left out (the 100s: the
 	// switch): Go 10 10 | C 8 8 | Go 12 12 | C 10 10.
-	rtts = []uint64{100, 10, 10, 1000, 100, 8, 8, 1000, 100, 12, 12, 1000, 100, 10, 10, 1000}
-	posts = []uint64{0}
-	for _, r := range rtts {
-		posts = append(posts, posts[len(posts)-1]+r)
-	}
+	posts = postsOf(100, 10, 10, 1000, 100, 8, 8, 1000, 100, 12, 12, 1000, 100, 10, 10, 1000)
 	goTyp, cTyp, ratio = pairedHalfRTTs(ns, posts, 4, 1)
 	assert.InDelta(t, 5.5, goTyp, 1e-9, "median of 10 10 12 12, halved")
 	assert.InDelta(t, 4.5, cTyp, 1e-9, "median of 8 8 10 10, halved")
 	assert.InDelta(t, 11.0/9, ratio, 1e-9)
 	goTyp, cTyp, ratio = pairedHalfRTTs(ns, posts, 4, 3)
 	assert.Zero(t, goTyp+cTyp+ratio, "no round of a chunk of 4 is left when the first 3 are skipped")
+}
+
+// postsOf is the stamps of posts rtts apart, from 0.
+func postsOf(rtts ...uint64) []uint64 {
+	posts := []uint64{0}
+	for _, r := range rtts {
+		posts = append(posts, posts[len(posts)-1]+r)
+	}
+	return posts
 }
 
 func TestPairChunkFor(t *testing.T) {
