@@ -104,6 +104,9 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 	if err := add("zapi.go", e.api, e.Spec == nil || externs == 0); err != nil {
 		return nil, err
 	}
+	if err := add("zfast.go", e.fast, !e.hasFast()); err != nil {
+		return nil, err
+	}
 	// After zfuncs.go and zapi.go, which record the shims and bindings.
 	if err := add("zcoverage.go", e.coverage, false); err != nil {
 		return nil, err

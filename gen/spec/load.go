@@ -52,6 +52,9 @@ func Load(dir string) (*Set, error) {
 			return nil, fmt.Errorf("%s: override for %s is not applied in spec/%s.yaml; run go run ./tools/specderive", o.Pos, o.Function, f.Library)
 		}
 	}
+	if err := s.loadFastPath(filepath.Join(dir, "fastpath")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

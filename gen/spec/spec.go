@@ -132,6 +132,7 @@ type Override struct {
 type Set struct {
 	byName map[string]*Function
 	names  []string
+	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
 }
 
 // Lookup returns the function with C name name.
