@@ -16,36 +16,27 @@ import (
 )
 
 // BenchmarkPollEmpty is the cost of one poll of an empty CQ: "go" is
-// rdma.CQ.Poll (on rxe: a read of the CQ's ring in Go), "gocgo" the same
-// through the provider's poll_cq (CQ.SetDirect(false): one cgo crossing
-// each), "cgo" a bare cgo call of the provider's poll, "c" the same
-// provider call in a C loop. ns/op is per
-// poll (mean); each variant polls untimed first (warmup).
+// rdma.CQ.Poll (one cgo crossing into the provider's poll_cq), "cgo" a
+// bare cgo call of the provider's poll, "c" the same provider call in a C
+// loop. ns/op is per poll (mean); each variant polls untimed first
+// (warmup).
 func BenchmarkPollEmpty(b *testing.B) {
 	env := rxetest.Guest(b)
 	f := newFlusher(b, env.Nodes[0].Dev, 1)
 	wcs := make([]ibv.WC, 1)
-	// goPolls polls through rdma.CQ.Poll, reading rxe's ring in Go when
-	// direct, else through the provider's poll_cq.
-	goPolls := func(direct bool) func(*testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			f.cq.SetDirect(direct)
-			defer f.cq.SetDirect(true)
-			poll := func(n int) {
-				for range n {
-					if _, err := f.cq.Poll(wcs); err != nil {
-						b.Fatal(err)
-					}
+	b.Run("impl=go", func(b *testing.B) {
+		b.ReportAllocs()
+		poll := func(n int) {
+			for range n {
+				if _, err := f.cq.Poll(wcs); err != nil {
+					b.Fatal(err)
 				}
 			}
-			poll(warmup(b))
-			b.ResetTimer()
-			poll(b.N)
 		}
-	}
-	b.Run("impl=go", goPolls(true))
-	b.Run("impl=gocgo", goPolls(false))
+		poll(warmup(b))
+		b.ResetTimer()
+		poll(b.N)
+	})
 	b.Run("impl=cgo", func(b *testing.B) {
 		fn, cq := f.pollFn(), unsafe.Pointer(f.cq.Raw())
 		for range warmup(b) {
@@ -66,9 +57,8 @@ func BenchmarkPollEmpty(b *testing.B) {
 // BenchmarkDrain is the per-completion cost of draining a CQ full of
 // completions in batches: "go" calls rdma.CQ.Poll once per batch (into Go
 // memory), "gobatch" rdma.CQ.PollBatch (into the CQ's C-memory array),
-// both reading rxe's ring in Go; "gobatchcgo" is PollBatch through the
-// provider's poll_cq (CQ.SetDirect(false), one cgo crossing per batch),
-// "cgo" a bare cgo call of the provider's poll per batch, "c" runs the
+// each one cgo crossing into the provider's poll_cq per batch, "cgo" a
+// bare cgo call of the provider's poll per batch, "c" runs the
 // same loop in C. A round fills the CQ with drainRound completions and
 // drains them, timed as a whole by the language that loops (Go's clock
 // around the Go loop, C's around the C loop); only rounds in which every
@@ -91,11 +81,6 @@ func BenchmarkDrain(b *testing.B) {
 			f.drainRounds(b, batch, drainPoll(f.cq, wcs))
 		})
 		b.Run(fmt.Sprintf("impl=gobatch/batch=%d", batch), func(b *testing.B) {
-			f.drainRounds(b, batch, drainPollBatch(f.cq, batch))
-		})
-		b.Run(fmt.Sprintf("impl=gobatchcgo/batch=%d", batch), func(b *testing.B) {
-			f.cq.SetDirect(false)
-			defer f.cq.SetDirect(true)
 			f.drainRounds(b, batch, drainPollBatch(f.cq, batch))
 		})
 		b.Run(fmt.Sprintf("impl=cgo/batch=%d", batch), func(b *testing.B) {
@@ -246,9 +231,6 @@ func newFlusher(b *testing.B, dev string, n int) *flusher {
 	f.cq, err = d.NewCQ(2*n, nil)
 	must(err)
 	b.Cleanup(func() { must(f.cq.Close()) })
-	if !f.cq.Direct() {
-		b.Fatal("rdma.CQ on rxe does not read its ring in Go (CQ.Direct is false)")
-	}
 	f.qp, err = pd.NewQP(rdma.QPConfig{SendCQ: f.cq, RecvCQ: f.cq, MaxSend: 1, MaxRecv: n})
 	must(err)
 	b.Cleanup(func() { must(f.qp.Close()) })
@@ -300,7 +282,7 @@ func BenchmarkCgoNoop(b *testing.B) {
 
 // BenchmarkCgoPointerArgs is BenchmarkCgoNoop with three pointer arguments
 // (C memory): what cgo's run-time check of pointer arguments adds to a
-// call, which rdma's trampolines avoid (rdma/fastpath.go).
+// call, which ibv's fast-path trampolines avoid (ibv/zfast.go).
 func BenchmarkCgoPointerArgs(b *testing.B) {
 	p := cAllocBench(64)
 	defer cFreeBench(p)

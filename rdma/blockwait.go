@@ -6,7 +6,14 @@ package rdma
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
-#include "trampoline.h"
+
+// A struct ibv_wc, as far as the C wait is concerned: it only passes its
+// address on. Without pointers, so that cgo need not check a Go pointer
+// to one.
+struct gv_wc { unsigned char opaque; };
+
+// The provider's poll_cq (ibv_context.ops.poll_cq), as ibv_poll_cq calls it.
+typedef int (*gv_poll_fn)(void *cq, int n, struct gv_wc *wc);
 
 // What CompChannel.WaitBlocking hands its C wait (C memory, one per
 // channel): the functions, the channel, the fds, the event taken, what
@@ -53,7 +60,8 @@ typedef int (*gv_bw_notify_fn)(void *cq, int solicited_only);
 // Returns 0 with the event's CQ in a->cq and the poll's result in
 // a->polled, GV_BW_CANCELLED when woken, or -1 with a->step and a->err.
 // args is the struct gv_block_wait, in C memory, as an integer, and wc a
-// pointer-free type: cgo checks no argument (see fastpath.go).
+// pointer-free type: cgo checks no argument (as ibv's fast-path
+// trampolines, ibv/zfast.go).
 static int gv_block_wait(uintptr_t args, int n, struct gv_wc *wc) {
 	struct gv_block_wait *a = (struct gv_block_wait *)args;
 	struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = a->cancel_fd, .events = POLLIN}};
@@ -221,7 +229,7 @@ func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC)
 	}
 	var wc *C.struct_gv_wc
 	if len(wcs) > 0 {
-		wc = cWC(wcs)
+		wc = (*C.struct_gv_wc)(unsafe.Pointer(&wcs[0]))
 	}
 	for {
 		// Once Close has begun, closing stays set (and b.args may be

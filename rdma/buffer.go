@@ -55,46 +55,67 @@ func (b *Buffer) Free() error {
 }
 
 func (b *Buffer) start() uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b.b))) }
+func (b *Buffer) size() int      { return len(b.b) }
 
-// bufferSet finds the live Buffer holding a range of memory.
-type bufferSet struct {
-	mu   sync.Mutex
-	list []*Buffer // sorted by start
+func (m *MR) start() uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(m.mem))) }
+func (m *MR) size() int      { return len(m.mem) }
+
+// region is memory known to be mapped while it is listed: a live Buffer,
+// or the pinned Go memory of a live MR.
+type region interface {
+	*Buffer | *MR
+	start() uintptr
+	size() int
 }
 
-var buffers bufferSet
+// regionSet finds the listed region holding a range of memory.
+type regionSet[T region] struct {
+	mu   sync.RWMutex
+	list []T // sorted by start
+}
 
-func (s *bufferSet) add(b *Buffer) {
+var (
+	buffers   regionSet[*Buffer]
+	pinnedMRs regionSet[*MR]
+)
+
+func (s *regionSet[T]) add(r T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := sort.Search(len(s.list), func(i int) bool { return s.list[i].start() >= b.start() })
-	s.list = append(s.list, nil)
+	i := sort.Search(len(s.list), func(i int) bool { return s.list[i].start() >= r.start() })
+	s.list = append(s.list, r)
 	copy(s.list[i+1:], s.list[i:])
-	s.list[i] = b
+	s.list[i] = r
 }
 
-func (s *bufferSet) remove(b *Buffer) {
+func (s *regionSet[T]) remove(r T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, x := range s.list {
-		if x == b {
+		if x == r {
 			s.list = append(s.list[:i], s.list[i+1:]...)
 			return
 		}
 	}
 }
 
-// holding is the live Buffer containing [p, p+n), or nil.
-func (s *bufferSet) holding(p uintptr, n int) *Buffer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// holding is a listed region containing [p, p+n), or nil. Regions may
+// overlap (two MRs of the same pinned memory): any holding one does.
+func (s *regionSet[T]) holding(p uintptr, n int) T {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	i := sort.Search(len(s.list), func(i int) bool { return s.list[i].start() > p })
-	if i == 0 {
-		return nil
-	}
-	b := s.list[i-1]
-	if p+uintptr(n) <= b.start()+uintptr(len(b.b)) {
-		return b
+	for j := i - 1; j >= 0; j-- {
+		r := s.list[j]
+		if p+uintptr(n) <= r.start()+uintptr(r.size()) {
+			return r
+		}
 	}
 	return nil
+}
+
+// mappedMemory reports whether [p, p+n) lies in memory this package knows
+// to be mapped: a live Buffer, or pinned memory of a live MR.
+func mappedMemory(p uintptr, n int) bool {
+	return p+uintptr(n) >= p && (buffers.holding(p, n) != nil || pinnedMRs.holding(p, n) != nil)
 }

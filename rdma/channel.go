@@ -18,7 +18,8 @@ struct gv_cq_event {
 
 // Calls ibv_get_cq_event (at fn) into ev; ev->err is errno after a failure
 // (cleared before the call), 0 after a success. All three are C memory,
-// passed as integers: cgo checks no argument (see fastpath.go).
+// passed as integers: cgo checks no argument (as ibv/zfast.go's
+// trampolines).
 static int gv_get_cq_event(uintptr_t fn, uintptr_t channel, uintptr_t out) {
 	struct gv_cq_event *ev = (struct gv_cq_event *)out;
 	errno = 0;

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"unsafe"
 
 	"github.com/goverbs/goverbs/rdmacm"
 	"golang.org/x/sys/unix"
@@ -35,6 +36,17 @@ type cmEvent struct {
 	typ    rdmacm.CMEventType
 	status int32
 	id     *rdmacm.CMID
+	data   []byte // the private data of a connection event, copied
+}
+
+// carriesPrivateData reports whether events of type t carry connection
+// private data (rdma_cm_event.param.conn).
+func carriesPrivateData(t rdmacm.CMEventType) bool {
+	switch t {
+	case rdmacm.CMEventConnectRequest, rdmacm.CMEventConnectResponse, rdmacm.CMEventEstablished, rdmacm.CMEventRejected:
+		return true
+	}
+	return false
 }
 
 // next waits for the channel's next event (rdma_get_cm_event), copies and
@@ -50,6 +62,11 @@ func (c *cmChannel) next(ctx context.Context) (cmEvent, error) {
 			return err
 		}
 		out = cmEvent{typ: ev.Event, status: ev.Status, id: ev.ID}
+		if carriesPrivateData(ev.Event) {
+			if p := ev.Param.Conn(); p.PrivateData != nil && p.PrivateDataLen > 0 {
+				out.data = append([]byte(nil), unsafe.Slice((*byte)(p.PrivateData), p.PrivateDataLen)...)
+			}
+		}
 		return ev.Ack()
 	})
 	return out, err
@@ -63,7 +80,7 @@ func (c *cmChannel) expect(ctx context.Context, op string, want rdmacm.CMEventTy
 		return ev, opErr(op, err)
 	}
 	if ev.typ != want {
-		return ev, opErr(op, &CMEventError{Want: want, Got: ev.typ, Status: ev.status})
+		return ev, opErr(op, &CMEventError{Want: want, Got: ev.typ, Status: ev.status, PrivateData: ev.data})
 	}
 	return ev, nil
 }
@@ -79,9 +96,16 @@ func (c *cmChannel) close() {
 // RDMA_CM_EVENT_REJECTED, EHOSTUNREACH for an unreachable peer or an
 // address/route error, ECONNRESET for a disconnect, or the event's own
 // negative status.
+//
+// For RDMA_CM_EVENT_REJECTED, Status is the reject reason the transport
+// reports (on InfiniBand and RoCE the IB CM's: 28, consumer defined, for
+// a listener's ConnRequest.Reject; 8, invalid service ID, when nobody
+// listens) and PrivateData what the rejecting side sent, as the transport
+// delivered it (the IB CM pads it to 148 bytes).
 type CMEventError struct {
-	Want, Got rdmacm.CMEventType
-	Status    int32
+	Want, Got   rdmacm.CMEventType
+	Status      int32
+	PrivateData []byte
 }
 
 func (e *CMEventError) Error() string {

@@ -26,6 +26,46 @@ type ConnConfig struct {
 	// (default 7 each): how often the QP retries before failing its work
 	// requests when the peer stops answering.
 	RetryCount, RNRRetryCount uint8
+	// PrivateData is sent with the connection request (Dial, through
+	// rdma_connect) or with its acceptance (Listener.Accept, through
+	// rdma_accept), and read by the peer with Conn.PeerPrivateData or
+	// ConnRequest.PrivateData. On InfiniBand and RoCE it holds at most
+	// MaxConnectPrivateData or MaxAcceptPrivateData bytes (more is an error
+	// before any C call); the transport may deliver it padded with zeros.
+	PrivateData []byte
+}
+
+// The most private data the InfiniBand connection manager (on InfiniBand
+// and RoCE devices, rxe among them) carries: a REQ's 92 bytes less the 36
+// of rdmacm's header, a REP's and a REJ's. Other transports (iWARP) have
+// their own limits, which the kernel enforces.
+const (
+	MaxConnectPrivateData = 56
+	MaxAcceptPrivateData  = 196
+	MaxRejectPrivateData  = 148
+)
+
+// checkPrivateData refuses data longer than max on an InfiniBand
+// transport (InfiniBand or RoCE), where max is the IB CM's limit.
+func checkPrivateData(op string, ctx *ibv.Context, data []byte, max int) error {
+	if len(data) > 255 {
+		return invalid(op, "%d bytes of private data: rdmacm carries at most 255", len(data))
+	}
+	if ctx != nil && ctx.Device != nil && ctx.Device.TransportType == ibv.TransportIB && len(data) > max {
+		return invalid(op, "%d bytes of private data: the InfiniBand connection manager carries at most %d here", len(data), max)
+	}
+	return nil
+}
+
+// cBytes copies b into C memory for a call (nil for an empty b); free it
+// with cFree after the call.
+func cBytes(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	p := cAlloc(uintptr(len(b)))
+	copy(unsafe.Slice((*byte)(p), len(b)), b)
+	return p
 }
 
 func (c ConnConfig) withDefaults() ConnConfig {
@@ -70,7 +110,15 @@ type Conn struct {
 	closeOnce sync.Once
 	closeErr  error
 	ended     atomic.Bool // WaitDisconnect saw the connection end
+	peerData  []byte
 }
+
+// PeerPrivateData is the private data the peer sent: a dialer's
+// connection gets the listener's acceptance data, an accepted one the
+// dialer's request data, as the transport delivered it (the IB CM pads it
+// to MaxAcceptPrivateData or MaxConnectPrivateData bytes). nil when the
+// peer sent none.
+func (c *Conn) PeerPrivateData() []byte { return c.peerData }
 
 func sockaddr(ap netip.AddrPort) (*rdmacm.Sockaddr, error) {
 	if !ap.Addr().Is4() {
@@ -132,13 +180,22 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	if err := c.setup(cfg); err != nil {
 		return fail(err)
 	}
+	if err := checkPrivateData(op, c.id.Verbs, cfg.PrivateData, MaxConnectPrivateData); err != nil {
+		return fail(err)
+	}
 	param := cfg.connParam()
+	if pd := cBytes(cfg.PrivateData); pd != nil {
+		defer cFree(pd)
+		param.PrivateData, param.PrivateDataLen = pd, uint8(len(cfg.PrivateData))
+	}
 	if err := c.id.Connect(&param); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+	ev, err := ch.expect(ctx, op, rdmacm.CMEventEstablished)
+	if err != nil {
 		return fail(err)
 	}
+	c.peerData = ev.data
 	c.QP.state.Store(int32(ibv.QpsRts))
 	return c, nil
 }
@@ -291,23 +348,75 @@ func (l *Listener) Port() uint16 {
 	return uint16(b[0])<<8 | uint16(b[1])
 }
 
-// Accept waits for the next connection request, accepts it (rdma_accept)
-// and returns the connection once established. Each accepted connection
-// gets its own event channel (rdma_migrate_id), so it can be waited on
-// independently.
+// Accept waits for the next connection request, accepts it with the
+// listener's ConnConfig.PrivateData and returns the connection once
+// established (Request, then ConnRequest.Accept).
 func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
-	const op = "rdma.Listener.Accept"
-	ev, err := l.ch.expect(ctx, op, rdmacm.CMEventConnectRequest)
+	r, err := l.Request(ctx)
 	if err != nil {
+		return nil, err
+	}
+	return r.Accept(ctx, l.cfg.PrivateData)
+}
+
+// ConnRequest is an incoming connection request, to inspect (PrivateData)
+// and then accept or reject, once. A request neither accepted nor
+// rejected leaves the dialer waiting until its own timeout.
+type ConnRequest struct {
+	l    *Listener
+	id   *rdmacm.CMID
+	data []byte
+	once atomic.Bool
+}
+
+// Request waits for the next connection request (RDMA_CM_EVENT_CONNECT_REQUEST)
+// and returns it, not yet accepted.
+func (l *Listener) Request(ctx context.Context) (*ConnRequest, error) {
+	ev, err := l.ch.expect(ctx, "rdma.Listener.Request", rdmacm.CMEventConnectRequest)
+	if err != nil {
+		return nil, err
+	}
+	return &ConnRequest{l: l, id: ev.id, data: ev.data}, nil
+}
+
+// PrivateData is the dialer's ConnConfig.PrivateData, as the transport
+// delivered it (the IB CM pads it to MaxConnectPrivateData bytes); nil
+// when it sent none.
+func (r *ConnRequest) PrivateData() []byte { return r.data }
+
+// take marks the request answered; a second answer is an error.
+func (r *ConnRequest) take(op string) error {
+	if r == nil {
+		return nilErr(op)
+	}
+	if !r.once.CompareAndSwap(false, true) {
+		return invalid(op, "the connection request was already accepted or rejected")
+	}
+	return nil
+}
+
+// Accept accepts the request with privateData for the dialer (rdma_accept;
+// at most MaxAcceptPrivateData bytes on InfiniBand and RoCE) and returns
+// the connection once established. Each accepted connection gets its own
+// event channel (rdma_migrate_id), so it can be waited on independently.
+// On failure the request is rejected.
+func (r *ConnRequest) Accept(ctx context.Context, privateData []byte) (*Conn, error) {
+	const op = "rdma.ConnRequest.Accept"
+	if err := r.take(op); err != nil {
+		return nil, err
+	}
+	if err := checkPrivateData(op, r.id.Verbs, privateData, MaxAcceptPrivateData); err != nil {
+		r.id.Reject(nil, 0)
+		r.id.DestroyID()
 		return nil, err
 	}
 	ch, err := newCMChannel()
 	if err != nil {
-		ev.id.Reject(nil, 0)
-		ev.id.DestroyID()
+		r.id.Reject(nil, 0)
+		r.id.DestroyID()
 		return nil, err
 	}
-	c := &Conn{ch: ch, id: ev.id}
+	c := &Conn{ch: ch, id: r.id, peerData: r.data}
 	fail := func(err error) (*Conn, error) {
 		c.teardown()
 		return nil, err
@@ -316,11 +425,15 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 		c.id.Reject(nil, 0)
 		return fail(err)
 	}
-	if err := c.setup(l.cfg); err != nil {
+	if err := c.setup(r.l.cfg); err != nil {
 		c.id.Reject(nil, 0)
 		return fail(err)
 	}
-	param := l.cfg.connParam()
+	param := r.l.cfg.connParam()
+	if pd := cBytes(privateData); pd != nil {
+		defer cFree(pd)
+		param.PrivateData, param.PrivateDataLen = pd, uint8(len(privateData))
+	}
 	if err := c.id.Accept(&param); err != nil {
 		return fail(err)
 	}
@@ -329,6 +442,26 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 	}
 	c.QP.state.Store(int32(ibv.QpsRts))
 	return c, nil
+}
+
+// Reject refuses the request (rdma_reject) with privateData for the
+// dialer (at most MaxRejectPrivateData bytes on InfiniBand and RoCE),
+// whose Dial fails with a *CMEventError carrying it and the reject reason,
+// wrapping unix.ECONNREFUSED. Data too long is an error before any C call,
+// and the request is then rejected without it.
+func (r *ConnRequest) Reject(privateData []byte) error {
+	const op = "rdma.ConnRequest.Reject"
+	if err := r.take(op); err != nil {
+		return err
+	}
+	defer r.id.DestroyID()
+	if err := checkPrivateData(op, r.id.Verbs, privateData, MaxRejectPrivateData); err != nil {
+		r.id.Reject(nil, 0)
+		return err
+	}
+	pd := cBytes(privateData)
+	defer cFree(pd)
+	return r.id.Reject(pd, uint8(len(privateData)))
 }
 
 // Close stops listening (rdma_destroy_id) and frees the event channel;

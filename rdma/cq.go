@@ -3,7 +3,6 @@ package rdma
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
@@ -17,19 +16,15 @@ type CQ struct {
 	ex  *ibv.CQEx // for CQs from NewCQEx
 	dev *Device
 	ch  *CompChannel
-	// poll is the provider's poll_cq, read once: the hot path does not
+	// poll is the provider's poll_cq, read once: the data path does not
 	// chase context->ops on every call. poll and addr (the struct ibv_cq)
-	// are C addresses, kept as the trampolines take them (fastpath.go).
+	// are C addresses, as ibv's fast-path trampolines take them
+	// (ibv.FastPollCQ).
 	poll, addr uintptr
-	// rxe reads the completion ring of an rxe CQ in Go (rxering.go); nil
-	// for other providers. ring is rxe while polls use it (SetDirect).
-	rxe  *rxeRing
-	ring atomic.Pointer[rxeRing]
 	// wcs is the CQ's own completion array for PollBatch, in C memory
 	// (made on first use, freed by Close).
 	wcs     []ibv.WC
 	wcsOnce sync.Once
-	wcsMade atomic.Bool // wcs is made (PollBatch's fast check)
 	wcsMu   sync.Mutex
 	wcsMem  unsafe.Pointer
 }
@@ -68,14 +63,12 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: uintptr(raw.Context.Ops.PollCQ), addr: uintptr(unsafe.Pointer(raw))}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: ibv.FastPollCQOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	cq.kind = "CQ"
 	if cq.poll == 0 {
 		raw.Destroy()
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
 	}
-	cq.rxe = rxeRingOf(raw, cq.poll)
-	cq.ring.Store(cq.rxe)
 	if ch != nil {
 		if err := raw.ReqNotify(0); err != nil {
 			raw.Destroy()
@@ -97,23 +90,21 @@ func (cq *CQ) Raw() *ibv.CQ { return cq.cq }
 func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 
 // Poll moves up to len(wcs) completions into wcs with one call of the
-// provider's poll_cq (ibv_poll_cq), or on rxe by reading the CQ's ring in
-// Go (see SetDirect), and returns how many; 0 means the CQ was empty. It
-// does not allocate.
+// provider's poll_cq (ibv_poll_cq) and returns how many; 0 means the CQ
+// was empty. It does not allocate.
 //
 // wcs may be any memory: a slice of its own, an array field of a struct,
 // a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
-// call, and does not (see fastpath.go).
+// call, and does not (ibv.FastPollCQ).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
-	// Small enough to be inlined: the caller calls pollRing itself.
-	done, err := cq.pollRing("rdma.CQ.Poll", wcs, 0)
+	done, err := cq.pollInto("rdma.CQ.Poll", wcs, 0)
 	return len(done), err
 }
 
-// pollProvider is one poll through the provider (a CQ that is not Direct),
-// or the refusal of one, as pollRing: into wcs or, for batch > 0, into the
-// CQ's own array (PollBatch, once it is made), and what it took.
-func (cq *CQ) pollProvider(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
+// pollInto is one poll through the provider into wcs or, for batch > 0,
+// into the CQ's own array (PollBatch, once it is made), and returns what
+// it took.
+func (cq *CQ) pollInto(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
 	if err := cq.use(op); err != nil {
 		return nil, err
 	}
@@ -127,119 +118,52 @@ func (cq *CQ) pollProvider(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error)
 	if len(wcs) == 0 {
 		return nil, nil
 	}
-	n, err := cq.pollC(wcs)
-	if err != nil {
-		return nil, err
+	n := ibv.FastPollCQ(cq.poll, cq.addr, int32(len(wcs)), &wcs[0])
+	if n < 0 {
+		return nil, cerr.CountOrNegative("ibv_poll_cq", int64(n))
 	}
 	return wcs[:n:n], nil
 }
 
-// direct is the ring polls read, nil unless the CQ is Direct.
-func (cq *CQ) direct() *rxeRing {
-	if cq == nil {
-		return nil
-	}
-	return cq.ring.Load()
-}
-
-// pollC is one poll into wcs (not empty) through the provider's poll_cq,
-// one cgo crossing.
-func (cq *CQ) pollC(wcs []ibv.WC) (int, error) {
-	n := cPoll(cq.poll, cq.addr, wcs)
-	if n < 0 {
-		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
-	}
-	return n, nil
-}
-
-// Direct reports whether polls of this CQ read its completion ring in Go
-// instead of calling the provider's poll_cq through cgo. Only rxe CQs can
-// (see SetDirect), on x86-64 with glibc, and they do unless
-// SetDirect(false).
-func (cq *CQ) Direct() bool { return cq.direct() != nil }
-
-// SetDirect chooses how Poll, PollOne, PollBatch and PollSpin reach the
-// completions, and returns Direct. On rxe (soft-RoCE), whose poll_cq only
-// copies completions out of a ring that the kernel shares with the
-// process, they read that ring in Go, under the lock librxe's poll_cq
-// takes, so that no cgo crossing is paid per poll; they still interleave
-// safely with ibv_poll_cq or ibv_start_poll on Raw from C. With
-// SetDirect(false), or on any other provider, each poll is one call of the
-// provider's poll_cq. Safe to call at any time, also during polls.
-func (cq *CQ) SetDirect(on bool) bool {
-	if cq == nil {
-		return false
-	}
-	if on {
-		cq.ring.Store(cq.rxe)
-	} else {
-		cq.ring.Store(nil)
-	}
-	return cq.Direct()
-}
-
 // PollSpin is Poll that keeps polling, up to spins times, until at least
-// one completion arrives: inside C, one cgo crossing for a whole
-// busy-wait, or in Go for a Direct CQ. It returns 0 when spins polls found
-// nothing.
+// one completion arrives. It returns 0 when spins polls found nothing.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
-	spins = max(spins, 1)
-	if cq.direct() != nil && len(wcs) > 0 {
-		for {
-			done, err := cq.pollRing("rdma.CQ.PollSpin", wcs, 0)
-			if spins--; len(done) != 0 || err != nil || spins == 0 {
-				return len(done), err
-			}
+	for spins = max(spins, 1); ; spins-- {
+		done, err := cq.pollInto("rdma.CQ.PollSpin", wcs, 0)
+		if len(done) != 0 || err != nil || spins == 1 || len(wcs) == 0 {
+			return len(done), err
 		}
 	}
-	if err := cq.use("rdma.CQ.PollSpin"); err != nil {
-		return 0, err
-	}
-	defer cq.done()
-	if len(wcs) == 0 {
-		return 0, nil
-	}
-	n := cPollSpin(cq.poll, cq.addr, wcs, int64(spins))
-	if n < 0 {
-		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
-	}
-	return n, nil
 }
 
 // PollBatch polls up to max completions into the CQ's own completion
-// array, which lives in C memory, and returns them: one provider call (or
-// one read of a Direct CQ's ring), no allocation. The slice is valid until
-// the next PollBatch on this CQ or Close; copy what must outlive it. Calls
-// are serialised per CQ. max is capped at 1024.
+// array, which lives in C memory, and returns them: one provider call, no
+// allocation. The slice is valid until the next PollBatch on this CQ or
+// Close; copy what must outlive it. Calls are serialised per CQ. max is
+// capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
-	if cq != nil && max > 0 && !cq.wcsMade.Load() {
+	if max > 0 {
 		if err := cq.makeWCs("rdma.CQ.PollBatch"); err != nil {
 			return nil, err
 		}
 	}
-	// max <= 0: pollRing only checks the CQ (pollProvider, with no array).
-	return cq.pollRing("rdma.CQ.PollBatch", nil, max)
+	// max <= 0: pollInto only checks the CQ.
+	return cq.pollInto("rdma.CQ.PollBatch", nil, max)
 }
 
 const pollBatchCap = 1024
 
-// allocWCs makes the array PollBatch polls into.
-func (cq *CQ) allocWCs() {
-	cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
-	cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
-	cq.wcsMade.Store(true)
-}
-
 // makeWCs makes the array PollBatch polls into, unless it is made or the
-// CQ closed: before the poll, and outside pollRing, which holds the CQ
-// without a defer, so that a panic here (out of C memory) cannot leave it
-// held.
+// CQ closed.
 func (cq *CQ) makeWCs(op string) error {
 	if err := cq.use(op); err != nil {
 		return err
 	}
 	defer cq.done()
-	cq.wcsOnce.Do(cq.allocWCs)
+	cq.wcsOnce.Do(func() {
+		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
+		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
+	})
 	return nil
 }
 

@@ -240,3 +240,37 @@ func TestPostErrors(t *testing.T) {
 		got += n
 	}
 }
+
+// TestDataPathZeroAllocUDSRQ: in steady state a UD round (a receive posted
+// to an SRQ, a send carrying its address handle, QPN and Q_Key, both
+// CQs polled) allocates nothing.
+func TestDataPathZeroAllocUDSRQ(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	a := newUDNode(t, env, na.Dev, 1)
+	b := newSRQNode(t, nb.Dev, 0, SRQConfig{MaxWR: 16})
+	qb, err := b.pd.NewQP(QPConfig{Type: ibv.QptUD, SendCQ: b.cq, RecvCQ: b.cq, SRQ: b.srq})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, qb.Close()) })
+	require.NoError(t, qb.ActivateUD(1, udQKey))
+	gid, err := b.dev.GID(1, env.GIDIndex)
+	require.NoError(t, err)
+	ah := mustAH(t, a.pd, env, gid)
+	recv := RecvWork{ID: 1, SGEs: []ibv.SGE{b.mr.sge(t, 0, GRHLen+64)}}
+	send := SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.mr.sge(t, 0, 64)},
+		AH: ah, RemoteQPN: qb.Num(), RemoteQKey: udQKey}
+	wcs := make([]ibv.WC, 4)
+	round := func() {
+		if err := b.srq.PostRecv(recv); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.qps[0].PostSend(send); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, a.cq, wcs, 1)
+		drain(t, b.cq, wcs, 1)
+	}
+	round()
+	assert.Zero(t, testing.AllocsPerRun(200, round))
+}

@@ -3,6 +3,7 @@ package rdma
 import (
 	"context"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
@@ -57,6 +58,33 @@ type Device struct {
 	// borrowed: the context belongs to librdmacm (a Conn's id->verbs);
 	// Close releases this handle only.
 	borrowed bool
+	// objs maps the C address of each of the device's SRQs and QPs to
+	// its handle, for async events.
+	objMu sync.Mutex
+	objs  map[unsafe.Pointer]any
+}
+
+// register lists obj (an *SRQ or *QP) under its C address c, for
+// AsyncEvent; unregister drops it.
+func (d *Device) register(c unsafe.Pointer, obj any) {
+	d.objMu.Lock()
+	defer d.objMu.Unlock()
+	if d.objs == nil {
+		d.objs = map[unsafe.Pointer]any{}
+	}
+	d.objs[c] = obj
+}
+
+func (d *Device) unregister(c unsafe.Pointer) {
+	d.objMu.Lock()
+	defer d.objMu.Unlock()
+	delete(d.objs, c)
+}
+
+func (d *Device) lookup(c unsafe.Pointer) any {
+	d.objMu.Lock()
+	defer d.objMu.Unlock()
+	return d.objs[c]
 }
 
 // borrowDevice wraps a context this package did not open.
@@ -114,6 +142,21 @@ func openDevice(d *ibv.Device, name string) (*Device, error) {
 	return dev, nil
 }
 
+// checkODP refuses on-demand paging on a device whose attributes do not
+// offer it (ibv_query_device_ex: IBV_ODP_SUPPORT in odp_caps), with an
+// error wrapping unix.EOPNOTSUPP: kernels answer such a registration with
+// EINVAL or EOPNOTSUPP, depending on the release.
+func (d *Device) checkODP(op string) error {
+	var a ibv.DeviceAttrEx
+	if err := d.ctx.QueryDeviceEx(nil, &a); err != nil {
+		return err
+	}
+	if ibv.ODPGeneralCaps(a.ODPCaps.GeneralCaps)&ibv.ODPSupport == 0 {
+		return opErr(op, &reasonError{msg: fmt.Sprintf("device %s does not support on-demand paging (IBV_ACCESS_ON_DEMAND)", d.name), errno: unix.EOPNOTSUPP})
+	}
+	return nil
+}
+
 // Name is the device's name.
 func (d *Device) Name() string { return d.name }
 
@@ -156,6 +199,12 @@ type AsyncEvent struct {
 	Type ibv.EventType
 	// QPNum is the QP number for QP events, CQ/SRQ/port events leave it 0.
 	QPNum uint32
+	// QP is the QP of a QP event when this package made it (nil
+	// otherwise, or once it is closed).
+	QP *QP
+	// SRQ is the SRQ of an SRQ event (IBV_EVENT_SRQ_LIMIT_REACHED,
+	// IBV_EVENT_SRQ_ERR) when this package made it.
+	SRQ *SRQ
 	// Port is the port number for port events.
 	Port uint32
 }
@@ -191,10 +240,16 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 			out.Port = uint32(*ev.Element.PortNum())
 		case ibv.EventCQErr:
 		case ibv.EventSRQErr, ibv.EventSRQLimitReached:
+			if s, ok := d.lookup(unsafe.Pointer(*ev.Element.SRQ())).(*SRQ); ok {
+				out.SRQ = s
+			}
 		case ibv.EventDeviceFatal:
 		default:
 			if qp := *ev.Element.QP(); qp != nil {
 				out.QPNum = qp.QPNum
+				if q, ok := d.lookup(unsafe.Pointer(qp)).(*QP); ok {
+					out.QP = q
+				}
 			}
 		}
 		ev.Ack()

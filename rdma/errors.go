@@ -50,6 +50,11 @@ func invalid(op, format string, args ...any) error {
 	return &OpError{Op: op, Err: &reasonError{msg: fmt.Sprintf(format, args...), errno: unix.EINVAL}}
 }
 
+// tooLong is an OpError wrapping unix.EMSGSIZE with a reason.
+func tooLong(op, format string, args ...any) error {
+	return &OpError{Op: op, Err: &reasonError{msg: fmt.Sprintf(format, args...), errno: unix.EMSGSIZE}}
+}
+
 type reasonError struct {
 	msg   string
 	errno unix.Errno

@@ -9,14 +9,24 @@ import (
 )
 
 // MR is a memory registration (struct ibv_mr). The memory stays valid (a
-// Buffer cannot be freed, pinned Go memory stays pinned) until Close.
+// Buffer cannot be freed, pinned Go memory stays pinned, a DMA-BUF's fd is
+// the caller's to keep open) until Close.
+//
+// With ibv.AccessOnDemand in the access flags the registration is on-demand
+// paging (ODP): the device faults pages in as it touches them, and
+// Prefetch asks for them ahead of use. The memory's rules are the same (a
+// Buffer or pinned memory), since the device may touch it at any time.
+// Devices without ODP (rxe on Linux 6.1 among them) refuse such a
+// registration with an error wrapping unix.EOPNOTSUPP.
 type MR struct {
 	life
 	mr     *ibv.MR
 	pd     *PD
 	buf    *Buffer
 	pinner runtime.Pinner
-	mem    []byte
+	mem    []byte // nil for a DMA-BUF registration
+	length int
+	pinned bool // mem is pinned Go memory, listed in pinnedMRs
 }
 
 // Register registers b, which must lie inside a live Buffer
@@ -64,7 +74,12 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 		return nil, err
 	}
 	defer p.done()
-	m := &MR{pd: p, mem: b}
+	if access&ibv.AccessOnDemand != 0 {
+		if err := p.dev.checkODP(op); err != nil {
+			return nil, err
+		}
+	}
+	m := &MR{pd: p, mem: b, length: len(b)}
 	m.kind = "MR"
 	if pin != nil {
 		m.pinner.Pin(pin)
@@ -75,8 +90,69 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 		return nil, err
 	}
 	m.mr = mr
+	if pin != nil {
+		m.pinned = true
+		pinnedMRs.add(m)
+	}
 	p.adopt("MR")
 	return m, nil
+}
+
+// RegisterDMABuf registers length bytes at offset of the DMA-BUF fd (a
+// buffer a GPU or other device driver exported) for the device, at I/O
+// virtual address iova: the address SGEs and peers' RDMA operations use
+// for it (ibv_reg_dmabuf_mr). The fd stays the caller's: keep it open
+// until Close. MR.Bytes is nil for such a registration (the memory is not
+// mapped in the process); MR.SGE works on iova. Devices without DMA-BUF
+// support (rxe on Linux 6.1 among them) refuse with an error wrapping
+// unix.EOPNOTSUPP, and nothing is left registered.
+func (p *PD) RegisterDMABuf(fd int, offset, length, iova uint64, access ibv.AccessFlags) (*MR, error) {
+	const op = "rdma.PD.RegisterDMABuf"
+	if fd < 0 {
+		return nil, invalid(op, "fd %d", fd)
+	}
+	if length == 0 || length > 1<<62 {
+		return nil, invalid(op, "length %d: must be positive", length)
+	}
+	if err := p.use(op); err != nil {
+		return nil, err
+	}
+	defer p.done()
+	mr, err := p.pd.RegDMABufMR(offset, length, iova, int32(fd), int32(access))
+	if err != nil {
+		return nil, err
+	}
+	m := &MR{mr: mr, pd: p, length: int(length)}
+	m.kind = "MR"
+	p.adopt("MR")
+	return m, nil
+}
+
+// Prefetch asks the device to fault in n bytes at offset off of an
+// on-demand-paging registration ahead of use, for reading or, with write,
+// for writing too (ibv_advise_mr with IBV_ADVISE_MR_ADVICE_PREFETCH or
+// PREFETCH_WRITE and IBV_ADVISE_MR_FLAG_FLUSH: it returns once the pages
+// are in). A device or registration without ODP refuses with an error
+// wrapping unix.EOPNOTSUPP (or what the provider returns).
+func (m *MR) Prefetch(off, n int, write bool) error {
+	const op = "rdma.MR.Prefetch"
+	sg, err := m.SGE(off, n)
+	if err != nil {
+		return err
+	}
+	if err := m.pd.use(op); err != nil {
+		return err
+	}
+	defer m.pd.done()
+	if err := m.use(op); err != nil {
+		return err
+	}
+	defer m.done()
+	advice := ibv.UverbsAdviseMRAdvicePrefetch
+	if write {
+		advice = ibv.UverbsAdviseMRAdvicePrefetchWrite
+	}
+	return m.pd.pd.AdviseMR(advice, uint32(ibv.UverbsAdviseMRFlagFlush), &sg, 1)
 }
 
 // Raw is the generated handle, valid until Close.
@@ -88,10 +164,15 @@ func (m *MR) LKey() uint32 { return m.mr.Lkey }
 // RKey is the remote key, for the peer's RDMA reads and writes.
 func (m *MR) RKey() uint32 { return m.mr.Rkey }
 
-// Addr is the registered range's start address.
+// Addr is the registered range's start address (a DMA-BUF
+// registration's iova).
 func (m *MR) Addr() uint64 { return uint64(uintptr(m.mr.Addr)) }
 
-// Bytes is the registered memory.
+// Len is the registered range's length in bytes.
+func (m *MR) Len() int { return m.length }
+
+// Bytes is the registered memory (nil for a DMA-BUF registration, which is
+// not mapped in the process).
 func (m *MR) Bytes() []byte { return m.mem }
 
 // SGE describes n bytes of the registered memory at offset off, or fails
@@ -101,8 +182,8 @@ func (m *MR) SGE(off, n int) (ibv.SGE, error) {
 		return ibv.SGE{}, err
 	}
 	defer m.done()
-	if off < 0 || n < 0 || off+n > len(m.mem) {
-		return ibv.SGE{}, invalid("rdma.MR.SGE", "range [%d, %d) outside the %d registered bytes", off, off+n, len(m.mem))
+	if off < 0 || n < 0 || off+n > m.length || n > int(^uint32(0)) {
+		return ibv.SGE{}, invalid("rdma.MR.SGE", "range [%d, %d) outside the %d registered bytes", off, off+n, m.length)
 	}
 	return ibv.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), Lkey: m.mr.Lkey}, nil
 }
@@ -115,6 +196,9 @@ func (m *MR) Close() error {
 	return m.close(func() error {
 		if err := m.mr.Dereg(); err != nil {
 			return err
+		}
+		if m.pinned {
+			pinnedMRs.remove(m)
 		}
 		m.pinner.Unpin()
 		m.pd.disown("MR")

@@ -53,3 +53,17 @@ func (q *QP) use(op string) error {
 	}
 	return q.life.use(op)
 }
+
+func (s *SRQ) use(op string) error {
+	if s == nil {
+		return nilErr(op)
+	}
+	return s.life.use(op)
+}
+
+func (a *AH) use(op string) error {
+	if a == nil {
+		return nilErr(op)
+	}
+	return a.life.use(op)
+}

@@ -28,6 +28,12 @@ const access = ibv.AccessLocalWrite | ibv.AccessRemoteWrite | ibv.AccessRemoteRe
 
 func newSide(t testing.TB, dev string, cfg QPConfig) *side {
 	t.Helper()
+	return newSideAccess(t, dev, cfg, access)
+}
+
+// newSideAccess is newSide with the MR registered for acc.
+func newSideAccess(t testing.TB, dev string, cfg QPConfig, acc ibv.AccessFlags) *side {
+	t.Helper()
 	s := &side{}
 	var err error
 	s.dev, err = Open(dev)
@@ -39,7 +45,7 @@ func newSide(t testing.TB, dev string, cfg QPConfig) *side {
 	s.buf, err = AllocBuffer(64 << 10)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.buf.Free()) })
-	s.mr, err = s.pd.Register(s.buf.Bytes(), access)
+	s.mr, err = s.pd.Register(s.buf.Bytes(), acc)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.mr.Close()) })
 	s.cc, err = s.dev.NewCompChannel()

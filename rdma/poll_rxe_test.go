@@ -84,15 +84,13 @@ func requireEmpty(t *testing.T, cq *CQ) {
 	require.Zero(t, k, "completions beyond the flushed receives")
 }
 
-// TestDirectPoll: an rxe CQ is Direct, and its polls in Go (Poll,
-// PollBatch, PollSpin) interleave with the provider's own poll_cq, called
-// from C on Raw and through SetDirect(false): together they see every
-// completion once, in order, with the fields the provider reports.
-func TestDirectPoll(t *testing.T) {
+// TestPollKinds: Poll, PollBatch and PollSpin interleave with the checked
+// binding's poll on Raw: together they see every completion once, in
+// order, with the fields the provider reports.
+func TestPollKinds(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 300
 	cq, qp := flushedCQ(t, false, 512, n)
-	require.True(t, cq.Direct(), "rxe CQs are read in Go; rxeRingOf refused this one")
 
 	wcs := make([]ibv.WC, 7)
 	deadline := time.Now().Add(30 * time.Second)
@@ -111,9 +109,7 @@ func TestDirectPoll(t *testing.T) {
 		case 2:
 			k, err = cq.Raw().Poll(5, &wcs[0])
 		case 3:
-			require.False(t, cq.SetDirect(false))
 			k, err = cq.Poll(wcs[:4])
-			require.True(t, cq.SetDirect(true))
 		case 4:
 			k, err = cq.PollSpin(wcs[:2], 1000)
 		}
@@ -130,14 +126,13 @@ func TestDirectPoll(t *testing.T) {
 	require.Zero(t, k)
 }
 
-// TestDirectPollConcurrent: goroutines polling in Go and goroutines
-// polling through the provider from C drain one CQ together; the spinlock
-// both take makes each completion come out exactly once.
-func TestDirectPollConcurrent(t *testing.T) {
+// TestPollConcurrent: goroutines polling through rdma and goroutines
+// polling through the checked binding on Raw drain one CQ together; each
+// completion comes out exactly once.
+func TestPollConcurrent(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 1000
 	cq, _ := flushedCQ(t, false, 1024, n)
-	require.True(t, cq.Direct())
 
 	var (
 		total  atomic.Int64
@@ -184,16 +179,15 @@ func TestDirectPollConcurrent(t *testing.T) {
 }
 
 // TestPollWhileClosing: Poll, PollBatch and PollSpin racing the CQ's
-// Close, read in Go and through the provider: each poll returns
-// completions until one returns ErrClosed, none crashes, and, run with
-// -race, none touches what Close drops (PollBatch's array) unguarded.
+// Close: each poll returns completions until one returns ErrClosed, none
+// crashes, and, run with -race, none touches what Close drops (PollBatch's
+// array) unguarded.
 func TestPollWhileClosing(t *testing.T) {
 	rxetest.NoLeaks(t)
-	for _, direct := range []bool{true, false} {
-		t.Run(map[bool]string{true: "direct", false: "provider"}[direct], func(t *testing.T) {
+	for range 2 {
+		t.Run("", func(t *testing.T) {
 			const n = 400
 			cq, qp := flushedCQ(t, false, 512, n)
-			require.Equal(t, direct, cq.SetDirect(direct))
 			var (
 				polled atomic.Int64
 				wg     sync.WaitGroup
@@ -242,23 +236,20 @@ func TestPollWhileClosing(t *testing.T) {
 	}
 }
 
-// TestDirectPollResize: ibv_resize_cq (from C, on Raw) moves rxe's ring to
-// a new mapping; polls in Go follow it and lose nothing.
-func TestDirectPollResize(t *testing.T) {
+// TestPollResize: after ibv_resize_cq on Raw, polls lose nothing (the
+// provider's poll_cq op, read once at NewCQ, stays the CQ's).
+func TestPollResize(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 24
 	cq, qp := flushedCQ(t, false, 32, n)
-	require.True(t, cq.Direct())
 	wcs := make([]ibv.WC, n)
 	got := 0
 	for deadline := time.Now().Add(30 * time.Second); got < 10; {
 		require.True(t, time.Now().Before(deadline))
 		got += pollFlushed(t, cq, qp, got, wcs[:10-got])
 	}
-	before := *cq.rxe.queue
 	require.NoError(t, cq.Raw().Resize(200))
 	require.GreaterOrEqual(t, cq.Len(), 200)
-	require.NotEqual(t, before, *cq.rxe.queue, "the resize mapped a new ring")
 	for deadline := time.Now().Add(30 * time.Second); got < n; {
 		require.True(t, time.Now().Before(deadline), "%d of %d after the resize", got, n)
 		got += pollFlushed(t, cq, qp, got, wcs)
@@ -266,15 +257,13 @@ func TestDirectPollResize(t *testing.T) {
 	requireEmpty(t, cq)
 }
 
-// TestDirectPollExtended: the extended poll (ibv_start_poll to
-// ibv_end_poll, between which librxe holds the CQ's lock and keeps its own
-// index) and Direct polls take turns on one CQ and see every completion
+// TestPollExtended: the extended poll (ibv_start_poll to ibv_end_poll)
+// and Poll take turns on one CQ made by NewCQEx and see every completion
 // once, in order.
-func TestDirectPollExtended(t *testing.T) {
+func TestPollExtended(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const n = 60
 	cq, qp := flushedCQ(t, true, 128, n)
-	require.True(t, cq.Direct())
 	cx, err := cq.Ex()
 	require.NoError(t, err)
 	wcs := make([]ibv.WC, 2)

@@ -8,7 +8,9 @@ import (
 	"github.com/goverbs/goverbs/internal/cerr"
 )
 
-// SendWork is one send-queue work request.
+// SendWork is one send-queue work request. Which fields count depends on
+// Op and on the QP's type (see PostSend); a field an operation does not
+// use must be zero.
 type SendWork struct {
 	ID    uint64
 	Op    ibv.WROpcode // ibv.WRSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
@@ -18,7 +20,20 @@ type SendWork struct {
 	// and atomics.
 	RemoteAddr uint64
 	RKey       uint32
-	Imm        uint32 // immediate data (network byte order, as C has it)
+	Imm        uint32 // immediate data of the ...WithImm operations (network byte order, as C has it)
+	// InvalidateRKey is the rkey that ibv.WRSendWithInv invalidates at the
+	// peer, or ibv.WRLocalInv here.
+	InvalidateRKey uint32
+	// CompareAdd is what ibv.WRAtomicCmpAndSwp compares with, or what
+	// ibv.WRAtomicFetchAndAdd adds; Swap what ibv.WRAtomicCmpAndSwp
+	// writes when the comparison holds.
+	CompareAdd, Swap uint64
+	// AH, RemoteQPN and RemoteQKey address a UD send: the path to the
+	// peer, its QP number and its Q_Key. Required on a UD QP, refused on
+	// any other.
+	AH         *AH
+	RemoteQPN  uint32
+	RemoteQKey uint32
 }
 
 // RecvWork is one receive-queue work request.
@@ -29,8 +44,9 @@ type RecvWork struct {
 
 // PostError is a failed post: the first Posted work requests of the batch
 // were posted (they will complete), the rest were not. Err is the C
-// function's error (naming ibv_post_send or ibv_post_recv, wrapping the
-// errno) or this package's check.
+// function's error (naming ibv_post_send, ibv_post_recv or
+// ibv_post_srq_recv, wrapping the errno) or this package's check, made
+// before any C call (then Posted is 0).
 type PostError struct {
 	Posted int
 	Err    error
@@ -46,50 +62,152 @@ func (e *PostError) Unwrap() error { return e.Err }
 // post_send (ibv_post_send): no allocation, one cgo crossing. The work
 // requests and SGEs are copied into the QP's own memory, so ws may be
 // reused at once. At most Caps().MaxSendWR work requests of at most
-// MaxSendSGE SGEs each. On rxe it writes them into the send queue in Go
-// and rings the kernel with one system call, with no cgo crossing (see
-// SetDirect), and fails as the provider does.
+// MaxSendSGE SGEs each.
+//
+// Each work request is checked before C is called, and a batch with one
+// the provider could not take is refused whole (a *PostError wrapping
+// unix.EINVAL, or unix.EMSGSIZE for a UD message longer than the path
+// MTU):
+//   - Op must be one the QP's type has: on RC, sends (with immediate or
+//     invalidate), RDMA writes (with immediate) and reads, the two 64-bit
+//     atomics and ibv.WRLocalInv; on UC, sends and RDMA writes (each with
+//     immediate) and ibv.WRLocalInv; on UD, sends (with immediate). The
+//     others (memory-window binds, TSO, flush, atomic write) are posted
+//     through the extended API (QP.Ex) or Raw.
+//   - Flags must be ibv.SendFence, SendSignaled, SendSolicited,
+//     SendInline, or SendIPCsum (UD only).
+//   - IBV_SEND_INLINE is for sends and RDMA writes, and an inline work
+//     request's SGEs must lie in memory this package knows to be mapped (a live Buffer, or memory registered with RegisterPinned):
+//     the provider copies it during the call, by address, without a key.
+//   - An atomic takes one SGE of 8 bytes and an 8-byte aligned RemoteAddr.
+//   - A UD send needs AH (of this QP's PD, not closed), and its SGEs
+//     together at most the port's active MTU (known once the QP has moved
+//     to INIT with a port: ActivateUD, or Modify with ibv.QPPort); any
+//     other QP refuses AH, RemoteQPN and RemoteQKey.
 func (q *QP) PostSend(ws ...SendWork) error {
-	// Small enough to be inlined: the caller calls postSendRing itself.
-	return q.postSendRing(ws)
-}
-
-// postSendProvider is PostSend through the provider's post_send, one cgo
-// crossing.
-func (q *QP) postSendProvider(ws []SendWork) error {
-	if err := q.use("rdma.QP.PostSend"); err != nil {
+	const op = "rdma.QP.PostSend"
+	if err := q.use(op); err != nil {
 		return err
 	}
 	defer q.done()
 	q.sendMu.Lock()
 	defer q.sendMu.Unlock()
-	if err := q.fillSend(ws); err != nil {
+	var heldAHs [8]*AH
+	held, err := q.fillSend(op, ws, heldAHs[:0])
+	defer releaseAHs(held)
+	if err != nil {
 		return err
 	}
-	first := uintptr(unsafe.Pointer(&q.swr[0]))
-	rc, bad := cPost(q.postSend, q.addr, first)
-	return q.postErr("ibv_post_send", rc, bad, first, unsafe.Sizeof(ibv.SendWR{}))
+	var bad *ibv.SendWR
+	rc := ibv.FastPostSend(q.postSend, q.addr, &q.swr[0], &bad)
+	return postErr("ibv_post_send", rc, uintptr(unsafe.Pointer(bad)), uintptr(unsafe.Pointer(&q.swr[0])), unsafe.Sizeof(ibv.SendWR{}))
 }
 
-// checkSend refuses a batch that does not fit the QP: the arena's count of
-// work requests, the QP's SGEs each.
-func (q *QP) checkSend(ws []SendWork) error {
-	maxSGE := int(q.caps.MaxSendSGE)
-	if len(ws) == 0 || len(ws) > len(q.swr) {
-		return &PostError{Err: invalid("rdma.QP.PostSend", "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
+// sendOps are the opcodes PostSend takes, by QP type.
+var sendOps = map[ibv.QPType][]ibv.WROpcode{
+	ibv.QptRC: {ibv.WRSend, ibv.WRSendWithImm, ibv.WRSendWithInv, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm,
+		ibv.WRRDMARead, ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd, ibv.WRLocalInv},
+	ibv.QptUC: {ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRLocalInv},
+	ibv.QptUD: {ibv.WRSend, ibv.WRSendWithImm},
+}
+
+// sendOpAllowed reports whether PostSend takes op on a QP of type t.
+func sendOpAllowed(t ibv.QPType, op ibv.WROpcode) bool {
+	for _, o := range sendOps[t] {
+		if o == op {
+			return true
+		}
 	}
-	for i := range ws {
-		if len(ws[i].SGEs) > maxSGE {
-			return &PostError{Err: invalid("rdma.QP.PostSend", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
+	return false
+}
+
+const knownSendFlags = ibv.SendFence | ibv.SendSignaled | ibv.SendSolicited | ibv.SendInline | ibv.SendIPCsum
+
+// checkSend refuses a work request PostSend must not hand the provider
+// (see PostSend): its opcode, flags, SGEs and addressing against the QP.
+func (q *QP) checkSend(op string, i int, w *SendWork) error {
+	bad := func(format string, args ...any) error {
+		return &PostError{Err: invalid(op, "work request %d (%s): "+format, append([]any{i, w.Op}, args...)...)}
+	}
+	if len(w.SGEs) > int(q.caps.MaxSendSGE) {
+		return bad("%d SGEs, the QP takes %d", len(w.SGEs), q.caps.MaxSendSGE)
+	}
+	if !sendOpAllowed(q.typ, w.Op) {
+		return bad("not an operation PostSend posts on a %s QP", q.typ)
+	}
+	if f := w.Flags &^ knownSendFlags; f != 0 {
+		return bad("unknown send flags %s", f)
+	}
+	if w.Flags&ibv.SendIPCsum != 0 && q.typ != ibv.QptUD {
+		return bad("IBV_SEND_IP_CSUM is for UD QPs")
+	}
+	if w.Flags&ibv.SendInline != 0 {
+		switch w.Op {
+		case ibv.WRSend, ibv.WRSendWithImm, ibv.WRSendWithInv, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
+		default:
+			return bad("IBV_SEND_INLINE is for sends and RDMA writes, which carry data")
+		}
+		for j, sg := range w.SGEs {
+			if sg.Length > 0 && !mappedMemory(uintptr(sg.Addr), int(sg.Length)) {
+				return bad("inline SGE %d (%d bytes at %#x) is not inside a live Buffer or pinned registered memory", j, sg.Length, sg.Addr)
+			}
+		}
+	}
+	switch w.Op {
+	case ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd:
+		if len(w.SGEs) != 1 || w.SGEs[0].Length != 8 {
+			return bad("an atomic takes one SGE of 8 bytes")
+		}
+		if w.RemoteAddr%8 != 0 {
+			return bad("remote address %#x is not 8-byte aligned", w.RemoteAddr)
+		}
+	}
+	if q.typ != ibv.QptUD {
+		if w.AH != nil || w.RemoteQPN != 0 || w.RemoteQKey != 0 {
+			return bad("AH, RemoteQPN and RemoteQKey address UD sends; this is a %s QP", q.typ)
+		}
+		return nil
+	}
+	if w.AH == nil {
+		return bad("a UD send needs an address handle (AH)")
+	}
+	if w.AH.pd != q.pd {
+		return bad("the address handle belongs to another PD")
+	}
+	if w.RemoteQPN > 0xffffff {
+		return bad("remote QP number %#x does not fit 24 bits", w.RemoteQPN)
+	}
+	if mtu := int(q.udMTU.Load()); mtu > 0 {
+		n := 0
+		for _, sg := range w.SGEs {
+			n += int(sg.Length)
+		}
+		if n > mtu {
+			return &PostError{Err: tooLong(op, "work request %d: a UD message of %d bytes is longer than the path MTU (%d bytes)", i, n, mtu)}
 		}
 	}
 	return nil
 }
 
-// fillSend builds the chain of ws in the arena.
-func (q *QP) fillSend(ws []SendWork) error {
-	if err := q.checkSend(ws); err != nil {
-		return err
+// fillSend checks ws and builds their chain in the arena. Each distinct
+// address handle is held (use) from its check until the post's end, so
+// that no Close frees it while the provider reads it; held, grown from
+// the caller's array, lists them for releaseAHs.
+func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
+	if len(ws) == 0 || len(ws) > len(q.swr) {
+		return held, &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
+	}
+	for i := range ws {
+		w := &ws[i]
+		if err := q.checkSend(op, i, w); err != nil {
+			return held, err
+		}
+		if w.AH != nil && !slicesContains(held, w.AH) {
+			if err := w.AH.use(op); err != nil {
+				return held, &PostError{Err: err}
+			}
+			held = append(held, w.AH)
+		}
 	}
 	maxSGE := int(q.caps.MaxSendSGE)
 	for i := range ws {
@@ -105,64 +223,103 @@ func (q *QP) fillSend(ws []SendWork) error {
 		case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRRDMARead:
 			r := wr.WR.RDMA()
 			r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
+		case ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd:
+			a := wr.WR.Atomic()
+			a.RemoteAddr, a.Rkey, a.CompareAdd, a.Swap = w.RemoteAddr, w.RKey, w.CompareAdd, w.Swap
 		}
-		*wr.ImmData() = w.Imm
+		switch w.Op {
+		case ibv.WRSendWithInv, ibv.WRLocalInv:
+			*wr.InvalidateRkey() = w.InvalidateRKey
+		default:
+			*wr.ImmData() = w.Imm
+		}
+		if q.typ == ibv.QptUD {
+			ud := wr.WR.UD()
+			ud.AH, ud.RemoteQPN, ud.RemoteQkey = w.AH.ah, w.RemoteQPN, w.RemoteQKey
+		}
 		if i+1 < len(ws) {
 			wr.Next = &q.swr[i+1]
 		}
 	}
-	return nil
+	return held, nil
 }
 
-// PostRecv posts ws as one chain (ibv_post_recv), as PostSend does. On
-// rxe it writes them into the receive queue in Go, with no cgo crossing
-// (see SetDirect), and fails as the provider does.
+func slicesContains(s []*AH, a *AH) bool {
+	for _, x := range s {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseAHs releases what fillSend held.
+func releaseAHs(held []*AH) {
+	for _, a := range held {
+		a.done()
+	}
+}
+
+// PostRecv posts ws as one chain with a single call of the provider's
+// post_recv (ibv_post_recv), as PostSend does. A QP attached to an SRQ
+// takes its receives from the SRQ (SRQ.PostRecv) and refuses them here;
+// a UD QP refuses a receive shorter than the 40-byte GRH that precedes
+// every message it receives (see GRH).
 func (q *QP) PostRecv(ws ...RecvWork) error {
-	// Small enough to be inlined: the caller calls postRecvRing itself.
-	return q.postRecvRing(ws)
-}
-
-// postRecvProvider is PostRecv through the provider's post_recv, one cgo
-// crossing.
-func (q *QP) postRecvProvider(ws []RecvWork) error {
-	if err := q.use("rdma.QP.PostRecv"); err != nil {
+	const op = "rdma.QP.PostRecv"
+	if err := q.use(op); err != nil {
 		return err
 	}
 	defer q.done()
-	if err := q.checkRecv(ws); err != nil {
-		return err
+	if q.srq != nil {
+		return &PostError{Err: invalid(op, "the QP takes its receives from its shared receive queue: post them with SRQ.PostRecv")}
 	}
-	maxSGE := int(q.caps.MaxRecvSGE)
+	minLen := 0
+	if q.typ == ibv.QptUD {
+		minLen = GRHLen
+	}
 	q.recvMu.Lock()
 	defer q.recvMu.Unlock()
+	if err := fillRecv(op, ws, q.rwr, q.rsge, int(q.caps.MaxRecvSGE), minLen); err != nil {
+		return err
+	}
+	var bad *ibv.RecvWR
+	rc := ibv.FastPostRecv(q.postRecv, q.addr, &q.rwr[0], &bad)
+	return postErr("ibv_post_recv", rc, uintptr(unsafe.Pointer(bad)), uintptr(unsafe.Pointer(&q.rwr[0])), unsafe.Sizeof(ibv.RecvWR{}))
+}
+
+// fillRecv checks ws against an arena of len(wrs) work requests of maxSGE
+// SGEs each (and, when minLen > 0, a total length of at least minLen
+// each), and builds their chain there.
+func fillRecv(op string, ws []RecvWork, wrs []ibv.RecvWR, sges []ibv.SGE, maxSGE, minLen int) error {
+	if len(ws) == 0 || len(ws) > len(wrs) {
+		return &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), len(wrs))}
+	}
+	for i := range ws {
+		if len(ws[i].SGEs) > maxSGE {
+			return &PostError{Err: invalid(op, "work request %d has %d SGEs, the queue takes %d", i, len(ws[i].SGEs), maxSGE)}
+		}
+		if minLen > 0 {
+			n := 0
+			for _, sg := range ws[i].SGEs {
+				n += int(sg.Length)
+			}
+			if n < minLen {
+				return &PostError{Err: invalid(op, "work request %d has room for %d bytes: a UD receive needs at least %d for the GRH", i, n, minLen)}
+			}
+		}
+	}
 	for i := range ws {
 		w := &ws[i]
-		wr := &q.rwr[i]
+		wr := &wrs[i]
 		*wr = ibv.RecvWR{WRID: w.ID, NumSGE: int32(len(w.SGEs))}
 		if len(w.SGEs) > 0 {
-			sg := q.rsge[i*maxSGE : i*maxSGE+len(w.SGEs)]
+			sg := sges[i*maxSGE : i*maxSGE+len(w.SGEs)]
 			copy(sg, w.SGEs)
 			wr.SgList = &sg[0]
 		}
 		if i+1 < len(ws) {
-			wr.Next = &q.rwr[i+1]
-		}
-	}
-	first := uintptr(unsafe.Pointer(&q.rwr[0]))
-	rc, bad := cPost(q.postRecv, q.addr, first)
-	return q.postErr("ibv_post_recv", rc, bad, first, unsafe.Sizeof(ibv.RecvWR{}))
-}
-
-// checkRecv refuses a batch that does not fit the QP: the arena's count of
-// work requests, the QP's SGEs each.
-func (q *QP) checkRecv(ws []RecvWork) error {
-	maxSGE := int(q.caps.MaxRecvSGE)
-	if len(ws) == 0 || len(ws) > len(q.rwr) {
-		return &PostError{Err: invalid("rdma.QP.PostRecv", "%d work requests: a batch holds 1 to %d", len(ws), len(q.rwr))}
-	}
-	for i := range ws {
-		if len(ws[i].SGEs) > maxSGE {
-			return &PostError{Err: invalid("rdma.QP.PostRecv", "work request %d has %d SGEs, the QP takes %d", i, len(ws[i].SGEs), maxSGE)}
+			wr.Next = &wrs[i+1]
 		}
 	}
 	return nil
@@ -170,7 +327,7 @@ func (q *QP) checkRecv(ws []RecvWork) error {
 
 // postErr turns a post's return into a *PostError counting the work
 // requests before bad, the first one not posted.
-func (q *QP) postErr(fn string, rc int, bad, first, size uintptr) error {
+func postErr(fn string, rc int32, bad, first, size uintptr) error {
 	if rc == 0 {
 		return nil
 	}
@@ -178,42 +335,23 @@ func (q *QP) postErr(fn string, rc int, bad, first, size uintptr) error {
 	if bad != 0 && bad >= first {
 		posted = int((bad - first) / size)
 	}
-	return &PostError{Posted: posted, Err: cerr.ZeroOrErrno(fn, int32(rc))}
+	return &PostError{Posted: posted, Err: cerr.ZeroOrErrno(fn, rc)}
 }
 
 // SendPoll posts w (one work request, which should be signaled) and then
-// polls the send CQ inside C, up to spins times, until a completion
-// arrives: post and busy-poll fused into one cgo crossing, for latency. It
-// returns the number of completions in wcs (0 when spins ran out; poll
-// again later).
+// polls the send CQ, up to spins times, until a completion arrives
+// (PostSend, then the send CQ's PollSpin). It returns the number of
+// completions in wcs (0 when spins ran out; poll again later).
 func (q *QP) SendPoll(w SendWork, wcs []ibv.WC, spins int) (int, error) {
-	if err := q.use("rdma.QP.SendPoll"); err != nil {
-		return 0, err
-	}
-	defer q.done()
 	if len(wcs) == 0 {
+		if err := q.use("rdma.QP.SendPoll"); err != nil {
+			return 0, err
+		}
+		q.done()
 		return 0, &PostError{Err: invalid("rdma.QP.SendPoll", "no room for completions")}
 	}
-	if err := q.scq.use("rdma.QP.SendPoll"); err != nil {
+	if err := q.PostSend(w); err != nil {
 		return 0, err
 	}
-	defer q.scq.done()
-	if spins < 1 {
-		spins = 1
-	}
-	q.sendMu.Lock()
-	defer q.sendMu.Unlock()
-	ws := [1]SendWork{w}
-	if err := q.fillSend(ws[:]); err != nil {
-		return 0, err
-	}
-	first := uintptr(unsafe.Pointer(&q.swr[0]))
-	n, postRC, bad := cPostSendPoll(q.postSend, q.addr, first, q.scq.poll, q.scq.addr, wcs, int64(spins))
-	if postRC != 0 {
-		return 0, q.postErr("ibv_post_send", postRC, bad, first, unsafe.Sizeof(ibv.SendWR{}))
-	}
-	if n < 0 {
-		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
-	}
-	return n, nil
+	return q.scq.PollSpin(wcs, spins)
 }

@@ -4,7 +4,6 @@ package rdma
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -49,14 +48,12 @@ func awaitWCs(t *testing.T, cq *CQ, n int) []ibv.WC {
 	return out
 }
 
-// TestDirectRecv: an rxe QP's receives are posted in Go, and interleave
-// with receives posted by the provider, from C on Raw and through
-// SetDirect(false): messages land in posting order, each scattered over
-// its receive's two SGEs, over enough rounds for the ring to wrap.
-func TestDirectRecv(t *testing.T) {
+// TestRecvScatter: receives posted through rdma interleave with receives
+// posted from C on Raw: messages land in posting order, each scattered
+// over its receive's two SGEs, over enough rounds for the queue to wrap.
+func TestRecvScatter(t *testing.T) {
 	rxetest.NoLeaks(t)
 	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 16, MaxRecvSGE: 2})
-	require.True(t, a.qp.Direct(), "rxe QPs post receives in Go; rxeRQOf refused this one")
 	const perRound, rounds, size = 15, 6, 64
 	next := 0
 	for round := range rounds {
@@ -64,15 +61,10 @@ func TestDirectRecv(t *testing.T) {
 			id := uint64(next + i)
 			// Receive i: its first 5 bytes at 4096+128i, the rest at 32768+128i.
 			sges := []ibv.SGE{a.sge(t, 4096+128*i, 5), a.sge(t, 32768+128*i, size-5)}
-			switch i % 3 {
-			case 0:
-				require.NoError(t, a.qp.PostRecv(RecvWork{ID: id, SGEs: sges}))
-			case 1:
+			if i%3 == 1 {
 				require.NoError(t, cRecv(t, a.qp, id, sges))
-			case 2:
-				require.False(t, a.qp.SetDirect(false))
+			} else {
 				require.NoError(t, a.qp.PostRecv(RecvWork{ID: id, SGEs: sges}))
-				require.True(t, a.qp.SetDirect(true))
 			}
 			msg := b.buf.Bytes()[size*i : size*(i+1)]
 			for j := range msg {
@@ -113,22 +105,20 @@ func fill(t *testing.T, qp *QP, post func(id uint64) error) (int, error) {
 	return 0, nil
 }
 
-// TestDirectRecvErrors: posting in Go fails where the provider fails, with
-// the same errors (naming ibv_post_recv and wrapping its errno), and the
-// Go ring and the provider agree on how full the queue is.
-func TestDirectRecvErrors(t *testing.T) {
+// TestRecvErrors: PostRecv fails where the provider fails, with its
+// errors (naming ibv_post_recv and wrapping its errno), and posts from Go
+// and from C fill the same queue.
+func TestRecvErrors(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
 	dev, pd := devPD(t, env.Nodes[0].Dev)
 	cq, err := dev.NewCQ(64, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cq.Close()) })
-	newQP := func(direct bool) *QP {
+	newQP := func() *QP {
 		qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: 4})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, qp.Close()) })
-		require.True(t, qp.Direct())
-		require.Equal(t, direct, qp.SetDirect(direct))
 		return qp
 	}
 	goPost := func(qp *QP) func(uint64) error {
@@ -139,29 +129,23 @@ func TestDirectRecvErrors(t *testing.T) {
 		checkPostErr(t, err, "ibv_post_recv", errno, posted, what)
 	}
 
-	// A QP in RESET takes no receive (librxe: EINVAL), either way.
-	for _, direct := range []bool{true, false} {
-		qp := newQP(direct)
-		err := qp.PostRecv(RecvWork{ID: 1}, RecvWork{ID: 2})
-		checkErr(err, unix.EINVAL, 0, fmt.Sprintf("RESET, direct %v", direct))
-	}
+	// A QP in RESET takes no receive (librxe: EINVAL).
+	checkErr(newQP().PostRecv(RecvWork{ID: 1}, RecvWork{ID: 2}), unix.EINVAL, 0, "RESET")
 
-	// The queue holds as many either way, and the post that finds it full
-	// fails with ENOMEM.
-	var capacity [2]int
-	for i, direct := range []bool{true, false} {
-		qp := newQP(direct)
-		n, err := fill(t, qp, goPost(qp))
-		checkErr(err, unix.ENOMEM, 0, fmt.Sprintf("full, direct %v", direct))
-		require.GreaterOrEqual(t, n, 4, "the queue holds at least what was asked")
-		capacity[i] = n
-	}
-	require.Equal(t, capacity[0], capacity[1], "the Go ring and the provider fill the same queue")
-	n := capacity[0]
+	// The queue holds as many posted from Go as from C, and the post that
+	// finds it full fails with ENOMEM.
+	qp := newQP()
+	n, err := fill(t, qp, goPost(qp))
+	checkErr(err, unix.ENOMEM, 0, "full")
+	require.GreaterOrEqual(t, n, 4, "the queue holds at least what was asked")
+	qp = newQP()
+	k, err := fill(t, qp, func(id uint64) error { return cRecv(t, qp, id, nil) })
+	require.Equal(t, n, k, "posting from C")
+	require.ErrorIs(t, err, unix.ENOMEM)
 
-	// What Go posted, the provider sees, and the other way round.
-	qp := newQP(true)
-	k, err := fill(t, qp, func(id uint64) error {
+	// Posting from Go and C in turn.
+	qp = newQP()
+	k, err = fill(t, qp, func(id uint64) error {
 		if id%2 == 0 {
 			return qp.PostRecv(RecvWork{ID: id})
 		}
@@ -171,7 +155,7 @@ func TestDirectRecvErrors(t *testing.T) {
 	require.ErrorIs(t, err, unix.ENOMEM)
 
 	// A batch that meets a full queue posts what fits.
-	qp = newQP(true)
+	qp = newQP()
 	k, err = fill(t, qp, func(id uint64) error {
 		if int(id) < n-1 {
 			return qp.PostRecv(RecvWork{ID: id})
@@ -190,10 +174,9 @@ func TestDirectRecvErrors(t *testing.T) {
 	}
 }
 
-// TestDirectRecvConcurrent: goroutines posting in Go and goroutines posting
-// through the provider from C share one receive queue; the spinlock both
-// take makes every receive land once.
-func TestDirectRecvConcurrent(t *testing.T) {
+// TestRecvConcurrent: goroutines posting through rdma and goroutines
+// posting from C on Raw share one receive queue: every receive lands once.
+func TestRecvConcurrent(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const posters, each = 4, 60
 	env := rxetest.Guest(t)
@@ -204,7 +187,6 @@ func TestDirectRecvConcurrent(t *testing.T) {
 	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: posters * each})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, qp.Close()) })
-	require.True(t, qp.Direct())
 	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
 
 	var wg sync.WaitGroup

@@ -50,16 +50,14 @@ func checkPostErr(t *testing.T, err error, fn string, errno unix.Errno, posted i
 	assert.ErrorIs(t, err, errno, what)
 }
 
-// TestDirectSend: an rxe QP's sends are written in Go, and interleave with
-// sends posted by the provider, from C on Raw and through
-// SetDirect(false): every kind PostSend writes itself (send gathered from
-// two SGEs, inline send, send with immediate, RDMA write with and without
-// immediate, RDMA read) arrives byte for byte, completes in posting order,
-// over enough rounds for the ring to wrap.
-func TestDirectSend(t *testing.T) {
+// TestSendKinds: sends posted through rdma interleave with sends posted
+// from C on Raw: every kind (send gathered from two SGEs, inline send,
+// send with immediate, RDMA write with and without immediate, RDMA read)
+// arrives byte for byte and completes in posting order, over enough
+// rounds for the queue to wrap.
+func TestSendKinds(t *testing.T) {
 	rxetest.NoLeaks(t)
 	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 64, MaxSendSGE: 2, MaxInline: 64})
-	require.NotNil(t, a.qp.directSQ(), "rxe RC QPs post sends in Go; rxeSQAt refused this one")
 	const perRound, rounds, size = 15, 6, 64
 	ops := []ibv.WROpcode{ibv.WRSend, ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWriteWithImm, ibv.WRRDMAWrite, ibv.WRRDMARead}
 	// A: message i's source at 128i (its first 5 bytes) and 8192+128i
@@ -103,15 +101,10 @@ func TestDirectSend(t *testing.T) {
 			if op == ibv.WRSend && i%2 == 1 {
 				w.Flags |= ibv.SendInline
 			}
-			switch i % 3 {
-			case 0:
-				require.NoError(t, a.qp.PostSend(w))
-			case 1:
+			if i%3 == 1 {
 				require.NoError(t, cSend(t, a.qp, w))
-			case 2:
-				require.False(t, a.qp.SetDirect(false))
+			} else {
 				require.NoError(t, a.qp.PostSend(w))
-				require.True(t, a.qp.SetDirect(true))
 			}
 			if w.Flags&ibv.SendInline != 0 {
 				// Inline: the data was copied at the post.
@@ -159,52 +152,38 @@ func TestDirectSend(t *testing.T) {
 	}
 }
 
-// TestDirectSendErrors: posting sends in Go fails where the provider
-// fails, with the same errors (naming ibv_post_send and wrapping its
-// errno), and the Go ring and the provider agree on how full the queue is.
-func TestDirectSendErrors(t *testing.T) {
+// TestSendErrors: PostSend fails where the provider fails, with its
+// errors (naming ibv_post_send and wrapping its errno), and posts from Go
+// and from C fill the same queue.
+func TestSendErrors(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
 	cfg := QPConfig{MaxSend: 4, MaxRecv: 64, MaxInline: 16}
 	na, nb := env.Pair(t)
 	a, b := newSide(t, na.Dev, cfg), newSide(t, nb.Dev, cfg)
-	require.NotNil(t, a.qp.directSQ())
 	send := func(id uint64) SendWork {
 		return SendWork{ID: id, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}
 	}
-	both := func(f func(direct bool, what string)) {
-		for _, direct := range []bool{true, false} {
-			require.Equal(t, direct, a.qp.SetDirect(direct))
-			f(direct, fmt.Sprintf("direct %v", direct))
-		}
-		require.True(t, a.qp.SetDirect(true))
-	}
 
 	// Before RTS the kernel refuses the doorbell (EINVAL) and reports no
-	// failed work request, but librxe has queued the sends: both ways.
-	both(func(direct bool, what string) {
-		checkPostErr(t, a.qp.PostSend(send(1)), "ibv_post_send", unix.EINVAL, 0, "RESET, "+what)
-	})
+	// failed work request, but librxe has queued the sends.
+	checkPostErr(t, a.qp.PostSend(send(1)), "ibv_post_send", unix.EINVAL, 0, "RESET")
 	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
-	both(func(direct bool, what string) {
-		checkPostErr(t, a.qp.PostSend(send(2)), "ibv_post_send", unix.EINVAL, 0, "INIT, "+what)
-	})
+	checkPostErr(t, a.qp.PostSend(send(2)), "ibv_post_send", unix.EINVAL, 0, "INIT")
 	// Connected, with no receive on B: the queued sends wait for one,
 	// retried without end (RNR), and fill the queue.
 	connect(t, env, a, b)
 
-	// An inline send longer than the QP's inline size: EINVAL at it,
-	// those before it posted. librxe's inline size is what the kernel
+	// An inline send longer than the QP's inline size: EINVAL at it, the
+	// one before it posted. The provider's inline size is what the kernel
 	// granted, at least the 16 asked.
-	long := SendWork{ID: 99, Op: ibv.WRSend, Flags: ibv.SendInline | ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, int(a.qp.rxeSend.maxInline)+1)}}
-	require.GreaterOrEqual(t, a.qp.rxeSend.maxInline, uint32(16))
+	maxInline := int(a.qp.Caps().MaxInlineData)
+	require.GreaterOrEqual(t, maxInline, 16)
+	long := SendWork{ID: 99, Op: ibv.WRSend, Flags: ibv.SendInline | ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, maxInline+1)}}
 	id := uint64(10)
-	both(func(direct bool, what string) {
-		checkPostErr(t, a.qp.PostSend(send(id), long), "ibv_post_send", unix.EINVAL, 1, "inline too long, "+what)
-		id++
-	})
+	checkPostErr(t, a.qp.PostSend(send(id), long), "ibv_post_send", unix.EINVAL, 1, "inline too long")
+	id++
 
-	// Fill the queue either way: the same count, then ENOMEM.
 	fillSQ := func(post func(id uint64) error) (int, error) {
 		for n := 0; n < 1<<12; n++ {
 			if err := post(id); err != nil {
@@ -215,17 +194,16 @@ func TestDirectSendErrors(t *testing.T) {
 		t.Fatal("the send queue never filled")
 		return 0, nil
 	}
-	// Every send queued so far, in order: 1 and 2 each way before RTS, 10
-	// and 11 before the long ones.
-	posted := []uint64{1, 1, 2, 2, 10, 11}
+	// Every send queued so far, in order: 1 and 2 before RTS, 10 before
+	// the long one.
+	posted := []uint64{1, 2, 10}
 	first := id
 	k0, err := fillSQ(func(id uint64) error { return a.qp.PostSend(send(id)) })
-	checkPostErr(t, err, "ibv_post_send", unix.ENOMEM, 0, "full, direct")
-	// Make room: the queue holds k0+6 now; receives on B let all of them
-	// complete, in order.
+	checkPostErr(t, err, "ibv_post_send", unix.ENOMEM, 0, "full")
 	for i := first; i < first+uint64(k0); i++ {
 		posted = append(posted, i)
 	}
+	// Make room: receives on B let all of them complete, in order.
 	drain := func() {
 		t.Helper()
 		for range posted {
@@ -239,21 +217,17 @@ func TestDirectSendErrors(t *testing.T) {
 		posted = posted[:0]
 	}
 	drain()
-	capacity := k0 + 6
+	capacity := k0 + 3
 
-	a.qp.SetDirect(false)
+	// Posted from C, the queue holds as many; from Go and C in turn too.
 	first = id
-	k1, err := fillSQ(func(id uint64) error { return a.qp.PostSend(send(id)) })
-	checkPostErr(t, err, "ibv_post_send", unix.ENOMEM, 0, "full, provider")
-	a.qp.SetDirect(true)
-	require.Equal(t, capacity, k1, "the Go ring and the provider fill the same queue")
+	k1, err := fillSQ(func(id uint64) error { return cSend(t, a.qp, send(id)) })
+	require.ErrorIs(t, err, unix.ENOMEM)
+	require.Equal(t, capacity, k1, "posting from C")
 	for i := first; i < first+uint64(k1); i++ {
 		posted = append(posted, i)
 	}
 	drain()
-
-	// What Go posted, the provider sees, and the other way round; a batch
-	// that meets a full queue posts what fits.
 	first = id
 	k2, err := fillSQ(func(id uint64) error {
 		if id%2 == 0 {
@@ -267,6 +241,8 @@ func TestDirectSendErrors(t *testing.T) {
 		posted = append(posted, i)
 	}
 	drain()
+
+	// A batch that meets a full queue posts what fits.
 	first = id
 	for i := range capacity - 1 {
 		require.NoError(t, a.qp.PostSend(send(first+uint64(i))))
@@ -279,31 +255,13 @@ func TestDirectSendErrors(t *testing.T) {
 	drain()
 }
 
-// TestDirectSendUD: a UD QP's sends need an address handle, which SendWork
-// does not carry: they go through the provider; its receives are still
-// written in Go.
-func TestDirectSendUD(t *testing.T) {
-	rxetest.NoLeaks(t)
-	env := rxetest.Guest(t)
-	dev, pd := devPD(t, env.Nodes[0].Dev)
-	cq, err := dev.NewCQ(16, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, cq.Close()) })
-	qp, err := pd.NewQP(QPConfig{Type: ibv.QptUD, SendCQ: cq, RecvCQ: cq})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, qp.Close()) })
-	assert.True(t, qp.Direct())
-	assert.Nil(t, qp.directSQ())
-}
-
-// TestDirectSendConcurrent: goroutines posting in Go and goroutines posting
-// through the provider from C share one send queue; the spinlock both take
-// makes every send go once, each poster's in its order.
-func TestDirectSendConcurrent(t *testing.T) {
+// TestSendConcurrent: goroutines posting through rdma and goroutines
+// posting from C on Raw share one send queue: every send goes once, each
+// poster's in its order.
+func TestSendConcurrent(t *testing.T) {
 	rxetest.NoLeaks(t)
 	const posters, each = 4, 60
 	a, b := pair(t, QPConfig{MaxSend: posters * each, MaxRecv: 1})
-	require.NotNil(t, a.qp.directSQ())
 	for id := range posters * each {
 		*(*uint64)(unsafe.Pointer(&a.buf.Bytes()[8*id])) = uint64(id) + 1
 	}

@@ -19,6 +19,11 @@ type QPConfig struct {
 	MaxRecvSGE     int        // SGEs per receive work request (default 1)
 	MaxInline      int        // inline data bytes (default 0)
 	SignalAll      bool       // every send completes with a CQE (sq_sig_all)
+	// SRQ, when set, is the shared receive queue the QP takes its
+	// receives from (ibv_qp_init_attr.srq): MaxRecv and MaxRecvSGE are
+	// then unused, and QP.PostRecv refuses receives (post them with
+	// SRQ.PostRecv). It must belong to the QP's PD.
+	SRQ *SRQ
 	// SendOps, when nonzero, creates the QP with ibv_create_qp_ex and these
 	// IBV_QP_EX_WITH_* flags, for the extended post API (QP.Ex).
 	SendOps ibv.QPCreateSendOpsFlags
@@ -36,18 +41,18 @@ type QP struct {
 	caps     ibv.QPCap    // as asked: the arena's layout
 	actual   ibv.QPCap    // as created
 	// The provider's post_send and post_recv, and the struct ibv_qp: C
-	// addresses, kept as the trampolines take them (fastpath.go).
+	// addresses, as ibv's fast-path trampolines take them
+	// (ibv.FastPostSend).
 	postSend, postRecv, addr uintptr
 	destroy                  func() error
 	sendOps                  ibv.QPCreateSendOpsFlags
-	// rxe and rxeSend write the receive and send queues of an rxe QP in
-	// Go (rxerq.go, rxesq.go); nil for other providers, and rxeSend for
-	// UD QPs. rq and sq are them while PostRecv and PostSend use them
-	// (SetDirect).
-	rxe     *rxeRQ
-	rxeSend *rxeSQ
-	rq      atomic.Pointer[rxeRQ]
-	sq      atomic.Pointer[rxeSQ]
+	srq                      *SRQ // the QP's shared receive queue, or nil
+	// udMTU is, for a UD QP moved to INIT with a port, that port's active
+	// MTU in bytes: the longest message a send may carry. 0 until known.
+	udMTU atomic.Int32
+	// mcast are the multicast groups attached (AttachMulticast).
+	mcastMu sync.Mutex
+	mcast   map[mcastGroup]bool
 
 	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
 	sendMu, recvMu sync.Mutex
@@ -83,15 +88,22 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	if cfg.Type == 0 {
 		cfg.Type = ibv.QptRC
 	}
+	if _, ok := sendOps[cfg.Type]; !ok {
+		return nil, invalid(op, "QP type %s: rdma creates RC, UC and UD QPs (make others with ibv on PD.Raw, and adopt them: Adopt)", cfg.Type)
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
 		}
 	}
 	def(&cfg.MaxSend, 64)
-	def(&cfg.MaxRecv, 64)
 	def(&cfg.MaxSendSGE, 1)
-	def(&cfg.MaxRecvSGE, 1)
+	if cfg.SRQ == nil {
+		def(&cfg.MaxRecv, 64)
+		def(&cfg.MaxRecvSGE, 1)
+	} else {
+		cfg.MaxRecv, cfg.MaxRecvSGE = 0, 0
+	}
 	if cfg.SendCQ == nil || cfg.RecvCQ == nil {
 		return nil, invalid(op, "a QP needs a send CQ and a receive CQ")
 	}
@@ -117,6 +129,15 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, err
 	}
 	defer p.done()
+	if cfg.SRQ != nil {
+		if cfg.SRQ.pd != p {
+			return nil, invalid(op, "the SRQ belongs to another PD")
+		}
+		if err := cfg.SRQ.use(op); err != nil {
+			return nil, err
+		}
+		defer cfg.SRQ.done()
+	}
 
 	caps := ibv.QPCap{
 		MaxSendWR: uint32(cfg.MaxSend), MaxRecvWR: uint32(cfg.MaxRecv),
@@ -124,6 +145,9 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		MaxInlineData: uint32(cfg.MaxInline),
 	}
 	init := ibv.QPInitAttr{SendCQ: cfg.SendCQ.cq, RecvCQ: cfg.RecvCQ.cq, Cap: caps, QPType: cfg.Type}
+	if cfg.SRQ != nil {
+		init.SRQ = cfg.SRQ.srq
+	}
 	if cfg.SignalAll {
 		init.SqSigAll = 1
 	}
@@ -131,18 +155,16 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	if err != nil {
 		return nil, err
 	}
-	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type,
+	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type, srq: cfg.SRQ,
 		caps: caps, destroy: destroy, sendOps: cfg.SendOps,
-		postSend: uintptr(raw.Context.Ops.PostSend), postRecv: uintptr(raw.Context.Ops.PostRecv), addr: uintptr(unsafe.Pointer(raw))}
+		postSend: ibv.FastPostSendOp(raw), postRecv: ibv.FastPostRecvOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	*out = q
 	q.kind = "QP"
 	q.actual = init.Cap // ibv_create_qp reports the sizes it gave
-	var sq rxeWQ
-	q.rxe, sq = rxeRQOf(raw, q.postRecv, caps.MaxRecvWR, caps.MaxRecvSGE)
-	if q.rxe != nil {
-		q.rxeSend = rxeSQAt(sq, raw, cfg.Type, caps)
+	if q.postSend == 0 || q.postRecv == 0 {
+		destroy()
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_post_send", Op: "context->ops.post_send or post_recv"})
 	}
-	q.SetDirect(true)
 	if err := q.mapArena(cfg); err != nil {
 		destroy()
 		return nil, err
@@ -151,6 +173,10 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	for _, cq := range cqs {
 		cq.adopt("QP")
 	}
+	if cfg.SRQ != nil {
+		cfg.SRQ.adopt("QP")
+	}
+	p.dev.register(unsafe.Pointer(raw), q)
 	return q, nil
 }
 
@@ -172,6 +198,9 @@ func (q *QP) mapArena(cfg QPConfig) error {
 	q.arena = a
 	off := 0
 	next := func(i int) unsafe.Pointer {
+		if sizes[i] == 0 {
+			return nil
+		}
 		p := unsafe.Pointer(&a[off])
 		off += (sizes[i] + 63) &^ 63
 		return p
@@ -249,10 +278,14 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 	if mask&ibv.QPStateValue != 0 {
 		q.state.Store(int32(attr.QPState))
 	}
+	if q.typ == ibv.QptUD && mask&ibv.QPPort != 0 {
+		q.learnUDMTU(attr.PortNum)
+	}
 	return nil
 }
 
-// Close destroys the QP (ibv_destroy_qp). Outstanding work requests are
+// Close detaches the QP from the multicast groups it is attached to and
+// destroys it (ibv_detach_mcast, ibv_destroy_qp). Outstanding work requests are
 // discarded with it: move the QP to the error state and drain the CQs
 // first to have them completed with IBV_WC_WR_FLUSH_ERR. (On rxe, Linux 6.1,
 // the receive queue is flushed once, when the QP enters the error state: a
@@ -262,15 +295,22 @@ func (q *QP) Close() error {
 		return nilErr("rdma.QP.Close")
 	}
 	return q.close(func() error {
+		if err := q.detachAll(); err != nil {
+			return err
+		}
 		if err := q.destroy(); err != nil {
 			return err
 		}
+		q.pd.dev.unregister(unsafe.Pointer(q.qp))
 		q.swr, q.ssge, q.rwr, q.rsge = nil, nil, nil, nil
 		unix.Munmap(q.arena)
 		q.pd.disown("QP")
 		q.scq.disown("QP")
 		if q.rcq != q.scq {
 			q.rcq.disown("QP")
+		}
+		if q.srq != nil {
+			q.srq.disown("QP")
 		}
 		return nil
 	})

@@ -62,9 +62,11 @@ const kernelArgs = "console=ttyS0 panic=-1 quiet acpi=off cryptomgr.notests miti
 // guestPorts are the host ends of the guest's stdout, stderr and control ports.
 var guestPorts = []string{"out", "err", "ctl"}
 
+// guestModules: the rxe stack, the netdevs under it, and vgem, a DRM driver without
+// hardware whose buffers export DMA-BUF fds (rxetest.DMABuf), for registration tests.
 var (
 	bootModules  = []string{"virtio_pci", "virtio_console", "9pnet_virtio", "9p", "overlay"}
-	guestModules = []string{"crc32_generic", "rdma_rxe", "ib_uverbs", "rdma_ucm", "ib_umad", "dummy", "veth"}
+	guestModules = []string{"crc32_generic", "rdma_rxe", "ib_uverbs", "rdma_ucm", "ib_umad", "dummy", "veth", "vgem"}
 )
 
 // FindRepo walks up from dir to the directory holding inputs.lock.

@@ -145,12 +145,9 @@ func report(r *results) (string, error) {
 	add("RDMA write rate, 64 B", "WriteRate", "go", "", "Mpps", "perftest", "ib_write_bw", false, 0.98)
 	for _, n := range paramsOf(r, "Drain", "gobatch", "batch", "ns/completion") {
 		b := "batch=" + strconv.Itoa(n)
-		// gobatch: CQ.PollBatch, the batched poll API (on rxe it reads
-		// the CQ's ring in Go); gobatchcgo: the same through the
-		// provider's poll_cq, one cgo crossing per batch, as on other
-		// providers: shown, without a target.
+		// gobatch: CQ.PollBatch, the batched poll API, one cgo crossing
+		// into the provider's poll_cq per batch.
 		add("drain a full CQ (CQ.PollBatch), batch "+strconv.Itoa(n)+", per completion, median round", "Drain", "gobatch", b, "ns/completion", "c", "C loop", true, 1.10)
-		add("drain a full CQ (CQ.PollBatch through poll_cq), batch "+strconv.Itoa(n)+", per completion, median round", "Drain", "gobatchcgo", b, "ns/completion", "c", "C loop", true, 0)
 	}
 	if len(rows) == 0 {
 		return "", fmt.Errorf("no Go/reference pairs in the results")
@@ -186,15 +183,12 @@ func report(r *results) (string, error) {
 		c, _ := r.get("PollEmpty", "c", "", "ns/op")
 		cg, _ := r.get("PollEmpty", "cgo", "", "ns/op")
 		s := fmt.Sprintf("an empty-CQ poll costs %s ns through rdma.CQ.Poll", num(g))
-		if gc, ok := r.get("PollEmpty", "gocgo", "", "ns/op"); ok {
-			s += fmt.Sprintf(" (which reads rxe's ring in Go), %s ns through it with CQ.SetDirect(false)", num(gc))
-		}
 		extra = append(extra, s+fmt.Sprintf(", %s ns through a bare cgo call, %s ns from C", num(cg), num(c)))
 	}
 	if n, ok := r.get("CgoNoop", "", "", "ns/op"); ok {
 		s := fmt.Sprintf("a cgo call of an empty C function costs %s ns", num(n))
 		if p, ok := r.get("CgoPointerArgs", "", "", "ns/op"); ok {
-			s += fmt.Sprintf(", %s ns with three pointer arguments, which cgo checks at run time (rdma's trampolines take none)", num(p))
+			s += fmt.Sprintf(", %s ns with three pointer arguments, which cgo checks at run time (ibv's fast-path trampolines take none)", num(p))
 		}
 		extra = append(extra, s)
 	}

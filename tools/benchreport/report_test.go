@@ -57,9 +57,7 @@ func TestReport(t *testing.T) {
 	assert.NotContains(t, table, "(CompChannel.WaitBlockingPoll), 4096 B")
 	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.00483 Mpps | ib_write_bw: 0.005 | 0.966 | — | — | ≥ 0.98× | no | 0 |")
 	assert.Contains(t, table, "| drain a full CQ (CQ.PollBatch), batch 64, per completion, median round | 240 ns/completion | C loop: 80.48 | 2.982 | — | — | ≤ 1.10× | no | 0 |")
-	assert.Contains(t, table, "| drain a full CQ (CQ.PollBatch through poll_cq), batch 64, per completion, median round | 320 ns/completion | C loop: 80.48 | 3.976 | — | — | — | — | 0 |")
-	assert.NotContains(t, table, "through poll_cq), batch 16", "no gobatchcgo figure at batch 16 in the results: no row")
-	assert.Contains(t, table, "3486 ns through rdma.CQ.Poll (which reads rxe's ring in Go), 2950 ns through it with CQ.SetDirect(false), 1594 ns through a bare cgo call, 140 ns from C")
+	assert.Contains(t, table, "3486 ns through rdma.CQ.Poll, 1594 ns through a bare cgo call, 140 ns from C")
 	assert.Contains(t, table, "an empty C function costs 2333 ns, 4100 ns with three pointer arguments")
 	assert.Contains(t, table, "take 200 µs a round trip blocked in read(2), as ib_send_lat -e and CompChannel.WaitBlocking wait, and 230 µs with a poll(2) first")
 }
