@@ -177,7 +177,7 @@ import (
 // a context that cannot be cancelled it allocates nothing.
 func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 	cq, _, err := c.waitBlocking(ctx, "rdma.CompChannel.WaitBlocking", nil)
-	return cq, err
+	return cq, named("rdma.CompChannel.WaitBlocking", err)
 }
 
 // WaitBlockingPoll is WaitBlocking and then Poll of the event's CQ into
@@ -196,7 +196,8 @@ func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 // create is an error and its CQ is not polled: nothing is taken from it.
 // With an empty wcs it is WaitBlocking.
 func (c *CompChannel) WaitBlockingPoll(ctx context.Context, wcs []ibv.WC) (*CQ, int, error) {
-	return c.waitBlocking(ctx, "rdma.CompChannel.WaitBlockingPoll", wcs)
+	cq, n, err := c.waitBlocking(ctx, "rdma.CompChannel.WaitBlockingPoll", wcs)
+	return cq, n, named("rdma.CompChannel.WaitBlockingPoll", err)
 }
 
 // waitBlocking is WaitBlocking, polling the event's CQ into wcs when it

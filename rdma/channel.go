@@ -100,15 +100,17 @@ func (c *CompChannel) Raw() *ibv.CompChannel { return c.ch }
 // (ibv_get_cq_event), acknowledges it (ibv_ack_cq_events) and re-arms that
 // CQ (ibv_req_notify_cq, one-shot), and returns the CQ. The caller must
 // then drain the CQ with Poll before waiting again: one event stands for
-// any number of completions. Context cancellation returns ctx.Err();
+// any number of completions. Context cancellation returns an error
+// wrapping ctx.Err() (errors.Is(err, context.Canceled));
 // Close of the channel returns ErrClosed. With a context that cannot be
 // cancelled it allocates nothing.
 func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
+	const op = "rdma.CompChannel.Wait"
 	if c == nil {
-		return nil, nilErr("rdma.CompChannel.Wait")
+		return nil, nilErr(op)
 	}
 	if err := c.w.lock(ctx); err != nil {
-		return nil, err
+		return nil, named(op, err)
 	}
 	defer c.w.unlock()
 	if err := c.setFDBlocking("rdma.CompChannel.Wait", false); err != nil {
@@ -117,7 +119,7 @@ func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
 	err := c.w.waitLocked(ctx, c.tryFn)
 	got := c.got
 	c.got = nil
-	return got, err
+	return got, named(op, err)
 }
 
 // tryEvent is Wait's step once the fd may be readable (under the waiter's

@@ -189,14 +189,14 @@ func (cq *CQ) PollOne() (ibv.WC, error) {
 // CQs too: use CompChannel.Wait), ctx.Err(), ErrClosed, or the failing C
 // function's error.
 func (cq *CQ) Wait(ctx context.Context) error {
-	return cq.waitOwn(ctx, "rdma.CQ.Wait", false)
+	return named("rdma.CQ.Wait", cq.waitOwn(ctx, "rdma.CQ.Wait", false))
 }
 
 // WaitBlocking is Wait held in C on the calling goroutine's thread (see
 // CompChannel.WaitBlocking, which it calls, for when to prefer it), with
 // Wait's errors.
 func (cq *CQ) WaitBlocking(ctx context.Context) error {
-	return cq.waitOwn(ctx, "rdma.CQ.WaitBlocking", true)
+	return named("rdma.CQ.WaitBlocking", cq.waitOwn(ctx, "rdma.CQ.WaitBlocking", true))
 }
 
 // waitOwn is Wait (blocking: WaitBlocking) for a CQ alone on its channel.

@@ -255,7 +255,7 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		ev.Ack()
 		return nil
 	})
-	return out, err
+	return out, named("rdma.Device.AsyncEvent", err)
 }
 
 // Close closes the device (ibv_close_device). Every PD, CQ and completion

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/goverbs/goverbs/ibv"
 )
 
 var (
@@ -44,6 +46,30 @@ func (e *OpError) Error() string { return e.Op + ": " + e.Err.Error() }
 func (e *OpError) Unwrap() error { return e.Err }
 
 func opErr(op string, err error) error { return &OpError{Op: op, Err: err} }
+
+// named makes err, a failure of op, name an operation: the errors of C
+// functions and of this package already do; any other (a context's
+// error, a bare sentinel) is wrapped in an *OpError naming op.
+func named(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		oe *OpError
+		ce *ibv.Error
+		me *ibv.MissingError
+		ne *ibv.NilOpError
+		pe *PostError
+		be *BusyError
+		se *StateError
+		ve *CMEventError
+	)
+	if errors.As(err, &oe) || errors.As(err, &ce) || errors.As(err, &me) || errors.As(err, &ne) ||
+		errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &se) || errors.As(err, &ve) {
+		return err
+	}
+	return opErr(op, err)
+}
 
 // invalid is an OpError wrapping unix.EINVAL with a reason.
 func invalid(op, format string, args ...any) error {
