@@ -57,7 +57,7 @@ test-rxe: bin/rxe bin/gotestcheck
 
 # The reliability load at full size: 10^6 sequenced, checksummed messages between the two
 # rxe nodes, on each root (about 10 min per root with -race on the 2-core TCG guest;
-# `make test` runs 60 000). See README, Reliability.
+# `make test` runs 60 000). See docs/reliability.md.
 load: bin/rxe
 	for root in $(RXE_ROOTS); do \
 		GOVERBS_LOAD_FULL=1 $(GO) test -race -count=1 -timeout 2h -tags rxe -run 'TestLoad$$' -v \
