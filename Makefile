@@ -31,7 +31,7 @@ host-deps:
 
 inputs: host-deps
 	tools/inputs/fetch.sh
-	tools/inputs/sidroot.sh
+	tools/inputs/root.sh
 
 bin/rxe: $(shell find internal/rxebed tools/rxe -name '*.go' -not -name '*_test.go') go.mod go.sum
 	CGO_ENABLED=0 $(GO) build -o $@ ./tools/rxe

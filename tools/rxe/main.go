@@ -4,7 +4,8 @@
 //	go test -exec "$PWD/bin/rxe run -root=sid" ./ibv/...
 //
 // The guest boots the kernel pinned in inputs.lock, shares the host's / read-only over 9p
-// under a tmpfs overlay (or the sid root with rdma-core 65), shares the repository and the
+// under a tmpfs overlay (or a Debian root built by make inputs: sid with rdma-core 65,
+// trixie with 56.1, bullseye with 33), shares the repository and the
 // test binary's directory read-write, brings up rxe, and runs the command as root with the
 // caller's environment plus RXE_* variables describing the network (see internal/rxetest).
 // Failures of the bed itself exit with the codes 110..119 documented in internal/rxebed.
@@ -45,7 +46,7 @@ func runCmd(args []string) int {
 	o := &rxebed.Options{Log: os.Stderr}
 	var rw multiFlag
 	repo := fs.String("repo", "", "repository root (default: found from the working directory)")
-	fs.StringVar(&o.Root, "root", envOr("RXE_ROOT", rxebed.RootHost), "guest root: host (rdma-core 44) or sid (rdma-core 65); default $RXE_ROOT or host")
+	fs.StringVar(&o.Root, "root", envOr("RXE_ROOT", rxebed.RootHost), "guest root: host (rdma-core 44), sid (65), trixie (56.1) or bullseye (33); default $RXE_ROOT or host")
 	fs.StringVar(&o.Topology, "topology", envOr("RXE_TOPOLOGY", rxebed.TopoTwo), "one (rxe0 on a dummy netdev) or two (two nodes joined by a veth link)")
 	fs.DurationVar(&o.Timeout, "timeout", 20*time.Minute, "limit for the whole run")
 	fs.DurationVar(&o.BootTimeout, "boot-timeout", 90*time.Second, "limit from launch to the guest's init")
