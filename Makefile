@@ -36,6 +36,11 @@ inputs: host-deps
 bin/rxe: $(shell find internal/rxebed tools/rxe -name '*.go' -not -name '*_test.go') go.mod go.sum
 	CGO_ENABLED=0 $(GO) build -o $@ ./tools/rxe
 
+# The C compiler for a root whose glibc is older than the host's (CC=$PWD/bin/cc-bullseye):
+# a link to rxe, which runs gcc with the root as its sysroot (internal/rxebed/cc.go).
+bin/cc-%: bin/rxe
+	ln -sf rxe $@
+
 bin/gotestcheck: $(wildcard tools/gotestcheck/*.go) go.mod
 	$(GO) build -o $@ ./tools/gotestcheck
 

@@ -167,6 +167,17 @@ func makePlan(o *Options) (*plan, error) {
 	if len(o.Argv) == 0 {
 		return nil, bedErr(ExitUsage, nil, "no command to run")
 	}
+	if o.Root != RootHost && strings.Contains(o.Argv[0], "/") {
+		// A host-built program (a test binary) must start in the root; a bare name is the
+		// root's own.
+		bin := o.Argv[0]
+		if !filepath.IsAbs(bin) {
+			bin = filepath.Join(o.Dir, bin)
+		}
+		if err := checkRuns(bin, lower, o.Root); err != nil {
+			return nil, err
+		}
+	}
 	if p.initBin, err = os.Executable(); err != nil {
 		return nil, bedErr(ExitUsage, err, "locating the rxe binary")
 	}

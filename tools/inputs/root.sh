@@ -73,6 +73,12 @@ build() { # name
 	done <<<"$pinned"
 	rm -rf "$tmp/var/cache/apt/archives" "$tmp/var/cache/apt/"*.bin
 	mkdir -p "$tmp/var/cache/apt/archives/partial"
+	# Library links relative, the same inside the guest, so that the root also serves as a
+	# sysroot on the host (bin/cc-ROOT): an absolute link would lead to the host's library.
+	local l
+	while read -r l; do
+		ln -sfr "$tmp$(readlink "$l")" "$l"
+	done < <(find "$tmp/lib" "$tmp/lib64" "$tmp/usr/lib" -maxdepth 2 -type l -lname '/*' 2>/dev/null)
 	# The guest checks what it needs before running anything.
 	for f in ${files//,/ }; do
 		[ -e "$tmp/$f" ] || { rm -rf "$tmp"; die 3 "the $name root lacks /$f"; }

@@ -17,7 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -34,11 +36,58 @@ func main() {
 	if os.Getpid() == 1 {
 		rxebed.GuestMain()
 	}
+	if root, ok := strings.CutPrefix(filepath.Base(os.Args[0]), "cc-"); ok {
+		os.Exit(ccCmd(root, os.Args[1:]))
+	}
 	if len(os.Args) < 2 || os.Args[1] != "run" {
-		fmt.Fprintf(os.Stderr, "usage: rxe run [flags] command [args...]\n")
+		fmt.Fprintf(os.Stderr, "usage: rxe run [flags] command [args...]\n       cc-ROOT [compiler args...]  (a link to rxe, e.g. make bin/cc-bullseye)\n")
 		os.Exit(rxebed.ExitUsage)
 	}
 	os.Exit(runCmd(os.Args[2:]))
+}
+
+// ccCmd runs the host's C compiler so that what it builds runs in root (a root with an
+// older glibc than the host's is its sysroot; see internal/rxebed/cc.go). It is go's CC as
+// a link to this binary named cc-ROOT, made by make bin/cc-ROOT:
+//
+//	CC=$PWD/bin/cc-bullseye go test -exec "$PWD/bin/rxe run -root=bullseye" ./ibv
+//
+// A link, not "rxe cc -root=...": go's linker tries its flags (-no-pie, --build-id) on the
+// first word of CC alone. The repository is the one holding the binary (go runs the
+// compiler in other directories too: its link step in its work directory), else the one
+// around the working directory.
+func ccCmd(root string, args []string) int {
+	exe, err := os.Executable()
+	var repo string
+	if err == nil {
+		repo, err = rxebed.FindRepo(filepath.Dir(exe))
+	}
+	if err != nil {
+		if wd, werr := os.Getwd(); werr == nil {
+			repo, err = rxebed.FindRepo(wd)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cc-%s: %v\n", root, err)
+		return rxebed.ExitUsage
+	}
+	cc, err := rxebed.CCArgs(repo, root)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cc-%s: %v\n", root, err)
+		var be *rxebed.Error
+		if errors.As(err, &be) {
+			return be.Code
+		}
+		return rxebed.ExitUsage
+	}
+	path, err := exec.LookPath(cc[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cc-%s: %v\n", root, err)
+		return rxebed.ExitUsage
+	}
+	err = syscall.Exec(path, append(cc, args...), os.Environ())
+	fmt.Fprintf(os.Stderr, "cc-%s: exec %s: %v\n", root, path, err)
+	return rxebed.ExitUsage
 }
 
 func runCmd(args []string) int {
