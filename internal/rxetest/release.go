@@ -59,3 +59,13 @@ func releaseOf(name string) (string, int, error) {
 	}
 	return version, major, nil
 }
+
+// Releases of rdma-core at which the soft-RoCE provider (librxe) changed what a test sees;
+// tests compare Env.Release with them, never the root's name.
+const (
+	// RxeExtended: librxe implements ibv_create_cq_ex and ibv_create_qp_ex with the extended
+	// CQ and QP operations (linux-rdma/rdma-core#878, merged after 33 was branched), and its
+	// struct rxe_cq starts with a struct verbs_cq. Before it (33) both calls fail with
+	// EOPNOTSUPP and the CQ is a plain struct ibv_cq.
+	RxeExtended = 34
+)

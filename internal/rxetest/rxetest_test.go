@@ -30,7 +30,6 @@ func TestFromEnv(t *testing.T) {
 		{Dev: "rxe_a", IP: "192.0.2.1", Netdev: "veth-a"},
 		{Dev: "rxe_b", IP: "192.0.2.2", Netdev: "veth-b"},
 	}, releaseErr: err}, e)
-	require.Equal(t, 44, e.Release, "the host (Debian 12) has rdma-core 44")
 	a, b := e.Pair(t)
 	require.Equal(t, "rxe_a", a.Dev)
 	require.Equal(t, "rxe_b", b.Dev)
