@@ -27,7 +27,7 @@ RXE_ROOTS.cmd/devinfo := host sid trixie bullseye
 RXE_ROOTS.cmd/rping := host sid trixie bullseye
 RXE_ROOTS.cmd/rcpingpong := host sid trixie bullseye
 RXE_ROOTS.internal/rxetest := host sid trixie bullseye
-RXE_CC.bullseye := $(CURDIR)/bin/cc-bullseye
+RXE_CC.bullseye := bin/cc-bullseye
 rxe_pkg_roots = $(or $(RXE_ROOTS.$(patsubst ./%/,%,$(1))),$(RXE_DEFAULT_ROOTS))
 rxe_pkgs_on = $(strip $(foreach p,$(RXE_PKGS),$(if $(filter $(1),$(call rxe_pkg_roots,$(p))),$(p))))
 
@@ -75,7 +75,7 @@ test-host: bin/gotestcheck
 # Each package's rxe tests run in a fresh guest, once per root it runs on; any skip fails.
 define rxe_tests_on
 	@echo "== rxe tests, $(1) root: $(call rxe_pkgs_on,$(1))"
-	$(if $(RXE_CC.$(1)),CC=$(RXE_CC.$(1)) )$(GO) test -json -race -count=1 -p 1 -tags rxe -exec "$(RXE) run -root=$(1)" $(call rxe_pkgs_on,$(1)) | $(GOTESTCHECK) -require-tests
+	$(if $(RXE_CC.$(1)),CC=$(CURDIR)/$(RXE_CC.$(1)) )$(GO) test -json -race -count=1 -p 1 -tags rxe -exec "$(RXE) run -root=$(1)" $(call rxe_pkgs_on,$(1)) | $(GOTESTCHECK) -require-tests
 
 endef
 test-rxe: bin/rxe bin/gotestcheck $(foreach r,$(RXE_ROOTS),$(RXE_CC.$(r)))
