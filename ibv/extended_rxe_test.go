@@ -16,7 +16,9 @@ import (
 // TestExtendedVerbs drives the hand-written shims of the ctx-op inlines
 // on rxe: ibv_query_device_ex (the op, and its EINVAL check),
 // ibv_create_qp_ex through both its paths (ibv_create_qp when only the PD
-// is set, the op create_qp_ex with send ops flags) and ibv_alloc_mw.
+// is set, the op create_qp_ex with send ops flags) and ibv_alloc_mw. Before
+// rdma-core RxeExtended librxe has no create_qp_ex: the call fails with
+// the library's EOPNOTSUPP.
 func TestExtendedVerbs(t *testing.T) {
 	env := rxetest.Guest(t)
 	ctx := openDevice(t, env.Nodes[0].Dev)
@@ -55,6 +57,15 @@ func TestExtendedVerbs(t *testing.T) {
 			Cap:      QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1},
 			CompMask: uint32(c.mask), SendOpsFlags: uint64(c.ops),
 		})
+		if c.ops != 0 && env.Release < rxetest.RxeExtended {
+			if err == nil {
+				require.NoError(t, qp.Destroy())
+			}
+			require.ErrorIs(t, err, unix.EOPNOTSUPP, "%s: rdma-core %s's librxe has no create_qp_ex", c.name, env.RdmaCore)
+			require.True(t, errors.As(err, &e), "%T: %v", err, err)
+			assert.Equal(t, "ibv_create_qp_ex", e.Func)
+			continue
+		}
 		require.NoError(t, err, c.name)
 		assert.NotZero(t, qp.QPNum, c.name)
 		if c.ops != 0 {

@@ -17,7 +17,8 @@ import (
 
 // TestExtendedVerbs: a QP made with SendOps posts through ibv_wr_* and an
 // extended CQ is read through ibv_start_poll, on rdma's resources; a plain
-// QP or CQ has no Ex.
+// QP or CQ has no Ex. Before rdma-core RxeExtended librxe makes neither
+// (EOPNOTSUPP).
 func TestExtendedVerbs(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
@@ -28,6 +29,15 @@ func TestExtendedVerbs(t *testing.T) {
 	require.ErrorIs(t, err, unix.EINVAL)
 	_, err = a.cq.Ex()
 	require.ErrorIs(t, err, unix.EINVAL)
+	if !requireExtendedCQ(t, a.dev) {
+		// Nor a QP with send ops (librxe has no create_qp_ex).
+		qp, err := a.pd.NewQP(QPConfig{SendCQ: a.cq, RecvCQ: a.cq, SendOps: ibv.QPExWithSend})
+		if err == nil {
+			require.NoError(t, qp.Close())
+		}
+		require.ErrorIs(t, err, unix.EOPNOTSUPP, "rdma-core %s: librxe has no create_qp_ex", env.RdmaCore)
+		return
+	}
 
 	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.WCExWithByteLen|ibv.WCExWithQPNum)
 	require.NoError(t, err)

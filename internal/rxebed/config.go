@@ -1,12 +1,29 @@
 package rxebed
 
-import "time"
-
-// Guest roots.
-const (
-	RootHost = "host" // the host's own / (Debian 12, rdma-core 44)
-	RootSid  = "sid"  // the sid root built by make inputs (rdma-core 65)
+import (
+	"path/filepath"
+	"time"
 )
+
+// Guest roots. Every root but the host's is built by make inputs (tools/inputs/root.sh,
+// from tools/inputs/roots.txt) into .cache/roots/<name>.
+const (
+	RootHost     = "host"     // the host's own / (Debian 12, rdma-core 44)
+	RootSid      = "sid"      // Debian sid (rdma-core 65)
+	RootTrixie   = "trixie"   // Debian 13 (rdma-core 56.1)
+	RootBullseye = "bullseye" // Debian 11 (rdma-core 33, glibc 2.31)
+)
+
+// Roots lists every guest root, the default (host) first.
+var Roots = []string{RootHost, RootSid, RootTrixie, RootBullseye}
+
+// RootDir is where a built root lies, relative to the repository ("" for the host's /).
+func RootDir(name string) string {
+	if name == RootHost {
+		return ""
+	}
+	return filepath.Join(".cache/roots", name)
+}
 
 // Topologies.
 const (
@@ -27,8 +44,8 @@ type GuestConfig struct {
 	Argv  []string
 	Env   []string
 	Dir   string // working directory of the command
-	Root  string // RootHost or RootSid
-	Lower string // host path of the guest root's read-only lower layer ("/" or the sid root)
+	Root  string // one of Roots
+	Lower string // host path of the guest root's read-only lower layer ("/" or a built root)
 	// HostTag is the 9p tag of the host's / (read-only); Shares are mounted on top of the root.
 	HostTag string
 	Shares  []Share

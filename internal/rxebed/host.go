@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // Options configure one run of a command in the guest.
 type Options struct {
 	Repo        string        // repository root (holds inputs.lock and .cache)
-	Root        string        // RootHost or RootSid
+	Root        string        // one of Roots
 	Topology    string        // TopoOne or TopoTwo
 	Timeout     time.Duration // whole run, boot included
 	BootTimeout time.Duration // launch until the guest's init says hello
@@ -46,8 +47,7 @@ type Result struct {
 // Kernel, modules and roots of the bed, relative to the repository root.
 const (
 	kernelDir   = ".cache/inputs/kernel"
-	sidRootDir  = ".cache/sidroot"
-	sidStamp    = ".goverbs-stamp"
+	rootStamp   = ".goverbs-stamp" // written by tools/inputs/root.sh once a root is complete
 	qemuBinary  = "qemu-system-x86_64"
 	qbootROM    = "/usr/share/qemu/qboot.rom"
 	hostRootTag = "hostroot"
@@ -98,7 +98,7 @@ type plan struct {
 	useQboot bool
 }
 
-// resolved follows symbolic links in path: the guest reads the kernel and the sid root
+// resolved follows symbolic links in path: the guest reads the kernel and a built root
 // through the host root's share, where a link with an absolute target (a worktree's .cache
 // pointing at a shared one) would resolve inside the guest's own tree.
 func resolved(path string) string {
@@ -152,21 +152,33 @@ func makePlan(o *Options) (*plan, error) {
 		late = append(late, mod)
 	}
 	lower := "/"
-	switch o.Root {
-	case RootHost:
-	case RootSid:
-		lower = resolved(filepath.Join(o.Repo, sidRootDir))
-		if _, err := os.Stat(filepath.Join(lower, sidStamp)); err != nil {
-			return nil, bedErr(ExitNoRoot, err, "the sid root (rdma-core 65) is not built in %s (run make inputs)", sidRootDir)
+	switch {
+	case o.Root == RootHost:
+	case slices.Contains(Roots, o.Root):
+		dir := RootDir(o.Root)
+		lower = resolved(filepath.Join(o.Repo, dir))
+		if _, err := os.Stat(filepath.Join(lower, rootStamp)); err != nil {
+			return nil, bedErr(ExitNoRoot, err, "the %s root is not built in %s (run make inputs)", o.Root, dir)
 		}
 	default:
-		return nil, bedErr(ExitUsage, nil, "unknown root %q (want %s or %s)", o.Root, RootHost, RootSid)
+		return nil, bedErr(ExitUsage, nil, "unknown root %q (want one of %s)", o.Root, strings.Join(Roots, ", "))
 	}
 	if o.Topology != TopoOne && o.Topology != TopoTwo {
 		return nil, bedErr(ExitUsage, nil, "unknown topology %q (want %s or %s)", o.Topology, TopoOne, TopoTwo)
 	}
 	if len(o.Argv) == 0 {
 		return nil, bedErr(ExitUsage, nil, "no command to run")
+	}
+	if o.Root != RootHost && strings.Contains(o.Argv[0], "/") {
+		// A host-built program (a test binary) must start in the root; a bare name is the
+		// root's own.
+		bin := o.Argv[0]
+		if !filepath.IsAbs(bin) {
+			bin = filepath.Join(o.Dir, bin)
+		}
+		if err := checkRuns(bin, lower, o.Root); err != nil {
+			return nil, err
+		}
 	}
 	if p.initBin, err = os.Executable(); err != nil {
 		return nil, bedErr(ExitUsage, err, "locating the rxe binary")

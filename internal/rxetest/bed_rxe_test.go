@@ -37,6 +37,18 @@ func TestDevicesVisible(t *testing.T) {
 	}
 }
 
+// The release the tests key on is the one the root's package manager installed: the upstream
+// part of libibverbs1's Debian version (33.2-1, 44.0-2, 56.1-1, 65.0-1.1).
+func TestReleaseMatchesPackage(t *testing.T) {
+	e := Guest(t)
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", "libibverbs1").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	upstream, _, _ := strings.Cut(string(out), "-")
+	require.Equal(t, upstream, e.RdmaCore, "libibverbs1 %s", out)
+	major, _, _ := strings.Cut(upstream, ".")
+	require.Equal(t, major, strconv.Itoa(e.Release))
+}
+
 func TestRCPingpongAcrossLink(t *testing.T) {
 	NoLeaks(t)
 	e := Guest(t)

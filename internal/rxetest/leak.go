@@ -1,12 +1,8 @@
 package rxetest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,13 +11,8 @@ import (
 )
 
 // Kinds are the verbs object kinds the kernel tracks per process and `rdma resource show`
-// lists (iproute2 6.1 in the host root and 7.x in the sid root both know all of them).
+// lists; the guest's kernel (6.1) reports all of them on every root (resdump.go).
 var Kinds = []string{"ctx", "pd", "mr", "cq", "srq", "qp", "cm_id"}
-
-// idField is the JSON field holding each kind's number.
-var idField = map[string]string{
-	"ctx": "ctxn", "pd": "pdn", "mr": "mrn", "cq": "cqn", "srq": "srqn", "qp": "lqpn", "cm_id": "cm-idn",
-}
 
 // Resource is one verbs object the kernel's resource tracker knows.
 type Resource struct {
@@ -36,9 +27,9 @@ func (r Resource) String() string {
 	return fmt.Sprintf("%s %d on %s (pid %d %s)", r.Kind, r.ID, r.Dev, r.PID, r.Comm)
 }
 
-// Resources returns the verbs objects that process pid owns, as `rdma -j resource show
-// <kind>` lists them, in Kinds order. It needs the rdma tool (iproute2) and an RDMA
-// netlink socket, that is, the guest.
+// Resources returns the verbs objects that process pid owns, as the kernel's resource
+// tracker lists them over RDMA netlink (what `rdma resource show <kind>` shows), in Kinds
+// order. It needs an RDMA netlink socket, that is, the guest.
 //
 // The kernel records the thread that created an object and reports that thread's id as
 // its "pid" (task_pid_vnr), so a Go program's objects carry the ids of whichever of its
@@ -62,20 +53,13 @@ func Resources(pid int) ([]Resource, error) {
 }
 
 // AllResources returns the verbs objects of every user process (the kernel's own, with no
-// pid, are left out), as `rdma -j resource show <kind>` lists them, in Kinds order.
+// pid, are left out), as the kernel's resource tracker lists them, in Kinds order.
 func AllResources() ([]Resource, error) {
 	var all []Resource
-	for _, kind := range Kinds {
-		cmd := exec.Command("rdma", "-j", "resource", "show", kind)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+	for _, k := range resKinds {
+		rs, err := listKind(k)
 		if err != nil {
-			return nil, fmt.Errorf("rdma -j resource show %s: %w: %s", kind, err, strings.TrimSpace(stderr.String()))
-		}
-		rs, err := parseResources(kind, out)
-		if err != nil {
-			return nil, fmt.Errorf("rdma -j resource show %s: %w (stderr: %s)", kind, err, strings.TrimSpace(stderr.String()))
+			return nil, err
 		}
 		all = append(all, userOwned(rs)...)
 	}
@@ -106,58 +90,6 @@ func threads(pid int) (map[int]bool, error) {
 		}
 	}
 	return ids, nil
-}
-
-// parseResources decodes the JSON array `rdma -j resource show kind` prints (iproute2 7.x
-// puts a newline before each element; 6.1 prints one line).
-func parseResources(kind string, data []byte) ([]Resource, error) {
-	field, ok := idField[kind]
-	if !ok {
-		return nil, fmt.Errorf("unknown resource kind %q", kind)
-	}
-	var raw []map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("not a JSON array of objects: %w", err)
-	}
-	// Anything but white space after the array is refused (dec.More alone misses a stray
-	// ']' or '}': a fuzzer find).
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON array")
-	}
-	out := make([]Resource, 0, len(raw))
-	for i, m := range raw {
-		r := Resource{Kind: kind}
-		if err := jsonField(m, "ifname", &r.Dev, true); err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		if err := jsonField(m, field, &r.ID, true); err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		if err := jsonField(m, "pid", &r.PID, false); err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		if err := jsonField(m, "comm", &r.Comm, false); err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-func jsonField(m map[string]json.RawMessage, name string, v any, required bool) error {
-	b, ok := m[name]
-	if !ok {
-		if required {
-			return fmt.Errorf("no %q", name)
-		}
-		return nil
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("field %q: %w", name, err)
-	}
-	return nil
 }
 
 // NoLeaks, called as the first line of an rxe test, fails the test at its end if the test

@@ -1,48 +1,42 @@
 package rxetest
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzParseResources feeds the reader of `rdma -j resource show <kind>` arbitrary output
-// for each kind. Seeds: the outputs recorded in testdata/rdma-resource on both roots. An
-// accepted output has one Resource of the asked kind per array element, and the
-// resources, written back as rdma writes them, read back unchanged.
-func FuzzParseResources(f *testing.F) {
-	for _, root := range []string{"host", "sid"} {
-		for i, kind := range Kinds {
-			data, err := os.ReadFile(filepath.Join("testdata/rdma-resource", root, kind+".json"))
-			require.NoError(f, err)
-			f.Add(uint8(i), data)
+// FuzzParseDump feeds the reader of the kernel's resource dumps (RDMA netlink) arbitrary
+// messages for each kind. Seeds: the messages recorded in testdata/rdma-netlink, and an
+// encoded srq dump (the recording has none). An accepted message yields only objects of the
+// asked kind, which, encoded again as the kernel encodes them, read back unchanged.
+func FuzzParseDump(f *testing.F) {
+	for i, k := range resKinds {
+		for _, m := range recorded(f, k.name) {
+			f.Add(uint8(i), m)
 		}
 	}
-	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
-		kind := Kinds[int(k)%len(Kinds)]
-		rs, err := parseResources(kind, data)
+	srq, _ := kindByName("srq")
+	for _, m := range encodeDump(srq, []Resource{{Kind: "srq", Dev: "rxe_a", ID: 1, PID: 5}}) {
+		f.Add(uint8(4), m)
+	}
+	f.Fuzz(func(t *testing.T, ki uint8, msg []byte) {
+		k := resKinds[int(ki)%len(resKinds)]
+		rs, err := parseDump(k, [][]byte{msg})
 		if err != nil {
 			require.NotEmpty(t, err.Error())
 			return
 		}
-		var elems []json.RawMessage
-		require.NoError(t, json.Unmarshal(data, &elems))
-		require.Len(t, rs, len(elems))
-		var back []map[string]any
 		for _, r := range rs {
-			require.Equal(t, kind, r.Kind)
-			back = append(back, map[string]any{"ifname": r.Dev, idField[kind]: r.ID, "pid": r.PID, "comm": r.Comm})
+			require.Equal(t, k.name, r.Kind)
+			require.NotEmpty(t, r.Dev)
 		}
-		if back == nil {
-			back = []map[string]any{}
-		}
-		out, err := json.Marshal(back)
+		again, err := parseDump(k, encodeDump(k, rs))
 		require.NoError(t, err)
-		again, err := parseResources(kind, out)
-		require.NoError(t, err, "%s", out)
-		require.Equal(t, rs, again, "%s", out)
+		if len(rs) == 0 {
+			require.Empty(t, again)
+			return
+		}
+		require.Equal(t, rs, again)
 	})
 }

@@ -22,10 +22,18 @@ type Node struct {
 
 // Env describes the guest the test runs in.
 type Env struct {
-	Root     string // "host" (rdma-core 44) or "sid" (rdma-core 65)
+	// Root names the guest root ("host", "sid", "trixie", "bullseye"), for messages only:
+	// a test keys its expectations on Release, never on the root's name.
+	Root string
+	// Release is the major release of the rdma-core installed in the guest (33, 44, 56,
+	// 65), RdmaCore its full version ("56.1"); see InstalledRelease.
+	Release  int
+	RdmaCore string
 	Topology string // "one" or "two"
 	GIDIndex int    // the IPv4-mapped RoCEv2 GID
 	Nodes    []Node
+
+	releaseErr error
 }
 
 // Guest returns the rxe environment, failing the test when it does not run in the guest.
@@ -34,6 +42,9 @@ func Guest(t testing.TB) *Env {
 	e, ok := FromEnv()
 	if !ok {
 		t.Fatal("this test needs the rxe guest and runs only inside it: make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg")
+	}
+	if e.releaseErr != nil {
+		t.Fatalf("the %s root: cannot tell the installed rdma-core release: %v", e.Root, e.releaseErr)
 	}
 	return e
 }
@@ -48,6 +59,7 @@ func FromEnv() (*Env, bool) {
 		return nil, false
 	}
 	e := &Env{Root: os.Getenv("RXE_ROOT"), Topology: os.Getenv("RXE_TOPOLOGY"), GIDIndex: gid}
+	e.RdmaCore, e.Release, e.releaseErr = InstalledRelease("/")
 	for _, p := range []string{"RXE_A_", "RXE_B_"} {
 		dev := os.Getenv(p + "DEV")
 		if dev == "" {

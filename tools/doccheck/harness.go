@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/goverbs/goverbs/internal/rxebed"
 )
 
 //go:embed harness.c.tmpl
@@ -29,7 +31,7 @@ type root struct {
 }
 
 func roots(repo string) []root {
-	sidLib := filepath.Join(repo, ".cache/sidroot/usr/lib/x86_64-linux-gnu")
+	sidLib := filepath.Join(repo, rxebed.RootDir(rxebed.RootSid), "usr/lib/x86_64-linux-gnu")
 	return []root{
 		{Name: "host", Version: "44", Include: ".cache/inputs/rdma-core-44/usr/include", LinkArgs: []string{"-libverbs", "-lrdmacm"}},
 		{Name: "sid", Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, Rpma: ".cache/inputs/librpma/usr/include", LinkArgs: []string{

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/internal/rxebed"
 )
 
 // The harness compiles, with -Werror, against the pinned headers of both rdma-core
@@ -13,7 +15,7 @@ import (
 func TestHarnessBuilds(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	if _, err := os.Stat(filepath.Join(repo, ".cache/sidroot/.goverbs-stamp")); err != nil {
+	if _, err := os.Stat(filepath.Join(repo, rxebed.RootDir(rxebed.RootSid), ".goverbs-stamp")); err != nil {
 		t.Fatal("the pinned inputs are missing: run make inputs")
 	}
 	p, err := LoadProbes("probes.yaml", loadSpec(t))

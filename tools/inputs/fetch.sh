@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the pinned inputs listed in inputs.lock into .cache/ (git-ignored):
 #   .cache/debs/              the downloaded .deb files, each checked against its sha256
-#   .cache/inputs/<dest>/     each non-root package unpacked with dpkg -x
+#   .cache/inputs/<dest>/     each non-root package unpacked with dpkg -x (a root's packages,
+#                             dest <name>root, are installed by tools/inputs/root.sh)
 #   .cache/inputs/kernel/     also gets modules.dep (depmod -b) and an uncompressed vmlinux
 # Uses a private apt configuration under .cache/apt; the system's apt setup is never touched.
 # Exit status: 0 ok, 3 a pinned version is no longer served, 4 a checksum mismatch,
@@ -93,15 +94,13 @@ done <"$lock"
 # Unpack every non-root package into .cache/inputs/<dest>. A dest directory is rebuilt when
 # the set of its packages (names, versions, sums) changes.
 declare -A dest_pkgs
-sidroot_debs=()
 while read -r dest pkg ver suite sum; do
 	case "$dest" in ''|'#'*) continue ;; esac
 	file=$(fetch_one "$pkg" "$ver" "$suite" "$sum")
-	if [ "$dest" = sidroot ]; then
-		sidroot_debs+=("$file")
-	else
-		dest_pkgs[$dest]+="$file "
-	fi
+	case "$dest" in
+	*root) ;; # a guest root's package: root.sh installs the verified .deb
+	*) dest_pkgs[$dest]+="$file " ;;
+	esac
 done <"$lock"
 
 for dest in "${!dest_pkgs[@]}"; do
@@ -120,6 +119,4 @@ for dest in "${!dest_pkgs[@]}"; do
 	echo "$stamp" >"$dir/.stamp"
 done
 
-# The list of verified .debs for the sid root, consumed by sidroot.sh.
-printf '%s\n' "${sidroot_debs[@]}" >"$cache/sidroot-debs.txt"
 echo "inputs: all pinned packages present and verified" >&2

@@ -118,3 +118,28 @@ func TestBootHangRetriedOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "launch\nlaunch\n", string(b), "two boots, no more")
 }
+
+// A program built on the host does not start on bullseye (glibc 2.31): the run is refused
+// before the boot, naming the compiler to use; built with that compiler (a link to rxe named
+// cc-bullseye), the same program runs there.
+func TestOlderGlibcRoot(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello.c")
+	require.NoError(t, os.WriteFile(src, []byte("#include <pthread.h>\n#include <stdio.h>\nstatic void *run(void *a) { puts(a); return 0; }\nint main(void) { pthread_t t; pthread_create(&t, 0, run, \"hello from bullseye\"); return pthread_join(t, 0); }\n"), 0o644))
+	host := filepath.Join(dir, "hello-host")
+	out, err := exec.Command("gcc", "-pthread", "-o", host, src).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, errOut, code := rxe(t, "-root=bullseye", "-topology=one", host)
+	require.Equal(t, rxebed.ExitCommandFailed, code, errOut)
+	require.Contains(t, errOut, "needs GLIBC_2.34 from libc.so.6")
+	require.Contains(t, errOut, "bin/cc-bullseye")
+
+	cc := filepath.Join(filepath.Dir(rxeBin), "cc-bullseye")
+	require.NoError(t, os.Symlink(rxeBin, cc))
+	built := filepath.Join(dir, "hello-bullseye")
+	out, err = exec.Command(cc, "-pthread", "-o", built, src).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	stdout, errOut, code := rxe(t, "-root=bullseye", "-topology=one", built)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "hello from bullseye\n", stdout)
+}

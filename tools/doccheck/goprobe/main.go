@@ -8,7 +8,7 @@
 // in the guest: the C harness first (its JSON lines pass through unchanged), then each Go
 // probe in a child process of its own (goprobe -probe N: a panic, crash or hang fails that
 // probe, not the run), then one line listing the verbs objects any user process still owns
-// (`rdma -j resource show`), which must be none.
+// (the kernel's resource tracker, rxetest.AllResources), which must be none.
 package main
 
 import (
