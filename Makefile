@@ -18,8 +18,8 @@ RXE_ROOTS := host sid trixie bullseye
 RXE_DEFAULT_ROOTS := host sid
 # Not yet on bullseye (rdma-core 33), for library bugs of issue 30 (README, Compatibility):
 # ibv's and rdma's TestExtendedVerbs (ibv_create_qp_ex's error loses EOPNOTSUPP), rdma's
-# TestDirectSendErrors (librxe 33 returns -errno) and TestDirectRecvErrors (librxe 33 takes a
-# receive on a RESET QP, which the Go ring refuses).
+# TestSendErrors (librxe 33 returns -errno) and TestRecvErrors (librxe 33 takes a receive on
+# a RESET QP, which later librxe refuses).
 RXE_ROOTS.ibv := host sid trixie
 RXE_ROOTS.rdmacm := host sid trixie bullseye
 RXE_ROOTS.rdma := host sid trixie
