@@ -8,48 +8,6 @@ import (
 	"unsafe"
 )
 
-// QueryCompCntrCapsImpl calls _ibv_query_comp_cntr_caps (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_comp_cntr_caps that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (context *Context) QueryCompCntrCapsImpl(caps *CompCntrCaps, capsSize uint64) error {
-	r, _, err := c__ibv_query_comp_cntr_caps(context, caps, capsSize)
-	if err != nil {
-		return err
-	}
-	return cerr.ZeroOrErrno("_ibv_query_comp_cntr_caps", int32(r))
-}
-
-// QueryGIDExImpl calls _ibv_query_gid_ex (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) QueryGIDExImpl(portNum uint32, gidIndex uint32, entry *GIDEntry, flags uint32, entrySize uint64) error {
-	r, _, err := c__ibv_query_gid_ex(context, portNum, gidIndex, entry, flags, entrySize)
-	if err != nil {
-		return err
-	}
-	return cerr.ZeroOrErrno("_ibv_query_gid_ex", int32(r))
-}
-
-// QueryGIDTableImpl calls _ibv_query_gid_table (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention count_or_neg_errno (a non-negative count on success, a negated errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) QueryGIDTableImpl(entries *GIDEntry, maxEntries uint64, flags uint32, entrySize uint64) (int, error) {
-	r, _, err := c__ibv_query_gid_table(context, entries, maxEntries, flags, entrySize)
-	if err != nil {
-		return 0, err
-	}
-	if err := cerr.CountOrNegErrno("_ibv_query_gid_table", int64(r)); err != nil {
-		return 0, err
-	}
-	return int(r), nil
-}
-
 // Ack calls ibv_ack_async_event (infiniband/verbs.h): get or acknowledge asynchronous events.
 //
 // [AsyncEvent.Ack] acknowledge the async event event.
@@ -67,33 +25,33 @@ func (context *Context) QueryGIDTableImpl(entries *GIDEntry, maxEntries uint64, 
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open].
-func (event *AsyncEvent) Ack() {
-	_, err := c_ibv_ack_async_event(event)
+func (ae *AsyncEvent) Ack() {
+	_, err := c_ibv_ack_async_event(ae)
 	if err != nil {
 		panic(err)
 	}
 }
 
-// AckCQEvents calls ibv_ack_cq_events (infiniband/verbs.h): get and acknowledge completion queue (CQ) events.
+// AckEvents calls ibv_ack_cq_events (infiniband/verbs.h): get and acknowledge completion queue (CQ) events.
 //
-// [CQ.AckCQEvents] acknowledges nevents events on the CQ cq.
+// [CQ.AckEvents] acknowledges nevents events on the CQ cq.
 //
 // # Return value
 //
-// [CQ.AckCQEvents] returns no value.
+// [CQ.AckEvents] returns no value.
 //
 // # Notes
 //
-// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckCQEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
+// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
 //
-// Calling [CQ.AckCQEvents] may be relatively expensive in the datapath, since it must take a mutex. Therefore it may be better to amortize this cost by keeping a count of the number of events needing acknowledgement and acking several completion events in one call to [CQ.AckCQEvents].
+// Calling [CQ.AckEvents] may be relatively expensive in the datapath, since it must take a mutex. Therefore it may be better to amortize this cost by keeping a count of the number of events needing acknowledgement and acking several completion events in one call to [CQ.AckEvents].
 //
 // # Failure
 //
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
-func (cq *CQ) AckCQEvents(nevents uint32) {
+func (cq *CQ) AckEvents(nevents uint32) {
 	_, err := c_ibv_ack_cq_events(cq, nevents)
 	if err != nil {
 		panic(err)
@@ -165,7 +123,7 @@ func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE 
 
 // AllocBuf calls ibv_alloc_buf (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [Buf.Free] releases a buffer handle returned by [PD.AllocBuf]. The protection domain used for allocation must remain valid until the buffer is freed.
 //
@@ -175,7 +133,7 @@ func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE 
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
 //   - size: Size of the buffer to allocate, in bytes ([PD.AllocBuf]).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //   - addr: The start address to register ([PD.RegBufMR]): the buffer base returned by [PD.AllocBuf] or an address within that buffer.
 //
 // # Return value
@@ -219,8 +177,8 @@ func (pd *PD) AllocBuf(size uint64, buf **Buf) (unsafe.Pointer, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDeviceEx].
-func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
-	r, errno, err := c_ibv_alloc_dm(context, attr)
+func (c *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
+	r, errno, err := c_ibv_alloc_dm(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +242,8 @@ func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_dmah; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMREx].
-func (context *Context) AllocDMAH(attr *DmahInitAttr) (*Dmah, error) {
-	r, _, err := c_ibv_alloc_dmah(context, attr)
+func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
+	r, _, err := c_ibv_alloc_dmah(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -418,8 +376,8 @@ func (pd *PD) AllocNullMR() (*MR, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_parent_domain that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.Dealloc], [Context.AllocPD], [Context.AllocTD].
-func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, error) {
-	r, errno, err := c_ibv_alloc_parent_domain(context, attr)
+func (c *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, error) {
+	r, errno, err := c_ibv_alloc_parent_domain(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -442,8 +400,8 @@ func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, erro
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [PD.RegMR], [PD.CreateSRQ], [PD.CreateQP], [PD.CreateAH], [PD.CreateAHFromWC].
-func (context *Context) AllocPD() (*PD, error) {
-	r, errno, err := c_ibv_alloc_pd(context)
+func (c *Context) AllocPD() (*PD, error) {
+	r, errno, err := c_ibv_alloc_pd(c)
 	if err != nil {
 		return nil, err
 	}
@@ -472,8 +430,8 @@ func (context *Context) AllocPD() (*PD, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain].
-func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
-	r, errno, err := c_ibv_alloc_td(context, initAttr)
+func (c *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
+	r, errno, err := c_ibv_alloc_td(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +441,7 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 	return r, nil
 }
 
-// AttachCountersPointFlow calls ibv_attach_counters_point_flow (infiniband/verbs.h): attach individual counter definition to a flow object.
+// AttachPointFlow calls ibv_attach_counters_point_flow (infiniband/verbs.h): attach individual counter definition to a flow object.
 //
 // Attach counters point are a family of APIs to attach individual counter description definition to a verb object at a specific index location.
 //
@@ -533,7 +491,7 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 //
 // # Return value
 //
-// [Counters.AttachCountersPointFlow] returns 0 on success, or the value of errno on failure (which indicates the failure reason)
+// [Counters.AttachPointFlow] returns 0 on success, or the value of errno on failure (which indicates the failure reason)
 //
 // # Notes
 //
@@ -549,8 +507,8 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_counters_point_flow that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) AttachCountersPointFlow(attr *CounterAttachAttr, flow *Flow) error {
-	r, _, err := c_ibv_attach_counters_point_flow(counters, attr, flow)
+func (c *Counters) AttachPointFlow(attr *CounterAttachAttr, flow *Flow) error {
+	r, _, err := c_ibv_attach_counters_point_flow(c, attr, flow)
 	if err != nil {
 		return err
 	}
@@ -665,8 +623,8 @@ func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_close_device; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [GetDeviceList], [Context.QueryDevice], [Context.QueryPort], [Context.QueryGID], [Context.QueryPKey].
-func (context *Context) CloseDevice() error {
-	r, _, err := c_ibv_close_device(context)
+func (c *Context) CloseDevice() error {
+	r, _, err := c_ibv_close_device(c)
 	if err != nil {
 		return err
 	}
@@ -789,8 +747,8 @@ func (pd *PD) CreateAHFromWC(wc *WC, grh *GRH, portNum uint8) (*AH, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
-func (context *Context) CreateCompChannel() (*CompChannel, error) {
-	r, errno, err := c_ibv_create_comp_channel(context)
+func (c *Context) CreateCompChannel() (*CompChannel, error) {
+	r, errno, err := c_ibv_create_comp_channel(c)
 	if err != nil {
 		return nil, err
 	}
@@ -860,9 +818,9 @@ func (context *Context) CreateCompChannel() (*CompChannel, error) {
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, error) {
-	r, errno, err := c_ibv_create_comp_cntr(context, ccAttr)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (c *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, error) {
+	r, errno, err := c_ibv_create_comp_cntr(c, ccAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -908,8 +866,8 @@ func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, err
 // # Failure
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_counters that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, error) {
-	r, errno, err := c_ibv_create_counters(context, initAttr)
+func (c *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, error) {
+	r, errno, err := c_ibv_create_counters(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -935,9 +893,9 @@ func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, e
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
-func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (*CQ, error) {
-	r, errno, err := c_ibv_create_cq(context, cqe, cqContext, channel, compVector)
+// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP].
+func (c *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (*CQ, error) {
+	r, errno, err := c_ibv_create_cq(c, cqe, cqContext, channel, compVector)
 	if err != nil {
 		return nil, err
 	}
@@ -1031,9 +989,9 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
-func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
-	r, errno, err := c_ibv_create_cq_ex(context, cqAttr)
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
+func (c *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
+	r, errno, err := c_ibv_create_cq_ex(c, cqAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1332,8 +1290,8 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, error) {
-	r, errno, err := c_ibv_create_flow_action_esp(ctx, esp)
+func (c *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, error) {
+	r, errno, err := c_ibv_create_flow_action_esp(c, esp)
 	if err != nil {
 		return nil, err
 	}
@@ -1503,8 +1461,8 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_qp_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
-func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
-	r, _, err := c_ibv_create_qp_ex(context, qpInitAttrEx)
+func (c *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
+	r, _, err := c_ibv_create_qp_ex(c, qpInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
@@ -1541,8 +1499,8 @@ func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_rwq_ind_table; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
-func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
-	r, _, err := c_ibv_create_rwq_ind_table(context, initAttr)
+func (c *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
+	r, _, err := c_ibv_create_rwq_ind_table(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1636,8 +1594,8 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_srq_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
-func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
-	r, _, err := c_ibv_create_srq_ex(context, srqInitAttrEx)
+func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
+	r, _, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
@@ -1685,8 +1643,8 @@ func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) 
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_wq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [WQ.Modify].
-func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
-	r, _, err := c_ibv_create_wq(context, wqInitAttr)
+func (c *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
+	r, _, err := c_ibv_create_wq(c, wqInitAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1696,9 +1654,9 @@ func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 	return r, nil
 }
 
-// DeallocDMAH calls ibv_dealloc_dmah (infiniband/verbs.h): deallocate a dma handle.
+// Dealloc calls ibv_dealloc_dmah (infiniband/verbs.h): deallocate a dma handle.
 //
-// Once the ibv_dmah usage has been ended [Dmah.DeallocDMAH] should be called.
+// Once the ibv_dmah usage has been ended [DMAH.Dealloc] should be called.
 //
 // # Arguments
 //
@@ -1739,14 +1697,14 @@ func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 //
 // # Return value
 //
-// [Dmah.DeallocDMAH] returns 0 upon success, otherwise the errno value.
+// [DMAH.Dealloc] returns 0 upon success, otherwise the errno value.
 //
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_dmah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMREx].
-func (dmah *Dmah) DeallocDMAH() error {
+func (dmah *DMAH) Dealloc() error {
 	r, _, err := c_ibv_dealloc_dmah(dmah)
 	if err != nil {
 		return err
@@ -1841,7 +1799,7 @@ func (td *TD) Dealloc() error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dereg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (mr *MR) Dereg() error {
 	r, _, err := c_ibv_dereg_mr(mr)
 	if err != nil {
@@ -1890,8 +1848,8 @@ func (ah *AH) Destroy() error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
-func (channel *CompChannel) Destroy() error {
-	r, _, err := c_ibv_destroy_comp_channel(channel)
+func (cc *CompChannel) Destroy() error {
+	r, _, err := c_ibv_destroy_comp_channel(cc)
 	if err != nil {
 		return err
 	}
@@ -1959,9 +1917,9 @@ func (channel *CompChannel) Destroy() error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Destroy() error {
-	r, _, err := c_ibv_destroy_comp_cntr(compCntr)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Destroy() error {
+	r, _, err := c_ibv_destroy_comp_cntr(cc)
 	if err != nil {
 		return err
 	}
@@ -1997,8 +1955,8 @@ func (compCntr *CompCntr) Destroy() error {
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) Destroy() error {
-	r, _, err := c_ibv_destroy_counters(counters)
+func (c *Counters) Destroy() error {
+	r, _, err := c_ibv_destroy_counters(c)
 	if err != nil {
 		return err
 	}
@@ -2021,7 +1979,7 @@ func (counters *Counters) Destroy() error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
+// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP].
 func (cq *CQ) Destroy() error {
 	r, _, err := c_ibv_destroy_cq(cq)
 	if err != nil {
@@ -2064,8 +2022,8 @@ func (cq *CQ) Destroy() error {
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (flowID *Flow) Destroy() error {
-	r, _, err := c_ibv_destroy_flow(flowID)
+func (f *Flow) Destroy() error {
+	r, _, err := c_ibv_destroy_flow(f)
 	if err != nil {
 		return err
 	}
@@ -2235,8 +2193,8 @@ func (flowID *Flow) Destroy() error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow_action that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (action *FlowAction) Destroy() error {
-	r, _, err := c_ibv_destroy_flow_action(action)
+func (fa *FlowAction) Destroy() error {
+	r, _, err := c_ibv_destroy_flow_action(fa)
 	if err != nil {
 		return err
 	}
@@ -2287,8 +2245,8 @@ func (qp *QP) Destroy() error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
-func (rwqIndTable *RWQIndTable) Destroy() error {
-	r, _, err := c_ibv_destroy_rwq_ind_table(rwqIndTable)
+func (rwq *RWQIndTable) Destroy() error {
+	r, _, err := c_ibv_destroy_rwq_ind_table(rwq)
 	if err != nil {
 		return err
 	}
@@ -2370,15 +2328,15 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 	return cerr.ZeroOrErrno("ibv_detach_mcast", int32(r))
 }
 
-// DMExportDMABufFD calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h): export dmabuf fd for a given ibv_dm.
+// ExportDMABufFD calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h): export dmabuf fd for a given ibv_dm.
 //
-// [DM.DMExportDMABufFD] exports a dmabuf fd that is associated with the given dm.
+// [DM.ExportDMABufFD] exports a dmabuf fd that is associated with the given dm.
 //
 // The returned fd can be later used for DMA and RDMA operations associated with it.
 //
 // Once the usage has been ended close() should be called while supplying the fd.
 //
-// This call will release resources that were earlier allocated using the [DM.DMExportDMABufFD] API.
+// This call will release resources that were earlier allocated using the [DM.ExportDMABufFD] API.
 //
 // # Arguments
 //
@@ -2386,14 +2344,14 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 //
 // # Return value
 //
-// [DM.DMExportDMABufFD] returns an fd number >= 0 upon success, or -1 if the request fails and errno set to the error.
+// [DM.ExportDMABufFD] returns an fd number >= 0 upon success, or -1 if the request fails and errno set to the error.
 //
 // # Failure
 //
 // C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_dm_export_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.RegMREx].
-func (dm *DM) DMExportDMABufFD() (int, error) {
+func (dm *DM) ExportDMABufFD() (int, error) {
 	r, errno, err := c_ibv_dm_export_dmabuf_fd(dm)
 	if err != nil {
 		return 0, err
@@ -2412,7 +2370,7 @@ func (dm *DM) DMExportDMABufFD() (int, error) {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallEndPoll() error {
 	_, err := c_ibv_end_poll(cq)
 	return err
@@ -2437,19 +2395,19 @@ func EventTypeStr(event EventType) string {
 	return unix.BytePtrToString(r)
 }
 
-// ExportBufDMABufFD calls ibv_export_buf_dmabuf_fd (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
+// ExportDMABufFD calls ibv_export_buf_dmabuf_fd (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
-// [Buf.ExportBufDMABufFD] exports a new file descriptor for a buffer that is backed by a DMA-buf. This allows applications to pass provider-allocated memory to other APIs that import DMA-buf file descriptors. The returned file descriptor is owned by the caller and should be closed with close(2) when no longer needed. Calling [Buf.ExportBufDMABufFD] does not transfer ownership of the buffer handle or the internal descriptor used by libibverbs.
+// [Buf.ExportDMABufFD] exports a new file descriptor for a buffer that is backed by a DMA-buf. This allows applications to pass provider-allocated memory to other APIs that import DMA-buf file descriptors. The returned file descriptor is owned by the caller and should be closed with close(2) when no longer needed. Calling [Buf.ExportDMABufFD] does not transfer ownership of the buffer handle or the internal descriptor used by libibverbs.
 //
 // # Arguments
 //
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //
 // # Return value
 //
-// [Buf.ExportBufDMABufFD] returns a file descriptor >= 0 on success, or -1 if the request fails with errno set. If buf is not backed by a DMA-buf, errno is set to ENODATA.
+// [Buf.ExportDMABufFD] returns a file descriptor >= 0 on success, or -1 if the request fails with errno set. If buf is not backed by a DMA-buf, errno is set to ENODATA.
 //
 // # Errors
 //
@@ -2460,8 +2418,8 @@ func EventTypeStr(event EventType) string {
 // C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_export_buf_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.ENODATA) holds for a failure with ENODATA. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (buf *Buf) ExportBufDMABufFD() (int, error) {
-	r, errno, err := c_ibv_export_buf_dmabuf_fd(buf)
+func (b *Buf) ExportDMABufFD() (int, error) {
+	r, errno, err := c_ibv_export_buf_dmabuf_fd(b)
 	if err != nil {
 		return 0, err
 	}
@@ -2512,14 +2470,14 @@ func ForkInit() error {
 
 // Free calls ibv_free_buf (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [Buf.Free] releases a buffer handle returned by [PD.AllocBuf]. The protection domain used for allocation must remain valid until the buffer is freed.
 //
 // # Arguments
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //
 // # Return value
 //
@@ -2530,8 +2488,8 @@ func ForkInit() error {
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (buf *Buf) Free() error {
-	_, err := c_ibv_free_buf(buf)
+func (b *Buf) Free() error {
+	_, err := c_ibv_free_buf(b)
 	return err
 }
 
@@ -2561,7 +2519,7 @@ func (buf *Buf) Free() error {
 //
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [ForkInit], [Device.GetDeviceGUID], [Device.GetDeviceName], [Device.GetDeviceIndex], [Device.Open].
+// See also [ForkInit], [Device.GetGUID], [Device.GetName], [Device.GetIndex], [Device.Open].
 func FreeDeviceList(list **Device) {
 	_, err := c_ibv_free_device_list(list)
 	if err != nil {
@@ -2682,8 +2640,8 @@ func (dm *DM) Free() error {
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_async_event; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open].
-func (context *Context) GetAsyncEvent(event *AsyncEvent) error {
-	r, _, err := c_ibv_get_async_event(context, event)
+func (c *Context) GetAsyncEvent(event *AsyncEvent) error {
+	r, _, err := c_ibv_get_async_event(c, event)
 	if err != nil {
 		return err
 	}
@@ -2700,28 +2658,28 @@ func (context *Context) GetAsyncEvent(event *AsyncEvent) error {
 //
 // # Notes
 //
-// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckCQEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
+// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
 //
 // # Failure
 //
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_cq_event; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
-func (channel *CompChannel) GetCQEvent(cq **CQ, cqContext *unsafe.Pointer) error {
-	r, _, err := c_ibv_get_cq_event(channel, cq, cqContext)
+func (cc *CompChannel) GetCQEvent(cq **CQ, cqContext *unsafe.Pointer) error {
+	r, _, err := c_ibv_get_cq_event(cc, cq, cqContext)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(r))
 }
 
-// GetDeviceGUID calls ibv_get_device_guid (infiniband/verbs.h): get an RDMA device’s GUID.
+// GetGUID calls ibv_get_device_guid (infiniband/verbs.h): get an RDMA device’s GUID.
 //
-// [Device.GetDeviceGUID] returns the Global Unique IDentifier (GUID) of the RDMA device device.
+// [Device.GetGUID] returns the Global Unique IDentifier (GUID) of the RDMA device device.
 //
 // # Return value
 //
-// [Device.GetDeviceGUID] returns the GUID of the device in network byte order.
+// [Device.GetGUID] returns the GUID of the device in network byte order.
 //
 // # Byte order
 //
@@ -2731,30 +2689,30 @@ func (channel *CompChannel) GetCQEvent(cq **CQ, cqContext *unsafe.Pointer) error
 //
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Device.GetDeviceIndex], [GetDeviceList], [Device.GetDeviceName], [Device.Open].
-func (device *Device) GetDeviceGUID() uint64 {
-	r, _, err := c_ibv_get_device_guid(device)
+// See also [Device.GetIndex], [GetDeviceList], [Device.GetName], [Device.Open].
+func (d *Device) GetGUID() uint64 {
+	r, _, err := c_ibv_get_device_guid(d)
 	if err != nil {
 		panic(err)
 	}
 	return r
 }
 
-// GetDeviceIndex calls ibv_get_device_index (infiniband/verbs.h): get an RDMA device index.
+// GetIndex calls ibv_get_device_index (infiniband/verbs.h): get an RDMA device index.
 //
-// [Device.GetDeviceIndex] returns stable IB device index as it is assigned by the kernel.
+// [Device.GetIndex] returns stable IB device index as it is assigned by the kernel.
 //
 // # Return value
 //
-// [Device.GetDeviceIndex] returns an index, or -1 if the kernel doesn’t support device indexes.
+// [Device.GetIndex] returns an index, or -1 if the kernel doesn’t support device indexes.
 //
 // # Failure
 //
 // C convention count_or_minus_one (a non-negative value on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_device_index; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Device.GetDeviceName], [Device.GetDeviceGUID], [GetDeviceList], [Device.Open].
-func (device *Device) GetDeviceIndex() (int, error) {
-	r, _, err := c_ibv_get_device_index(device)
+// See also [Device.GetName], [Device.GetGUID], [GetDeviceList], [Device.Open].
+func (d *Device) GetIndex() (int, error) {
+	r, _, err := c_ibv_get_device_index(d)
 	if err != nil {
 		return 0, err
 	}
@@ -2796,7 +2754,7 @@ func (device *Device) GetDeviceIndex() (int, error) {
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_get_device_list that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [ForkInit], [Device.GetDeviceGUID], [Device.GetDeviceName], [Device.GetDeviceIndex], [Device.Open].
+// See also [ForkInit], [Device.GetGUID], [Device.GetName], [Device.GetIndex], [Device.Open].
 func GetDeviceList(numDevices *int32) (**Device, error) {
 	r, errno, err := c_ibv_get_device_list(numDevices)
 	if err != nil {
@@ -2808,21 +2766,21 @@ func GetDeviceList(numDevices *int32) (**Device, error) {
 	return r, nil
 }
 
-// GetDeviceName calls ibv_get_device_name (infiniband/verbs.h): get an RDMA device’s name.
+// GetName calls ibv_get_device_name (infiniband/verbs.h): get an RDMA device’s name.
 //
-// [Device.GetDeviceName] returns a human-readable name associated with the RDMA device device.
+// [Device.GetName] returns a human-readable name associated with the RDMA device device.
 //
 // # Return value
 //
-// [Device.GetDeviceName] returns a pointer to the device name, or NULL if the request fails.
+// [Device.GetName] returns a pointer to the device name, or NULL if the request fails.
 //
 // # Failure
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_get_device_name; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Device.GetDeviceGUID], [GetDeviceList], [Device.Open].
-func (device *Device) GetDeviceName() (string, error) {
-	r, _, err := c_ibv_get_device_name(device)
+// See also [Device.GetGUID], [GetDeviceList], [Device.Open].
+func (d *Device) GetName() (string, error) {
+	r, _, err := c_ibv_get_device_name(d)
 	if err != nil {
 		return "", err
 	}
@@ -2849,8 +2807,8 @@ func (device *Device) GetDeviceName() (string, error) {
 // C convention count_or_minus_one (a non-negative value on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_pkey_index; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryGID], [Context.QueryPKey], [Context.QueryPort].
-func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
-	r, _, err := c_ibv_get_pkey_index(context, portNum, pkey)
+func (c *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
+	r, _, err := c_ibv_get_pkey_index(c, portNum, pkey)
 	if err != nil {
 		return 0, err
 	}
@@ -2860,20 +2818,20 @@ func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
 	return int(r), nil
 }
 
-// GetSRQNum calls ibv_get_srq_num (infiniband/verbs.h): return srq number associated with the given shared receive queue (SRQ).
+// GetNum calls ibv_get_srq_num (infiniband/verbs.h): return srq number associated with the given shared receive queue (SRQ).
 //
-// [SRQ.GetSRQNum] return srq number associated with the given XRC shared receive queue The argument srq is an ibv_srq struct, as defined in <infiniband/verbs.h>. srq_num is an output parameter that holds the returned srq number.
+// [SRQ.GetNum] return srq number associated with the given XRC shared receive queue The argument srq is an ibv_srq struct, as defined in <infiniband/verbs.h>. srq_num is an output parameter that holds the returned srq number.
 //
 // # Return value
 //
-// [SRQ.GetSRQNum] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.GetNum] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_get_srq_num that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [Context.CreateSRQEx], [SRQ.Modify].
-func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
+func (srq *SRQ) GetNum(srqNum *uint32) error {
 	r, _, err := c_ibv_get_srq_num(srq, srqNum)
 	if err != nil {
 		return err
@@ -2924,8 +2882,8 @@ func ImportDevice(cmdFD int32) (*Context, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocDM], [DM.Free].
-func (context *Context) ImportDM(dmHandle uint32) (*DM, error) {
-	r, errno, err := c_ibv_import_dm(context, dmHandle)
+func (c *Context) ImportDM(dmHandle uint32) (*DM, error) {
+	r, errno, err := c_ibv_import_dm(c, dmHandle)
 	if err != nil {
 		return nil, err
 	}
@@ -2982,8 +2940,8 @@ func (pd *PD) ImportMR(mrHandle uint32) (*MR, error) {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [PD.Dealloc].
-func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
-	r, errno, err := c_ibv_import_pd(context, pdHandle)
+func (c *Context) ImportPD(pdHandle uint32) (*PD, error) {
+	r, errno, err := c_ibv_import_pd(c, pdHandle)
 	if err != nil {
 		return nil, err
 	}
@@ -3059,9 +3017,9 @@ func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Inc(amount uint64) error {
-	r, _, err := c_ibv_inc_comp_cntr(compCntr, amount)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Inc(amount uint64) error {
+	r, _, err := c_ibv_inc_comp_cntr(cc, amount)
 	if err != nil {
 		return err
 	}
@@ -3132,9 +3090,9 @@ func (compCntr *CompCntr) Inc(amount uint64) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) IncErr(amount uint64) error {
-	r, _, err := c_ibv_inc_err_comp_cntr(compCntr, amount)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) IncErr(amount uint64) error {
+	r, _, err := c_ibv_inc_err_comp_cntr(cc, amount)
 	if err != nil {
 		return err
 	}
@@ -3158,8 +3116,8 @@ func (compCntr *CompCntr) IncErr(amount uint64) error {
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_init_ah_from_wc; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.AllocPD], [PD.CreateAH], [AH.Destroy], [CQ.Poll].
-func (context *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH, ahAttr *AHAttr) error {
-	r, _, err := c_ibv_init_ah_from_wc(context, portNum, wc, grh, ahAttr)
+func (c *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH, ahAttr *AHAttr) error {
+	r, _, err := c_ibv_init_ah_from_wc(c, portNum, wc, grh, ahAttr)
 	if err != nil {
 		return err
 	}
@@ -3305,7 +3263,7 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 	return cerr.ZeroOrErrno("ibv_modify_cq", int32(r))
 }
 
-// ModifyFlowActionESP calls ibv_modify_flow_action_esp (infiniband/verbs.h): Flow action esp for verbs.
+// ModifyESP calls ibv_modify_flow_action_esp (infiniband/verbs.h): Flow action esp for verbs.
 //
 // An IPSEC ESP flow steering action allows a flow steering rule to decrypt or encrypt a packet after matching. Each action contains the necessary information for this operation in the params argument.
 //
@@ -3470,8 +3428,8 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
-	r, _, err := c_ibv_modify_flow_action_esp(action, esp)
+func (fa *FlowAction) ModifyESP(esp *FlowActionESPAttr) error {
+	r, _, err := c_ibv_modify_flow_action_esp(fa, esp)
 	if err != nil {
 		return err
 	}
@@ -3615,9 +3573,9 @@ func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
 	return cerr.ZeroOrErrno("ibv_modify_qp", int32(r))
 }
 
-// ModifyQPRateLimit calls ibv_modify_qp_rate_limit (infiniband/verbs.h): modify the send rate limits attributes of a queue pair (QP).
+// ModifyRateLimit calls ibv_modify_qp_rate_limit (infiniband/verbs.h): modify the send rate limits attributes of a queue pair (QP).
 //
-// [QP.ModifyQPRateLimit] modifies the send rate limiting packet pacing attributes of QP qp with the attributes in attr. The argument attr is an ibv_qp_rate_limit_attr struct, as defined in <infiniband/verbs.h>.
+// [QP.ModifyRateLimit] modifies the send rate limiting packet pacing attributes of QP qp with the attributes in attr. The argument attr is an ibv_qp_rate_limit_attr struct, as defined in <infiniband/verbs.h>.
 //
 // The rate_limit defines the MAX send rate this QP will send as long as the link in not blocked and there are work requests in send queue.
 //
@@ -3635,7 +3593,7 @@ func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
 //
 // # Return value
 //
-// [QP.ModifyQPRateLimit] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [QP.ModifyRateLimit] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Errors
 //
@@ -3647,7 +3605,7 @@ func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp_rate_limit that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Modify], [QP.Query].
-func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
+func (qp *QP) ModifyRateLimit(attr *QPRateLimitAttr) error {
 	r, _, err := c_ibv_modify_qp_rate_limit(qp, attr)
 	if err != nil {
 		return err
@@ -3742,7 +3700,7 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_next_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallNextPoll() error {
 	r, _, err := c_ibv_next_poll(cq)
 	if err != nil {
@@ -3783,8 +3741,8 @@ func NodeTypeStr(nodeType NodeType) string {
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_open_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [GetDeviceList], [Context.QueryDevice], [Context.QueryPort], [Context.QueryGID], [Context.QueryPKey].
-func (device *Device) Open() (*Context, error) {
-	r, errno, err := c_ibv_open_device(device)
+func (d *Device) Open() (*Context, error) {
+	r, errno, err := c_ibv_open_device(d)
 	if err != nil {
 		return nil, err
 	}
@@ -3821,8 +3779,8 @@ func (device *Device) Open() (*Context, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_qp; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.AllocPD], [PD.CreateQP], [Context.CreateQPEx], [QP.Modify], [QP.Query].
-func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
-	r, _, err := c_ibv_open_qp(context, qpOpenAttr)
+func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
+	r, _, err := c_ibv_open_qp(c, qpOpenAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -3858,8 +3816,8 @@ func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_xrcd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
-func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
-	r, _, err := c_ibv_open_xrcd(context, xrcdInitAttr)
+func (c *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
+	r, _, err := c_ibv_open_xrcd(c, xrcdInitAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -3983,7 +3941,7 @@ func PortStateStr(portState PortState) string {
 //
 // The buffers used by a WR can only be safely reused after WR the request is fully executed and a work completion has been retrieved from the corresponding completion queue (CQ).
 //
-// If the QP qp is associated with a shared receive queue, you must use the function [SRQ.PostSRQRecv], and not [QP.PostRecv], since the QP's own receive queue will not be used.
+// If the QP qp is associated with a shared receive queue, you must use the function [SRQ.PostRecv], and not [QP.PostRecv], since the QP's own receive queue will not be used.
 //
 // If a WR is being posted to a UD QP, the Global Routing Header (GRH) of the incoming message will be placed in the first 40 bytes of the buffer(s) in the scatter list. If no GRH is present in the incoming message, then the first bytes will be undefined. This means that in all cases, the actual data of the incoming message will start at an offset of 40 bytes into the buffer(s) in the scatter list.
 //
@@ -3991,7 +3949,7 @@ func PortStateStr(portState PortState) string {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [PD.CreateQP], [QP.PostSend], [SRQ.PostSRQRecv], [CQ.Poll].
+// See also [PD.CreateQP], [QP.PostSend], [SRQ.PostRecv], [CQ.Poll].
 func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 	r, _, err := c_ibv_post_recv(qp, wr, badWR)
 	if err != nil {
@@ -4134,7 +4092,7 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_send that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostSRQRecv], [CQ.Poll].
+// See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostRecv], [CQ.Poll].
 func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 	r, _, err := c_ibv_post_send(qp, wr, badWR)
 	if err != nil {
@@ -4143,9 +4101,9 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 	return cerr.ZeroOrErrno("ibv_post_send", int32(r))
 }
 
-// PostSRQOps calls ibv_post_srq_ops (infiniband/verbs.h): perform on a special shared receive queue (SRQ) configuration manipulations.
+// PostOps calls ibv_post_srq_ops (infiniband/verbs.h): perform on a special shared receive queue (SRQ) configuration manipulations.
 //
-// The [SRQ.PostSRQOps] performs series of offload configuration manipulations on special types of SRQ srq. Currenlty it is used to configure tag matching SRQ. Series of configuration operations defined by linked lists of struct ibv_ops_wr elements starting from wr.
+// The [SRQ.PostOps] performs series of offload configuration manipulations on special types of SRQ srq. Currenlty it is used to configure tag matching SRQ. Series of configuration operations defined by linked lists of struct ibv_ops_wr elements starting from wr.
 //
 //	struct ibv_ops_wr {
 //
@@ -4196,14 +4154,14 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 //
 // # Return value
 //
-// [SRQ.PostSRQOps] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.PostOps] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_ops that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateSRQEx].
-func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
+func (srq *SRQ) PostOps(op *OpsWR, badOp **OpsWR) error {
 	r, _, err := c_ibv_post_srq_ops(srq, op, badOp)
 	if err != nil {
 		return err
@@ -4211,9 +4169,9 @@ func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 	return cerr.ZeroOrErrno("ibv_post_srq_ops", int32(r))
 }
 
-// PostSRQRecv calls ibv_post_srq_recv (infiniband/verbs.h): post a list of work requests (WRs) to a shared receive queue (SRQ).
+// PostRecv calls ibv_post_srq_recv (infiniband/verbs.h): post a list of work requests (WRs) to a shared receive queue (SRQ).
 //
-// [SRQ.PostSRQRecv] posts the linked list of work requests (WRs) starting with wr to the shared receive queue (SRQ) srq. It stops processing WRs from this list at the first failure (that can be detected immediately while requests are being posted), and returns this failing WR through bad_wr.
+// [SRQ.PostRecv] posts the linked list of work requests (WRs) starting with wr to the shared receive queue (SRQ) srq. It stops processing WRs from this list at the first failure (that can be detected immediately while requests are being posted), and returns this failing WR through bad_wr.
 //
 // The argument wr is an ibv_recv_wr struct, as defined in <infiniband/verbs.h>.
 //
@@ -4236,7 +4194,7 @@ func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 //
 // # Return value
 //
-// [SRQ.PostSRQRecv] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.PostRecv] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Notes
 //
@@ -4249,7 +4207,7 @@ func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.PostSend], [QP.PostRecv], [CQ.Poll].
-func (srq *SRQ) PostSRQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
+func (srq *SRQ) PostRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 	r, _, err := c_ibv_post_srq_recv(srq, recvWR, badRecvWR)
 	if err != nil {
 		return err
@@ -4270,9 +4228,9 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 	return cerr.ZeroOrErrno("ibv_post_wq_recv", int32(r))
 }
 
-// QPAttachCompCntr calls ibv_qp_attach_comp_cntr (infiniband/verbs.h): Attach a completion counter to a QP.
+// AttachCompCntr calls ibv_qp_attach_comp_cntr (infiniband/verbs.h): Attach a completion counter to a QP.
 //
-// [QP.QPAttachCompCntr] attaches the completion counter comp_cntr to the queue pair qp. The attr argument specifies which operation types should update the counter.
+// [QP.AttachCompCntr] attaches the completion counter comp_cntr to the queue pair qp. The attr argument specifies which operation types should update the counter.
 //
 // The QP must be in IBV_QPS_RESET or IBV_QPS_INIT state when attaching a completion counter. Attempting to attach a counter to a QP in any other state will fail with EINVAL.
 //
@@ -4319,7 +4277,7 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 //
 // # Return value
 //
-// [QP.QPAttachCompCntr] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [QP.AttachCompCntr] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Errors
 //
@@ -4332,7 +4290,7 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_qp_attach_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.CreateCompCntr], ibv_query_comp_cntr_caps(3), [PD.CreateQP].
-func (qp *QP) QPAttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) error {
+func (qp *QP) AttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) error {
 	r, _, err := c_ibv_qp_attach_comp_cntr(qp, compCntr, attr)
 	if err != nil {
 		return err
@@ -4340,20 +4298,20 @@ func (qp *QP) QPAttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) e
 	return cerr.ZeroOrErrno("ibv_qp_attach_comp_cntr", int32(r))
 }
 
-// QPToQPEx calls ibv_qp_to_qp_ex (infiniband/verbs.h): to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+// ToQPEx calls ibv_qp_to_qp_ex (infiniband/verbs.h): to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
 // to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
 // # Notes
 //
-// Use [QP.QPToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+// Use [QP.ToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
 // # Failure
 //
 // C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_qp_to_qp_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
-func (qp *QP) QPToQPEx() (*QPEx, error) {
+func (qp *QP) ToQPEx() (*QPEx, error) {
 	r, _, err := c_ibv_qp_to_qp_ex(qp)
 	if err != nil {
 		return nil, err
@@ -4426,8 +4384,8 @@ func (qp *QP) QPToQPEx() (*QPEx, error) {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
-	r, _, err := c_ibv_query_device(context, deviceAttr)
+func (c *Context) QueryDevice(deviceAttr *DeviceAttr) error {
+	r, _, err := c_ibv_query_device(c, deviceAttr)
 	if err != nil {
 		return err
 	}
@@ -4581,8 +4539,8 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAttrEx) error {
-	r, _, err := c_ibv_query_device_ex(context, input, attr)
+func (c *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAttrEx) error {
+	r, _, err := c_ibv_query_device_ex(c, input, attr)
 	if err != nil {
 		return err
 	}
@@ -4654,8 +4612,8 @@ func (qp *QP) QueryECE(ece *ECE) error {
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_query_gid; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryPKey], [Context.QueryPort].
-func (context *Context) QueryGID(portNum uint8, index int32, gid *GID) error {
-	r, _, err := c_ibv_query_gid(context, portNum, index, gid)
+func (c *Context) QueryGID(portNum uint8, index int32, gid *GID) error {
+	r, _, err := c_ibv_query_gid(c, portNum, index, gid)
 	if err != nil {
 		return err
 	}
@@ -4675,8 +4633,8 @@ func (context *Context) QueryGID(portNum uint8, index int32, gid *GID) error {
 // C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_query_pkey; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryGID], [Context.QueryPort].
-func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) error {
-	r, _, err := c_ibv_query_pkey(context, portNum, index, pkey)
+func (c *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) error {
+	r, _, err := c_ibv_query_pkey(c, portNum, index, pkey)
 	if err != nil {
 		return err
 	}
@@ -4730,8 +4688,8 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
-func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
-	r, _, err := c____ibv_query_port(context, portNum, portAttr)
+func (c *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
+	r, _, err := c____ibv_query_port(c, portNum, portAttr)
 	if err != nil {
 		return err
 	}
@@ -4767,8 +4725,8 @@ func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port_speed that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryPort].
-func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error {
-	r, _, err := c_ibv_query_port_speed(context, portNum, portSpeed)
+func (c *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error {
+	r, _, err := c_ibv_query_port_speed(c, portNum, portSpeed)
 	if err != nil {
 		return err
 	}
@@ -4836,9 +4794,9 @@ func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
 	return cerr.ZeroOrErrno("ibv_query_qp", int32(r))
 }
 
-// QueryQPDataInOrder calls ibv_query_qp_data_in_order (infiniband/verbs.h): check if qp data is guaranteed to be in order.
+// QueryDataInOrder calls ibv_query_qp_data_in_order (infiniband/verbs.h): check if qp data is guaranteed to be in order.
 //
-// [QP.QueryQPDataInOrder] Checks whether WQE data is guaranteed to be written in-order, and thus reader may poll for data instead of poll for completion. This function indicates data is written in-order within each WQE, but cannot be used to determine ordering between separate WQEs. This function describes ordering at the receiving side of the QP, not the sending side.
+// [QP.QueryDataInOrder] Checks whether WQE data is guaranteed to be written in-order, and thus reader may poll for data instead of poll for completion. This function indicates data is written in-order within each WQE, but cannot be used to determine ordering between separate WQEs. This function describes ordering at the receiving side of the QP, not the sending side.
 //
 // # Arguments
 //
@@ -4862,7 +4820,7 @@ func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
 //
 // # Return value
 //
-// [QP.QueryQPDataInOrder] Return value is determined by flags. For each capability bit, 1 is returned if the data is guaranteed to be written in-order for selected operation and type, 0 otherwise. If IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS flag is used, return value can consist of following capabilities:
+// [QP.QueryDataInOrder] Return value is determined by flags. For each capability bit, 1 is returned if the data is guaranteed to be written in-order for selected operation and type, 0 otherwise. If IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS flag is used, return value can consist of following capabilities:
 //
 // IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG - All data is being written in order.
 //
@@ -4879,7 +4837,7 @@ func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
 // See also [QP.Query].
-func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
+func (qp *QP) QueryDataInOrder(op WROpcode, flags uint32) int32 {
 	r, _, err := c_ibv_query_qp_data_in_order(qp, op, flags)
 	if err != nil {
 		panic(err)
@@ -4915,8 +4873,8 @@ func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_rt_values_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
-	r, _, err := c_ibv_query_rt_values_ex(context, values)
+func (c *Context) QueryRTValuesEx(values *ValuesEx) error {
+	r, _, err := c_ibv_query_rt_values_ex(c, values)
 	if err != nil {
 		return err
 	}
@@ -5062,9 +5020,9 @@ func RateToMult(rate Rate) int32 {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Read(value *uint64) error {
-	r, _, err := c_ibv_read_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Read(value *uint64) error {
+	r, _, err := c_ibv_read_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
@@ -5093,8 +5051,8 @@ func (compCntr *CompCntr) Read(value *uint64) error {
 // # Failure
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags uint32) error {
-	r, _, err := c_ibv_read_counters(counters, countersValue, ncounters, flags)
+func (c *Counters) Read(countersValue *uint64, ncounters uint32, flags uint32) error {
+	r, _, err := c_ibv_read_counters(c, countersValue, ncounters, flags)
 	if err != nil {
 		return err
 	}
@@ -5165,9 +5123,9 @@ func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags ui
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) ReadErr(value *uint64) error {
-	r, _, err := c_ibv_read_err_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) ReadErr(value *uint64) error {
+	r, _, err := c_ibv_read_err_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
@@ -5176,14 +5134,14 @@ func (compCntr *CompCntr) ReadErr(value *uint64) error {
 
 // RegBufMR calls ibv_reg_buf_mr (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [PD.RegBufMR] registers a memory region for a buffer returned by [PD.AllocBuf]. Applications can register the same buffer through [PD.RegMREx] by setting both IBV_REG_MR_MASK_BUF and IBV_REG_MR_MASK_ADDR, passing the buffer handle in mr_init_attr->buf and the address to register in mr_init_attr->addr. When IBV_REG_MR_MASK_BUF is set the caller must not set IBV_REG_MR_MASK_FD or IBV_REG_MR_MASK_FD_OFFSET, and, for a DMA-buf backed buffer, must not set IBV_REG_MR_MASK_IOVA; libibverbs derives these from the buffer handle and otherwise fails with EINVAL. The pd argument must be the same protection domain that was used to allocate the buffer. If a different protection domain is supplied, registration fails with EINVAL. For ordinary memory it behaves like [PD.RegMR]. For provider allocations backed by a DMA-buf, it registers the corresponding DMA-buf range using the metadata stored in the opaque buf handle.
 //
 // # Arguments
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //   - addr: The start address to register ([PD.RegBufMR]): the buffer base returned by [PD.AllocBuf] or an address within that buffer.
 //   - length: Length in bytes to register ([PD.RegBufMR]); addr + length must stay within the buffer.
 //   - access: Access flags for the memory region ([PD.RegBufMR]), the same as for [PD.RegMR].
@@ -5277,7 +5235,7 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*M
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dmabuf_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, access int32) (*MR, error) {
 	r, errno, err := c_ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access)
 	if err != nil {
@@ -5327,7 +5285,7 @@ func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, a
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr(pd, addr, length, access)
 	if err != nil {
@@ -5361,7 +5319,7 @@ func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, erro
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_ex(pd, mrInitAttr)
 	if err != nil {
@@ -5389,7 +5347,7 @@ func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 //
 // C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
 //
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegMRIOVA(addr unsafe.Pointer, length uint64, iova uint64, access int32) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_iova(pd, addr, length, iova, access)
 	if err != nil {
@@ -5529,8 +5487,8 @@ func (cq *CQ) Resize(cqe int32) error {
 // # Failure
 //
 // C convention undocumented (not documented; the result carries no known error contract). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *uint16) int32 {
-	r, _, err := c_ibv_resolve_eth_l2_from_gid(context, attr, ethMAC, vid)
+func (c *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *uint16) int32 {
+	r, _, err := c_ibv_resolve_eth_l2_from_gid(c, attr, ethMAC, vid)
 	if err != nil {
 		panic(err)
 	}
@@ -5605,9 +5563,9 @@ func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *ui
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Set(value uint64) error {
-	r, _, err := c_ibv_set_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Set(value uint64) error {
+	r, _, err := c_ibv_set_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
@@ -5732,9 +5690,9 @@ func (qp *QP) SetECE(ece *ECE) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) SetErr(value uint64) error {
-	r, _, err := c_ibv_set_err_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) SetErr(value uint64) error {
+	r, _, err := c_ibv_set_err_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
@@ -5754,7 +5712,7 @@ func (compCntr *CompCntr) SetErr(value uint64) error {
 //
 // C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_start_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallStartPoll(attr *PollCQAttr) error {
 	r, _, err := c_ibv_start_poll(cq, attr)
 	if err != nil {
@@ -5829,7 +5787,7 @@ func (pd *PD) Unimport() {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadByteLen() (uint32, error) {
 	r, _, err := c_ibv_wc_read_byte_len(cq)
 	if err != nil {
@@ -5846,7 +5804,7 @@ func (cq *CQEx) WCReadByteLen() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCompletionTS() (uint64, error) {
 	r, _, err := c_ibv_wc_read_completion_ts(cq)
 	if err != nil {
@@ -5863,7 +5821,7 @@ func (cq *CQEx) WCReadCompletionTS() (uint64, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCompletionWallclockNS() (uint64, error) {
 	r, _, err := c_ibv_wc_read_completion_wallclock_ns(cq)
 	if err != nil {
@@ -5880,7 +5838,7 @@ func (cq *CQEx) WCReadCompletionWallclockNS() (uint64, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCVLAN() (uint16, error) {
 	r, _, err := c_ibv_wc_read_cvlan(cq)
 	if err != nil {
@@ -5897,7 +5855,7 @@ func (cq *CQEx) WCReadCVLAN() (uint16, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 	r, _, err := c_ibv_wc_read_dlid_path_bits(cq)
 	if err != nil {
@@ -5914,7 +5872,7 @@ func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadFlowTag() (uint32, error) {
 	r, _, err := c_ibv_wc_read_flow_tag(cq)
 	if err != nil {
@@ -5935,7 +5893,7 @@ func (cq *CQEx) WCReadFlowTag() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadImmData() (uint32, error) {
 	r, _, err := c_ibv_wc_read_imm_data(cq)
 	if err != nil {
@@ -5952,7 +5910,7 @@ func (cq *CQEx) WCReadImmData() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadInvalidatedRKey() (uint32, error) {
 	r, _, err := c_ibv_wc_read_invalidated_rkey(cq)
 	if err != nil {
@@ -5969,7 +5927,7 @@ func (cq *CQEx) WCReadInvalidatedRKey() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadOpcode() (WCOpcode, error) {
 	r, _, err := c_ibv_wc_read_opcode(cq)
 	if err != nil {
@@ -5986,7 +5944,7 @@ func (cq *CQEx) WCReadOpcode() (WCOpcode, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadQPNum() (uint32, error) {
 	r, _, err := c_ibv_wc_read_qp_num(cq)
 	if err != nil {
@@ -6003,7 +5961,7 @@ func (cq *CQEx) WCReadQPNum() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSL() (uint8, error) {
 	r, _, err := c_ibv_wc_read_sl(cq)
 	if err != nil {
@@ -6020,7 +5978,7 @@ func (cq *CQEx) WCReadSL() (uint8, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSLID() (uint32, error) {
 	r, _, err := c_ibv_wc_read_slid(cq)
 	if err != nil {
@@ -6037,7 +5995,7 @@ func (cq *CQEx) WCReadSLID() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSrcQP() (uint32, error) {
 	r, _, err := c_ibv_wc_read_src_qp(cq)
 	if err != nil {
@@ -6054,8 +6012,8 @@ func (cq *CQEx) WCReadSrcQP() (uint32, error) {
 //
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
-func (cq *CQEx) WCReadTMInfo(tmInfo *WCTmInfo) error {
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
+func (cq *CQEx) WCReadTMInfo(tmInfo *WCTMInfo) error {
 	_, err := c_ibv_wc_read_tm_info(cq, tmInfo)
 	return err
 }
@@ -6068,7 +6026,7 @@ func (cq *CQEx) WCReadTMInfo(tmInfo *WCTmInfo) error {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadVendorErr() (uint32, error) {
 	r, _, err := c_ibv_wc_read_vendor_err(cq)
 	if err != nil {
@@ -6085,7 +6043,7 @@ func (cq *CQEx) WCReadVendorErr() (uint32, error) {
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadWCFlags() (uint32, error) {
 	r, _, err := c_ibv_wc_read_wc_flags(cq)
 	if err != nil {
@@ -6522,8 +6480,8 @@ func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, l
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) LocalInv(invalidateRkey uint32) error {
-	_, err := c_ibv_wr_local_inv(qp, invalidateRkey)
+func (qp *QPEx) LocalInv(invalidateRKey uint32) error {
+	_, err := c_ibv_wr_local_inv(qp, invalidateRKey)
 	return err
 }
 
@@ -6915,8 +6873,8 @@ func (qp *QPEx) SendImm(immData uint32) error {
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SendInv(invalidateRkey uint32) error {
-	_, err := c_ibv_wr_send_inv(qp, invalidateRkey)
+func (qp *QPEx) SendInv(invalidateRKey uint32) error {
+	_, err := c_ibv_wr_send_inv(qp, invalidateRKey)
 	return err
 }
 
@@ -7213,7 +7171,7 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 // Certain QP types require each post to be accompanied by additional setters, these setters are mandatory for any operation listing a QP setter in the above table.
 //
 //   - UD QPs: [QPEx.SetUDAddr] must be called to set the destination address of the work.
-//   - XRC_SEND QPs: [QPEx.WRSetXRCSRQN] must be called to set the destination SRQN field.
+//   - XRC_SEND QPs: [QPEx.SetXRCSRQN] must be called to set the destination SRQN field.
 //
 // # Flags
 //
@@ -7233,12 +7191,12 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
-	_, err := c_ibv_wr_set_ud_addr(qp, ah, remoteQPN, remoteQkey)
+func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQKey uint32) error {
+	_, err := c_ibv_wr_set_ud_addr(qp, ah, remoteQPN, remoteQKey)
 	return err
 }
 
-// WRSetXRCSRQN calls ibv_wr_set_xrc_srqn (infiniband/verbs.h): Attach an XRC SRQN to the last work request.
+// SetXRCSRQN calls ibv_wr_set_xrc_srqn (infiniband/verbs.h): Attach an XRC SRQN to the last work request.
 //
 // The verbs work request API (ibv_wr_*) allows efficient posting of work to a send queue using function calls instead of the struct based [QP.PostSend] scheme. This approach is designed to minimize CPU branching and locking during the posting process.
 //
@@ -7259,7 +7217,7 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 // Certain QP types require each post to be accompanied by additional setters, these setters are mandatory for any operation listing a QP setter in the above table.
 //
 //   - UD QPs: [QPEx.SetUDAddr] must be called to set the destination address of the work.
-//   - XRC_SEND QPs: [QPEx.WRSetXRCSRQN] must be called to set the destination SRQN field.
+//   - XRC_SEND QPs: [QPEx.SetXRCSRQN] must be called to set the destination SRQN field.
 //
 // # Flags
 //
@@ -7279,8 +7237,8 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 // C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
-	_, err := c_ibv_wr_set_xrc_srqn(qp, remoteSrqn)
+func (qp *QPEx) SetXRCSRQN(remoteSRQN uint32) error {
+	_, err := c_ibv_wr_set_xrc_srqn(qp, remoteSRQN)
 	return err
 }
 

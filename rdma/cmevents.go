@@ -90,16 +90,16 @@ func (e *CMEventError) Error() string {
 
 func (e *CMEventError) Unwrap() error {
 	switch e.Got {
-	case rdmacm.CMEventRejected:
+	case rdmacm.CMEventTypeRejected:
 		return unix.ECONNREFUSED
-	case rdmacm.CMEventUnreachable, rdmacm.CMEventAddrError, rdmacm.CMEventRouteError:
+	case rdmacm.CMEventTypeUnreachable, rdmacm.CMEventTypeAddrError, rdmacm.CMEventTypeRouteError:
 		if e.Status < 0 {
 			return syscall.Errno(-e.Status)
 		}
 		return unix.EHOSTUNREACH
-	case rdmacm.CMEventDisconnected:
+	case rdmacm.CMEventTypeDisconnected:
 		return unix.ECONNRESET
-	case rdmacm.CMEventDeviceRemoval:
+	case rdmacm.CMEventTypeDeviceRemoval:
 		return unix.ENODEV
 	}
 	if e.Status < 0 {

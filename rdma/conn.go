@@ -112,7 +112,7 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	}
 	// (cgo refuses &c.id: c holds Go pointers.)
 	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PortSpaceTCP); err != nil {
 		return fail(err)
 	}
 	c.id = id
@@ -120,13 +120,13 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	if err := c.id.ResolveAddr(src, dst, ms); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventAddrResolved); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeAddrResolved); err != nil {
 		return fail(err)
 	}
 	if err := c.id.ResolveRoute(ms); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventRouteResolved); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeRouteResolved); err != nil {
 		return fail(err)
 	}
 	if err := c.setup(cfg); err != nil {
@@ -136,10 +136,10 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	if err := c.id.Connect(&param); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeEstablished); err != nil {
 		return fail(err)
 	}
-	c.QP.state.Store(int32(ibv.QpsRts))
+	c.QP.state.Store(int32(ibv.QPStateRTS))
 	return c, nil
 }
 
@@ -160,7 +160,7 @@ func (c *Conn) setup(cfg ConnConfig) error {
 	if c.CQ, err = dev.NewCQ(cfg.CQSize, c.CC); err != nil {
 		return err
 	}
-	qcfg := QPConfig{Type: ibv.QptRC, SendCQ: c.CQ, RecvCQ: c.CQ, MaxSend: cfg.MaxSend, MaxRecv: cfg.MaxRecv,
+	qcfg := QPConfig{Type: ibv.QPTypeRC, SendCQ: c.CQ, RecvCQ: c.CQ, MaxSend: cfg.MaxSend, MaxRecv: cfg.MaxRecv,
 		MaxSendSGE: cfg.MaxSendSGE, MaxRecvSGE: cfg.MaxRecvSGE, MaxInline: cfg.MaxInline}
 	_, err = c.PD.adoptQP(qcfg, func(init *ibv.QPInitAttr) (*ibv.QP, error) {
 		if err := c.id.CreateQP(c.PD.pd, init); err != nil {
@@ -191,7 +191,7 @@ func (c *Conn) WaitDisconnect(ctx context.Context) error {
 		if err != nil {
 			return opErr("rdma.Conn.WaitDisconnect", err)
 		}
-		if ev.typ == rdmacm.CMEventDisconnected || ev.typ == rdmacm.CMEventDeviceRemoval {
+		if ev.typ == rdmacm.CMEventTypeDisconnected || ev.typ == rdmacm.CMEventTypeDeviceRemoval {
 			c.ended.Store(true)
 		}
 	}
@@ -267,7 +267,7 @@ func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
 	}
 	l := &Listener{ch: ch, cfg: cfg.withDefaults()}
 	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+	if err := ch.ch.CreateID(&id, nil, rdmacm.PortSpaceTCP); err != nil {
 		ch.close()
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func (l *Listener) Port() uint16 {
 // independently.
 func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 	const op = "rdma.Listener.Accept"
-	ev, err := l.ch.expect(ctx, op, rdmacm.CMEventConnectRequest)
+	ev, err := l.ch.expect(ctx, op, rdmacm.CMEventTypeConnectRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -324,10 +324,10 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 	if err := c.id.Accept(&param); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeEstablished); err != nil {
 		return fail(err)
 	}
-	c.QP.state.Store(int32(ibv.QpsRts))
+	c.QP.state.Store(int32(ibv.QPStateRTS))
 	return c, nil
 }
 

@@ -19,7 +19,7 @@ type DeviceInfo struct {
 func Devices() ([]DeviceInfo, error) {
 	var out []DeviceInfo
 	err := eachDevice(func(d *ibv.Device, name string) bool {
-		out = append(out, DeviceInfo{Name: name, GUID: d.GetDeviceGUID()})
+		out = append(out, DeviceInfo{Name: name, GUID: d.GetGUID()})
 		return false
 	})
 	return out, err
@@ -36,7 +36,7 @@ func eachDevice(f func(d *ibv.Device, name string) (stop bool)) error {
 	}
 	defer ibv.FreeDeviceList(list)
 	for _, d := range unsafe.Slice(list, n) {
-		name, err := d.GetDeviceName()
+		name, err := d.GetName()
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ type Device struct {
 
 // borrowDevice wraps a context this package did not open.
 func borrowDevice(ctx *ibv.Context) (*Device, error) {
-	name, err := ctx.Device.GetDeviceName()
+	name, err := ctx.Device.GetName()
 	if err != nil {
 		return nil, err
 	}
@@ -186,12 +186,12 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		}
 		out.Type = ev.EventType
 		switch ev.EventType {
-		case ibv.EventPortActive, ibv.EventPortErr, ibv.EventLIDChange, ibv.EventPkeyChange,
-			ibv.EventSmChange, ibv.EventClientReregister, ibv.EventGIDChange:
+		case ibv.EventTypePortActive, ibv.EventTypePortErr, ibv.EventTypeLIDChange, ibv.EventTypePKeyChange,
+			ibv.EventTypeSmChange, ibv.EventTypeClientReregister, ibv.EventTypeGIDChange:
 			out.Port = uint32(*ev.Element.PortNum())
-		case ibv.EventCQErr:
-		case ibv.EventSRQErr, ibv.EventSRQLimitReached:
-		case ibv.EventDeviceFatal:
+		case ibv.EventTypeCQErr:
+		case ibv.EventTypeSRQErr, ibv.EventTypeSRQLimitReached:
+		case ibv.EventTypeDeviceFatal:
 		default:
 			if qp := *ev.Element.QP(); qp != nil {
 				out.QPNum = qp.QPNum

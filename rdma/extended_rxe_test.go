@@ -29,10 +29,10 @@ func TestExtendedVerbs(t *testing.T) {
 	_, err = a.cq.Ex()
 	require.ErrorIs(t, err, unix.EINVAL)
 
-	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.WCExWithByteLen|ibv.WCExWithQPNum)
+	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.CreateCQWCFlagsByteLen|ibv.CreateCQWCFlagsQPNum)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, cqx.Close()) }()
-	qpx, err := a.pd.NewQP(QPConfig{SendCQ: cqx, RecvCQ: cqx, SendOps: ibv.QPExWithSend | ibv.QPExWithRDMAWrite})
+	qpx, err := a.pd.NewQP(QPConfig{SendCQ: cqx, RecvCQ: cqx, SendOps: ibv.QPCreateSendOpsFlagsSend | ibv.QPCreateSendOpsFlagsRDMAWrite})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, qpx.Close()) }()
 
@@ -50,7 +50,7 @@ func TestExtendedVerbs(t *testing.T) {
 	x, err := qpx.Ex()
 	require.NoError(t, err)
 	require.NoError(t, x.Start())
-	x.WRID, x.WRFlags = 77, uint32(ibv.SendSignaled)
+	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
 	require.NoError(t, x.Send())
 	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), uint32(len(msg))))
 	require.NoError(t, x.Complete())
@@ -76,10 +76,10 @@ func TestExtendedVerbs(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	assert.Equal(t, uint64(77), cx.WRID)
-	assert.Equal(t, ibv.WCSuccess, cx.Status)
+	assert.Equal(t, ibv.WCStatusSuccess, cx.Status)
 	op, err := cx.WCReadOpcode()
 	require.NoError(t, err)
-	assert.Equal(t, ibv.WCSend, op)
+	assert.Equal(t, ibv.WCOpcodeSend, op)
 	qpn, err := cx.WCReadQPNum()
 	require.NoError(t, err)
 	assert.Equal(t, qpx.Num(), qpn)
@@ -109,12 +109,12 @@ func TestAsyncEvents(t *testing.T) {
 	ev, err := dev.AsyncEvent(ctx)
 	rxetest.SetLink(t, na.Netdev, "up")
 	require.NoError(t, err)
-	assert.Equal(t, ibv.EventPortErr, ev.Type, ev.String())
+	assert.Equal(t, ibv.EventTypePortErr, ev.Type, ev.String())
 	assert.Equal(t, uint32(1), ev.Port)
 	for {
 		ev, err = dev.AsyncEvent(ctx)
 		require.NoError(t, err)
-		if ev.Type == ibv.EventPortActive {
+		if ev.Type == ibv.EventTypePortActive {
 			break
 		}
 	}
@@ -123,7 +123,7 @@ func TestAsyncEvents(t *testing.T) {
 	for {
 		pa, err := dev.QueryPort(1)
 		require.NoError(t, err)
-		if pa.State == ibv.PortActive {
+		if pa.State == ibv.PortStateActive {
 			break
 		}
 		require.NoError(t, ctx.Err())

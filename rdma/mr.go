@@ -83,10 +83,10 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 func (m *MR) Raw() *ibv.MR { return m.mr }
 
 // LKey is the local key, for SGEs.
-func (m *MR) LKey() uint32 { return m.mr.Lkey }
+func (m *MR) LKey() uint32 { return m.mr.LKey }
 
 // RKey is the remote key, for the peer's RDMA reads and writes.
-func (m *MR) RKey() uint32 { return m.mr.Rkey }
+func (m *MR) RKey() uint32 { return m.mr.RKey }
 
 // Addr is the registered range's start address.
 func (m *MR) Addr() uint64 { return uint64(uintptr(m.mr.Addr)) }
@@ -104,7 +104,7 @@ func (m *MR) SGE(off, n int) (ibv.SGE, error) {
 	if off < 0 || n < 0 || off+n > len(m.mem) {
 		return ibv.SGE{}, invalid("rdma.MR.SGE", "range [%d, %d) outside the %d registered bytes", off, off+n, len(m.mem))
 	}
-	return ibv.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), Lkey: m.mr.Lkey}, nil
+	return ibv.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.mr.LKey}, nil
 }
 
 // Close deregisters the memory (ibv_dereg_mr) and unpins it.

@@ -11,7 +11,7 @@ import (
 // SendWork is one send-queue work request.
 type SendWork struct {
 	ID    uint64
-	Op    ibv.WROpcode // ibv.WRSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
+	Op    ibv.WROpcode // ibv.WROpcodeSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
 	Flags ibv.SendFlags
 	SGEs  []ibv.SGE
 	// RemoteAddr and RKey address the peer's memory for RDMA writes, reads
@@ -102,9 +102,9 @@ func (q *QP) fillSend(ws []SendWork) error {
 			wr.SgList = &sg[0]
 		}
 		switch w.Op {
-		case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRRDMARead:
+		case ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeRDMARead:
 			r := wr.WR.RDMA()
-			r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
+			r.RemoteAddr, r.RKey = w.RemoteAddr, w.RKey
 		}
 		*wr.ImmData() = w.Imm
 		if i+1 < len(ws) {

@@ -11,7 +11,7 @@ import (
 
 // QPConfig describes a queue pair to create. Zero sizes take the defaults.
 type QPConfig struct {
-	Type           ibv.QPType // ibv.QptRC, QptUC or QptUD; the zero value means RC
+	Type           ibv.QPType // ibv.QPTypeRC, QptUC or QptUD; the zero value means RC
 	SendCQ, RecvCQ *CQ        // both required (may be the same CQ)
 	MaxSend        int        // send queue depth (default 64)
 	MaxRecv        int        // receive queue depth (default 64)
@@ -66,8 +66,8 @@ func (p *PD) NewQP(cfg QPConfig) (*QP, error) {
 			return p.pd.CreateQP(init)
 		}
 		return p.dev.ctx.CreateQPEx(&ibv.QPInitAttrEx{
-			SendCQ: init.SendCQ, RecvCQ: init.RecvCQ, Cap: init.Cap, QPType: init.QPType, SqSigAll: init.SqSigAll,
-			CompMask: uint32(ibv.QPInitAttrPD | ibv.QPInitAttrSendOpsFlags), PD: p.pd,
+			SendCQ: init.SendCQ, RecvCQ: init.RecvCQ, Cap: init.Cap, QPType: init.QPType, SQSigAll: init.SQSigAll,
+			CompMask: uint32(ibv.QPInitAttrMaskPD | ibv.QPInitAttrMaskSendOpsFlags), PD: p.pd,
 			SendOpsFlags: uint64(cfg.SendOps),
 		})
 	}, func() error { return q.qp.Destroy() }, &q)
@@ -81,7 +81,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, nilErr(op)
 	}
 	if cfg.Type == 0 {
-		cfg.Type = ibv.QptRC
+		cfg.Type = ibv.QPTypeRC
 	}
 	def := func(v *int, d int) {
 		if *v == 0 {
@@ -125,7 +125,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 	}
 	init := ibv.QPInitAttr{SendCQ: cfg.SendCQ.cq, RecvCQ: cfg.RecvCQ.cq, Cap: caps, QPType: cfg.Type}
 	if cfg.SignalAll {
-		init.SqSigAll = 1
+		init.SQSigAll = 1
 	}
 	raw, err := create(&init)
 	if err != nil {
@@ -210,7 +210,7 @@ func (q *QP) Query(mask ibv.QPAttrMask) (ibv.QPAttr, ibv.QPInitAttr, error) {
 		return attr, init, err
 	}
 	defer q.done()
-	if err := q.qp.Query(&attr, int32(mask|ibv.QPStateValue), &init); err != nil {
+	if err := q.qp.Query(&attr, int32(mask|ibv.QPAttrMaskState), &init); err != nil {
 		return attr, init, err
 	}
 	q.state.Store(int32(attr.QPState))
@@ -235,7 +235,7 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 	if serr := checkTransition(q.typ, q.State(), attr, mask); serr != nil {
 		var cur ibv.QPAttr
 		var init ibv.QPInitAttr
-		if q.qp.Query(&cur, int32(ibv.QPStateValue), &init) != nil || cur.QPState == q.State() {
+		if q.qp.Query(&cur, int32(ibv.QPAttrMaskState), &init) != nil || cur.QPState == q.State() {
 			return serr
 		}
 		q.state.Store(int32(cur.QPState))
@@ -246,7 +246,7 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 	if err := q.qp.Modify(attr, int32(mask)); err != nil {
 		return err
 	}
-	if mask&ibv.QPStateValue != 0 {
+	if mask&ibv.QPAttrMaskState != 0 {
 		q.state.Store(int32(attr.QPState))
 	}
 	return nil

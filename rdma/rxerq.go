@@ -195,7 +195,7 @@ func (q *QP) postRecvRing(ws []RecvWork) error {
 	}
 	// librxe's post_recv refuses a QP whose ibv_qp state is RESET, the
 	// state that ibv_modify_qp records there.
-	if q.qp.State == ibv.QpsReset {
+	if q.qp.State == ibv.QPStateReset {
 		q.mu.RUnlock()
 		return &PostError{Err: cerr.ZeroOrErrno("ibv_post_recv", int32(syscall.EINVAL))}
 	}

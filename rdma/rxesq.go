@@ -96,7 +96,7 @@ const rawDoorbellMax = 64 << 10
 // RC and UC QPs: a UD send needs an address handle, which SendWork does
 // not carry. Otherwise nil.
 func rxeSQAt(sq rxeWQ, raw *ibv.QP, typ ibv.QPType, caps ibv.QPCap) *rxeSQ {
-	if typ != ibv.QptRC && typ != ibv.QptUC || sq.q == nil {
+	if typ != ibv.QPTypeRC && typ != ibv.QPTypeUC || sq.q == nil {
 		return nil
 	}
 	p, q, size := sq.at, sq.q, sq.size
@@ -132,7 +132,7 @@ func rxeSQAt(sq rxeWQ, raw *ibv.QP, typ ibv.QPType, caps ibv.QPCap) *rxeSQ {
 // through the provider.
 func rxeDirectOp(op ibv.WROpcode) bool {
 	switch op {
-	case ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRRDMARead:
+	case ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeRDMARead:
 		return true
 	}
 	return false
@@ -190,7 +190,7 @@ func (q *QP) postSendRing(ws []SendWork) error {
 		for j := range w.SGEs {
 			length += uint64(w.SGEs[j].Length)
 		}
-		inline := w.Flags&ibv.SendInline != 0
+		inline := w.Flags&ibv.SendFlagsInline != 0
 		if inline && length > uint64(s.maxInline) {
 			failed = syscall.EINVAL
 			break
@@ -209,7 +209,7 @@ func (q *QP) postSendRing(ws []SendWork) error {
 		*(*uint32)(unsafe.Add(wqe, C.gv_rxe_swr_flags)) = uint32(w.Flags)
 		*(*uint32)(unsafe.Add(wqe, C.gv_rxe_swr_imm)) = w.Imm
 		var iova uint64 // ibv_send_wr's wr.rdma.remote_addr, zeroed by fillSend for a send
-		if w.Op != ibv.WRSend && w.Op != ibv.WRSendWithImm {
+		if w.Op != ibv.WROpcodeSend && w.Op != ibv.WROpcodeSendWithImm {
 			iova = w.RemoteAddr
 			*(*uint64)(unsafe.Add(wqe, C.gv_rxe_swr_raddr)) = w.RemoteAddr
 			*(*uint32)(unsafe.Add(wqe, C.gv_rxe_swr_rkey)) = w.RKey

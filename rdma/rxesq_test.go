@@ -16,7 +16,7 @@ func TestRxeSQAt(t *testing.T) {
 	p := allOnes(t)
 	raw := (*ibv.QP)(p)
 	caps := ibv.QPCap{MaxSendWR: 1, MaxSendSGE: 1}
-	for _, typ := range []ibv.QPType{ibv.QptUD, ibv.QptRC, ibv.QptUC} {
+	for _, typ := range []ibv.QPType{ibv.QPTypeUD, ibv.QPTypeRC, ibv.QPTypeUC} {
 		require.Nil(t, rxeSQAt(rxeWQ{}, raw, typ, caps), "%v, no send queue", typ)
 		require.Nil(t, rxeSQAt(rxeWQ{at: p, q: p, size: 4096}, raw, typ, caps), "%v, nonsense", typ)
 	}
@@ -27,8 +27,8 @@ func TestRxeSQAt(t *testing.T) {
 // invalidation, ...) go through the provider.
 func TestRxeDirectOp(t *testing.T) {
 	for op, direct := range map[ibv.WROpcode]bool{
-		ibv.WRSend: true, ibv.WRSendWithImm: true, ibv.WRRDMAWrite: true, ibv.WRRDMAWriteWithImm: true, ibv.WRRDMARead: true,
-		ibv.WRAtomicCmpAndSwp: false, ibv.WRAtomicFetchAndAdd: false, ibv.WRLocalInv: false, ibv.WRBindMW: false, ibv.WRSendWithInv: false,
+		ibv.WROpcodeSend: true, ibv.WROpcodeSendWithImm: true, ibv.WROpcodeRDMAWrite: true, ibv.WROpcodeRDMAWriteWithImm: true, ibv.WROpcodeRDMARead: true,
+		ibv.WROpcodeAtomicCmpAndSwp: false, ibv.WROpcodeAtomicFetchAndAdd: false, ibv.WROpcodeLocalInv: false, ibv.WROpcodeBindMW: false, ibv.WROpcodeSendWithInv: false,
 	} {
 		require.Equal(t, direct, rxeDirectOp(op), "%v", op)
 	}

@@ -40,7 +40,7 @@ type waker struct {
 
 // newWaker makes a waker for channel ch of device context ctx (see waker).
 func newWaker(ctx *ibv.Context, ch *ibv.CompChannel) (k *waker, err error) {
-	k = &waker{mem: cAlloc(unsafe.Sizeof(ibv.RecvWR{})), state: ibv.QpsReset}
+	k = &waker{mem: cAlloc(unsafe.Sizeof(ibv.RecvWR{})), state: ibv.QPStateReset}
 	defer func() {
 		if err != nil {
 			k.destroy()
@@ -53,7 +53,7 @@ func newWaker(ctx *ibv.Context, ch *ibv.CompChannel) (k *waker, err error) {
 	if k.cq, err = ctx.CreateCQ(2, k.mem, ch, 0); err != nil {
 		return k, err
 	}
-	k.qp, err = k.pd.CreateQP(&ibv.QPInitAttr{SendCQ: k.cq, RecvCQ: k.cq, QPType: ibv.QptRC,
+	k.qp, err = k.pd.CreateQP(&ibv.QPInitAttr{SendCQ: k.cq, RecvCQ: k.cq, QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if err != nil {
 		return k, err
@@ -99,17 +99,17 @@ func (k *waker) arm() error {
 	if k.armed.Load() || k.qp == nil {
 		return nil
 	}
-	if k.state != ibv.QpsReset {
-		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsReset}, int32(ibv.QPStateValue)); err != nil {
+	if k.state != ibv.QPStateReset {
+		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateReset}, int32(ibv.QPAttrMaskState)); err != nil {
 			return err
 		}
-		k.state = ibv.QpsReset
+		k.state = ibv.QPStateReset
 	}
-	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1},
-		int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)); err != nil {
+	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1},
+		int32(ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags)); err != nil {
 		return err
 	}
-	k.state = ibv.QpsInit
+	k.state = ibv.QPStateInit
 	var bad *ibv.RecvWR
 	if err := k.qp.PostRecv((*ibv.RecvWR)(k.mem), &bad); err != nil {
 		return err
@@ -130,8 +130,8 @@ func (k *waker) wake() {
 	if !k.armed.Load() || k.qp == nil {
 		return
 	}
-	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)) == nil {
-		k.state = ibv.QpsErr
+	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, int32(ibv.QPAttrMaskState)) == nil {
+		k.state = ibv.QPStateErr
 		k.armed.Store(false)
 	}
 }

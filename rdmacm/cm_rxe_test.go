@@ -34,7 +34,7 @@ func page(t *testing.T, n int) []byte {
 func resolve(t *testing.T, ip string, passive bool, src string) *Addrinfo {
 	mem := page(t, 4096)
 	hints := (*Addrinfo)(unsafe.Pointer(&mem[0]))
-	hints.AiPortSpace = int32(PsTCP)
+	hints.AiPortSpace = int32(PortSpaceTCP)
 	hints.AiFlags = int32(RaiNumerichost)
 	if passive {
 		hints.AiFlags |= int32(RaiPassive)
@@ -58,7 +58,7 @@ func resolve(t *testing.T, ip string, passive bool, src string) *Addrinfo {
 func qpAttr() ibv.QPInitAttr {
 	return ibv.QPInitAttr{
 		Cap:      ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1},
-		SqSigAll: 1,
+		SQSigAll: 1,
 	}
 }
 
@@ -95,30 +95,30 @@ func TestEndpointSendRecv(t *testing.T) {
 
 	msg := "ping over rdmacm"
 	copy(buf, msg)
-	require.NoError(t, id.PostSend(1, unsafe.Pointer(&buf[0]), uint64(len(msg)), mr, ibv.SendSignaled))
+	require.NoError(t, id.PostSend(1, unsafe.Pointer(&buf[0]), uint64(len(msg)), mr, ibv.SendFlagsSignaled))
 	var wc ibv.WC
 	n, err := id.GetSendComp(&wc)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
 	assert.Equal(t, uint64(1), wc.WRID)
 
 	n, err = id.GetRecvComp(&wc)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
 	assert.Equal(t, "pong: "+msg, string(buf[2048:2048+wc.ByteLen]))
 
 	// RDMA write into the server's buffer (registered by rdma_reg_write).
 	data := "written through rdma_post_write"
 	copy(buf[512:], data)
-	require.NoError(t, id.PostWrite(5, unsafe.Pointer(&buf[512]), uint64(len(data)), mr, ibv.SendSignaled,
+	require.NoError(t, id.PostWrite(5, unsafe.Pointer(&buf[512]), uint64(len(data)), mr, ibv.SendFlagsSignaled,
 		uint64(uintptr(unsafe.Pointer(&srvBuf[3072]))), <-rkey))
 	n, err = id.GetSendComp(&wc)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, ibv.WCSuccess, wc.Status)
-	assert.Equal(t, ibv.WCRDMAWrite, wc.Opcode)
+	assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
+	assert.Equal(t, ibv.WCOpcodeRDMAWrite, wc.Opcode)
 	assert.Equal(t, data, string(srvBuf[3072:3072+len(data)]))
 	close(done)
 
@@ -145,7 +145,7 @@ func serve(listen *CMID, buf []byte, rkey chan<- uint32, done <-chan struct{}) e
 		return err
 	}
 	defer DeregMR(mr)
-	rkey <- mr.Rkey
+	rkey <- mr.RKey
 	if err := id.PostRecv(3, unsafe.Pointer(&buf[0]), 1024, mr); err != nil {
 		return err
 	}
@@ -156,18 +156,18 @@ func serve(listen *CMID, buf []byte, rkey chan<- uint32, done <-chan struct{}) e
 	if _, err := id.GetRecvComp(&wc); err != nil {
 		return err
 	}
-	if wc.Status != ibv.WCSuccess {
+	if wc.Status != ibv.WCStatusSuccess {
 		return errors.New("receive: " + ibv.WCStatusStr(wc.Status))
 	}
 	reply := append([]byte("pong: "), buf[:wc.ByteLen]...)
 	copy(buf[1024:], reply)
-	if err := id.PostSend(4, unsafe.Pointer(&buf[1024]), uint64(len(reply)), mr, ibv.SendSignaled); err != nil {
+	if err := id.PostSend(4, unsafe.Pointer(&buf[1024]), uint64(len(reply)), mr, ibv.SendFlagsSignaled); err != nil {
 		return err
 	}
 	if _, err := id.GetSendComp(&wc); err != nil {
 		return err
 	}
-	if wc.Status != ibv.WCSuccess {
+	if wc.Status != ibv.WCStatusSuccess {
 		return errors.New("send: " + ibv.WCStatusStr(wc.Status))
 	}
 	<-done
@@ -177,7 +177,7 @@ func serve(listen *CMID, buf []byte, rkey chan<- uint32, done <-chan struct{}) e
 // devName is the name of the RDMA device id is bound to.
 func devName(t *testing.T, id *CMID) string {
 	require.NotNil(t, id.Verbs)
-	name, err := id.Verbs.Device.GetDeviceName()
+	name, err := id.Verbs.Device.GetName()
 	require.NoError(t, err)
 	return name
 }
@@ -213,10 +213,10 @@ func TestNewerThanInstalled(t *testing.T) {
 	require.NoError(t, err)
 	defer ch.Destroy()
 	var id *CMID
-	require.NoError(t, ch.CreateID(&id, nil, PsTCP))
+	require.NoError(t, ch.CreateID(&id, nil, PortSpaceTCP))
 	defer func() { require.NoError(t, id.DestroyID()) }()
 
-	err = id.WriteCMEvent(CMEventUser, 0, 42)
+	err = id.WriteCMEvent(CMEventTypeUser, 0, 42)
 	switch env.Root {
 	case "sid":
 		var m *MissingError
@@ -230,7 +230,7 @@ func TestNewerThanInstalled(t *testing.T) {
 		}
 		var ev *CMEvent
 		require.NoError(t, ch.GetCMEvent(&ev))
-		assert.Equal(t, CMEventUser, ev.Event, ev.Event.String())
+		assert.Equal(t, CMEventTypeUser, ev.Event, ev.Event.String())
 		assert.Equal(t, id, ev.ID)
 		require.NoError(t, ev.Ack())
 	case "host":

@@ -41,7 +41,7 @@ func getComp(fn string, cq *ibv.CQ, ch *ibv.CompChannel, wc *ibv.WC) (int, error
 		if err := ch.GetCQEvent(&evCQ, &evCtx); err != nil {
 			return 0, seterrno(fn, err)
 		}
-		cq.AckCQEvents(1)
+		cq.AckEvents(1)
 	}
 }
 

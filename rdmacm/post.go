@@ -62,7 +62,7 @@ func seterrno(fn string, err error) error {
 func sge(addr unsafe.Pointer, length uint64, mr *ibv.MR) []ibv.SGE {
 	s := ibv.SGE{Addr: uint64(uintptr(addr)), Length: uint32(length)}
 	if mr != nil {
-		s.Lkey = mr.Lkey
+		s.LKey = mr.LKey
 	}
 	return []ibv.SGE{s}
 }
@@ -80,56 +80,56 @@ func (id *CMID) postSend(fn string, wrID uint64, sgl []ibv.SGE, op ibv.WROpcode,
 
 // PostSend is rdma_post_send (rdma/rdma_verbs.h): post one send of length
 // bytes at addr (registered memory, mr's lkey) on id's QP; wrID comes back
-// in the completion. flags are ibv_send_flags ([ibv.SendSignaled] for a
+// in the completion. flags are ibv_send_flags ([ibv.SendFlagsSignaled] for a
 // completion).
 func (id *CMID) PostSend(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags) error {
-	return id.postSend("rdma_post_send", wrID, sge(addr, length, mr), ibv.WRSend, flags, nil)
+	return id.postSend("rdma_post_send", wrID, sge(addr, length, mr), ibv.WROpcodeSend, flags, nil)
 }
 
 // PostSendv is rdma_post_sendv (rdma/rdma_verbs.h): [CMID.PostSend] of a
 // scatter/gather list (copied to C memory for the call).
 func (id *CMID) PostSendv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags) error {
-	return id.postSend("rdma_post_sendv", wrID, sgl, ibv.WRSend, flags, nil)
+	return id.postSend("rdma_post_sendv", wrID, sgl, ibv.WROpcodeSend, flags, nil)
 }
 
 // PostUDSend is rdma_post_ud_send (rdma/rdma_verbs.h): [CMID.PostSend] on
 // an unreliable-datagram QP to remoteQPN through ah, with the rdmacm qkey
 // RDMA_UDP_QKEY.
 func (id *CMID) PostUDSend(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, ah *ibv.AH, remoteQPN uint32) error {
-	return id.postSend("rdma_post_ud_send", wrID, sge(addr, length, mr), ibv.WRSend, flags, func(wr *ibv.SendWR) {
+	return id.postSend("rdma_post_ud_send", wrID, sge(addr, length, mr), ibv.WROpcodeSend, flags, func(wr *ibv.SendWR) {
 		ud := wr.WR.UD()
-		ud.AH, ud.RemoteQPN, ud.RemoteQkey = ah, remoteQPN, uint32(UDPQkey)
+		ud.AH, ud.RemoteQPN, ud.RemoteQKey = ah, remoteQPN, uint32(UDPQKey)
 	})
 }
 
 // PostWrite is rdma_post_write (rdma/rdma_verbs.h): post an RDMA write of
 // length bytes at addr to remoteAddr of the peer's region with rkey.
 func (id *CMID) PostWrite(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_write", ibv.WRRDMAWrite, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
+	return id.rdma("rdma_post_write", ibv.WROpcodeRDMAWrite, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
 }
 
 // PostWritev is rdma_post_writev (rdma/rdma_verbs.h): [CMID.PostWrite] of a
 // scatter/gather list.
 func (id *CMID) PostWritev(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_writev", ibv.WRRDMAWrite, wrID, sgl, flags, remoteAddr, rkey)
+	return id.rdma("rdma_post_writev", ibv.WROpcodeRDMAWrite, wrID, sgl, flags, remoteAddr, rkey)
 }
 
 // PostRead is rdma_post_read (rdma/rdma_verbs.h): post an RDMA read of
 // length bytes from remoteAddr of the peer's region with rkey into addr.
 func (id *CMID) PostRead(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_read", ibv.WRRDMARead, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
+	return id.rdma("rdma_post_read", ibv.WROpcodeRDMARead, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
 }
 
 // PostReadv is rdma_post_readv (rdma/rdma_verbs.h): [CMID.PostRead] into a
 // scatter/gather list.
 func (id *CMID) PostReadv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_readv", ibv.WRRDMARead, wrID, sgl, flags, remoteAddr, rkey)
+	return id.rdma("rdma_post_readv", ibv.WROpcodeRDMARead, wrID, sgl, flags, remoteAddr, rkey)
 }
 
 func (id *CMID) rdma(fn string, op ibv.WROpcode, wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
 	return id.postSend(fn, wrID, sgl, op, flags, func(wr *ibv.SendWR) {
 		r := wr.WR.RDMA()
-		r.RemoteAddr, r.Rkey = remoteAddr, rkey
+		r.RemoteAddr, r.RKey = remoteAddr, rkey
 	})
 }
 
@@ -152,7 +152,7 @@ func (id *CMID) postRecv(fn string, wrID uint64, sgl []ibv.SGE) error {
 	wr.WRID = wrID
 	var bad *ibv.RecvWR
 	if id.SRQ != nil {
-		return seterrno(fn, id.SRQ.PostSRQRecv(wr, &bad))
+		return seterrno(fn, id.SRQ.PostRecv(wr, &bad))
 	}
 	return seterrno(fn, id.QP.PostRecv(wr, &bad))
 }

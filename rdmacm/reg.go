@@ -14,21 +14,21 @@ import (
 // RegMsgs is rdma_reg_msgs (rdma/rdma_verbs.h): register length bytes at
 // addr for sends and receives (IBV_ACCESS_LOCAL_WRITE).
 func (id *CMID) RegMsgs(addr unsafe.Pointer, length uint64) (*ibv.MR, error) {
-	return id.reg("rdma_reg_msgs", addr, length, ibv.AccessLocalWrite)
+	return id.reg("rdma_reg_msgs", addr, length, ibv.AccessFlagsLocalWrite)
 }
 
 // RegRead is rdma_reg_read (rdma/rdma_verbs.h): register length bytes at
 // addr as the target of the peer's RDMA reads (IBV_ACCESS_LOCAL_WRITE |
 // IBV_ACCESS_REMOTE_READ).
 func (id *CMID) RegRead(addr unsafe.Pointer, length uint64) (*ibv.MR, error) {
-	return id.reg("rdma_reg_read", addr, length, ibv.AccessLocalWrite|ibv.AccessRemoteRead)
+	return id.reg("rdma_reg_read", addr, length, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteRead)
 }
 
 // RegWrite is rdma_reg_write (rdma/rdma_verbs.h): register length bytes at
 // addr as the target of the peer's RDMA writes (IBV_ACCESS_LOCAL_WRITE |
 // IBV_ACCESS_REMOTE_WRITE).
 func (id *CMID) RegWrite(addr unsafe.Pointer, length uint64) (*ibv.MR, error) {
-	return id.reg("rdma_reg_write", addr, length, ibv.AccessLocalWrite|ibv.AccessRemoteWrite)
+	return id.reg("rdma_reg_write", addr, length, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite)
 }
 
 func (id *CMID) reg(fn string, addr unsafe.Pointer, length uint64, access ibv.AccessFlags) (*ibv.MR, error) {

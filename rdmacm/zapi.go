@@ -55,8 +55,8 @@ import (
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_accept that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Listen], [CMID.Reject], [EventChannel.GetCMEvent].
-func (id *CMID) Accept(connParam *ConnParam) error {
-	r, errno, err := c_rdma_accept(id, connParam)
+func (cmid *CMID) Accept(connParam *ConnParam) error {
+	r, errno, err := c_rdma_accept(cmid, connParam)
 	if err != nil {
 		return err
 	}
@@ -80,8 +80,8 @@ func (id *CMID) Accept(connParam *ConnParam) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_ack_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.GetCMEvent], [CMID.DestroyID].
-func (event *CMEvent) Ack() error {
-	r, errno, err := c_rdma_ack_cm_event(event)
+func (cm *CMEvent) Ack() error {
+	r, errno, err := c_rdma_ack_cm_event(cm)
 	if err != nil {
 		return err
 	}
@@ -112,8 +112,8 @@ func (event *CMEvent) Ack() error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_bind_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.Listen], [CMID.ResolveAddr], [CMID.CreateQP], rdma_get_local_addr(3), [CMID.GetSrcPort].
-func (id *CMID) BindAddr(addr *Sockaddr) error {
-	r, errno, err := c_rdma_bind_addr(id, addr)
+func (cmid *CMID) BindAddr(addr *Sockaddr) error {
+	r, errno, err := c_rdma_bind_addr(cmid, addr)
 	if err != nil {
 		return err
 	}
@@ -168,8 +168,8 @@ func (id *CMID) BindAddr(addr *Sockaddr) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_connect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Disconnect], [CMID.Listen], [EventChannel.GetCMEvent].
-func (id *CMID) Connect(connParam *ConnParam) error {
-	r, errno, err := c_rdma_connect(id, connParam)
+func (cmid *CMID) Connect(connParam *ConnParam) error {
+	r, errno, err := c_rdma_connect(cmid, connParam)
 	if err != nil {
 		return err
 	}
@@ -286,8 +286,8 @@ func CreateEventChannel() (*EventChannel, error) {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CreateEventChannel], [CMID.DestroyID], [GetDevices], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.Connect], [CMID.Listen], [CMID.SetOption].
-func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps PortSpace) error {
-	r, errno, err := c_rdma_create_id(channel, id, context, ps)
+func (ec *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps PortSpace) error {
+	r, errno, err := c_rdma_create_id(ec, id, context, ps)
 	if err != nil {
 		return err
 	}
@@ -323,8 +323,8 @@ func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps Port
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CMID.DestroyQP], ibv_create_qp(3), ibv_modify_qp(3).
-func (id *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
-	r, errno, err := c_rdma_create_qp(id, pd, qpInitAttr)
+func (cmid *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
+	r, errno, err := c_rdma_create_qp(cmid, pd, qpInitAttr)
 	if err != nil {
 		return err
 	}
@@ -336,8 +336,8 @@ func (id *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
 // # Failure
 //
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
-	r, errno, err := c_rdma_create_qp_ex(id, qpInitAttr)
+func (cmid *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
+	r, errno, err := c_rdma_create_qp_ex(cmid, qpInitAttr)
 	if err != nil {
 		return err
 	}
@@ -373,8 +373,8 @@ func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CreateEP], [CMID.DestroySRQ], ibv_create_srq(3), ibv_create_xsrq(3).
-func (id *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
-	r, errno, err := c_rdma_create_srq(id, pd, attr)
+func (cmid *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
+	r, errno, err := c_rdma_create_srq(cmid, pd, attr)
 	if err != nil {
 		return err
 	}
@@ -386,8 +386,8 @@ func (id *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
 // # Failure
 //
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
-	r, errno, err := c_rdma_create_srq_ex(id, attr)
+func (cmid *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
+	r, errno, err := c_rdma_create_srq_ex(cmid, attr)
 	if err != nil {
 		return err
 	}
@@ -411,8 +411,8 @@ func (id *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CreateEP].
-func (id *CMID) DestroyEP() {
-	_, err := c_rdma_destroy_ep(id)
+func (cmid *CMID) DestroyEP() {
+	_, err := c_rdma_destroy_ep(cmid)
 	if err != nil {
 		panic(err)
 	}
@@ -439,8 +439,8 @@ func (id *CMID) DestroyEP() {
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CreateEventChannel], [EventChannel.GetCMEvent], [CMEvent.Ack].
-func (channel *EventChannel) Destroy() {
-	_, err := c_rdma_destroy_event_channel(channel)
+func (ec *EventChannel) Destroy() {
+	_, err := c_rdma_destroy_event_channel(ec)
 	if err != nil {
 		panic(err)
 	}
@@ -467,8 +467,8 @@ func (channel *EventChannel) Destroy() {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_destroy_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.DestroyQP], [CMEvent.Ack].
-func (id *CMID) DestroyID() error {
-	r, errno, err := c_rdma_destroy_id(id)
+func (cmid *CMID) DestroyID() error {
+	r, errno, err := c_rdma_destroy_id(cmid)
 	if err != nil {
 		return err
 	}
@@ -492,8 +492,8 @@ func (id *CMID) DestroyID() error {
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.CreateQP], [CMID.DestroyID], ibv_destroy_qp(3).
-func (id *CMID) DestroyQP() {
-	_, err := c_rdma_destroy_qp(id)
+func (cmid *CMID) DestroyQP() {
+	_, err := c_rdma_destroy_qp(cmid)
 	if err != nil {
 		panic(err)
 	}
@@ -520,8 +520,8 @@ func (id *CMID) DestroyQP() {
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.CreateSRQ], [CMID.DestroyID], ibv_destroy_srq(3).
-func (id *CMID) DestroySRQ() {
-	_, err := c_rdma_destroy_srq(id)
+func (cmid *CMID) DestroySRQ() {
+	_, err := c_rdma_destroy_srq(cmid)
 	if err != nil {
 		panic(err)
 	}
@@ -544,8 +544,8 @@ func (id *CMID) DestroySRQ() {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_disconnect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
-func (id *CMID) Disconnect() error {
-	r, errno, err := c_rdma_disconnect(id)
+func (cmid *CMID) Disconnect() error {
+	r, errno, err := c_rdma_disconnect(cmid)
 	if err != nil {
 		return err
 	}
@@ -579,8 +579,8 @@ func (id *CMID) Disconnect() error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_establish that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Disconnect], [EventChannel.GetCMEvent].
-func (id *CMID) Establish() error {
-	r, errno, err := c_rdma_establish(id)
+func (cmid *CMID) Establish() error {
+	r, errno, err := c_rdma_establish(cmid)
 	if err != nil {
 		return err
 	}
@@ -653,8 +653,8 @@ func FreeDevices(list **ibv.Context) {
 // C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [Getaddrinfo].
-func (res *Addrinfo) Freeaddrinfo() {
-	_, err := c_rdma_freeaddrinfo(res)
+func (a *Addrinfo) Freeaddrinfo() {
+	_, err := c_rdma_freeaddrinfo(a)
 	if err != nil {
 		panic(err)
 	}
@@ -740,8 +740,8 @@ func (res *Addrinfo) Freeaddrinfo() {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMEvent.Ack], [CreateEventChannel], [CMID.ResolveAddr], [CMID.ResolveRoute], [CMID.Connect], [CMID.Listen], [CMID.JoinMulticast], [CMID.DestroyID], [EventStr], [CMID.WriteCMEvent].
-func (channel *EventChannel) GetCMEvent(event **CMEvent) error {
-	r, errno, err := c_rdma_get_cm_event(channel, event)
+func (ec *EventChannel) GetCMEvent(event **CMEvent) error {
+	r, errno, err := c_rdma_get_cm_event(ec, event)
 	if err != nil {
 		return err
 	}
@@ -801,8 +801,8 @@ func GetDevices(numDevices *int32) (**ibv.Context, error) {
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Accept], [EventChannel.GetCMEvent], [CMID.GetSrcPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) GetDstPort() uint16 {
-	r, _, err := c_rdma_get_dst_port(id)
+func (cmid *CMID) GetDstPort() uint16 {
+	r, _, err := c_rdma_get_dst_port(cmid)
 	if err != nil {
 		panic(err)
 	}
@@ -840,8 +840,8 @@ func (id *CMID) GetDstPort() uint16 {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_remote_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.SetLocalECE].
-func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
-	r, errno, err := c_rdma_get_remote_ece(id, ece)
+func (cmid *CMID) GetRemoteECE(ece *ibv.ECE) error {
+	r, errno, err := c_rdma_get_remote_ece(cmid, ece)
 	if err != nil {
 		return err
 	}
@@ -872,8 +872,8 @@ func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_request that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.GetCMEvent], [CMID.Accept], [CMID.Reject], [CMID.Connect], [CMID.Listen], [CMID.DestroyID].
-func (listen *CMID) GetRequest(id **CMID) error {
-	r, errno, err := c_rdma_get_request(listen, id)
+func (cmid *CMID) GetRequest(id **CMID) error {
+	r, errno, err := c_rdma_get_request(cmid, id)
 	if err != nil {
 		return err
 	}
@@ -901,8 +901,8 @@ func (listen *CMID) GetRequest(id **CMID) error {
 // C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CMID.GetDstPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) GetSrcPort() uint16 {
-	r, _, err := c_rdma_get_src_port(id)
+func (cmid *CMID) GetSrcPort() uint16 {
+	r, _, err := c_rdma_get_src_port(cmid)
 	if err != nil {
 		panic(err)
 	}
@@ -1014,8 +1014,8 @@ func Getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) err
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_init_qp_attr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), ibv_modify_qp(3).
-func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
-	r, errno, err := c_rdma_init_qp_attr(id, qpAttr, qpAttrMask)
+func (cmid *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
+	r, errno, err := c_rdma_init_qp_attr(cmid, qpAttr, qpAttrMask)
 	if err != nil {
 		return err
 	}
@@ -1045,8 +1045,8 @@ func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
-func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
-	r, errno, err := c_rdma_join_multicast(id, addr, context)
+func (cmid *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
+	r, errno, err := c_rdma_join_multicast(cmid, addr, context)
 	if err != nil {
 		return err
 	}
@@ -1094,8 +1094,8 @@ func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.JoinMulticast], [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
-func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) error {
-	r, errno, err := c_rdma_join_multicast_ex(id, mcJoinAttr, context)
+func (cmid *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) error {
+	r, errno, err := c_rdma_join_multicast_ex(cmid, mcJoinAttr, context)
 	if err != nil {
 		return err
 	}
@@ -1124,8 +1124,8 @@ func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Point
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_leave_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.JoinMulticast], [CMID.DestroyQP].
-func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
-	r, errno, err := c_rdma_leave_multicast(id, addr)
+func (cmid *CMID) LeaveMulticast(addr *Sockaddr) error {
+	r, errno, err := c_rdma_leave_multicast(cmid, addr)
 	if err != nil {
 		return err
 	}
@@ -1154,8 +1154,8 @@ func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_listen that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.BindAddr], [CMID.Connect], [CMID.Accept], [CMID.Reject], [EventChannel.GetCMEvent].
-func (id *CMID) Listen(backlog int32) error {
-	r, errno, err := c_rdma_listen(id, backlog)
+func (cmid *CMID) Listen(backlog int32) error {
+	r, errno, err := c_rdma_listen(cmid, backlog)
 	if err != nil {
 		return err
 	}
@@ -1186,8 +1186,8 @@ func (id *CMID) Listen(backlog int32) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_migrate_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CreateEventChannel], [EventChannel.CreateID], [EventChannel.GetCMEvent].
-func (id *CMID) MigrateID(channel *EventChannel) error {
-	r, errno, err := c_rdma_migrate_id(id, channel)
+func (cmid *CMID) MigrateID(channel *EventChannel) error {
+	r, errno, err := c_rdma_migrate_id(cmid, channel)
 	if err != nil {
 		return err
 	}
@@ -1220,8 +1220,8 @@ func (id *CMID) MigrateID(channel *EventChannel) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_notify that unwraps to the errno, so errors.Is(err, unix.EISCONN) holds for a failure with EISCONN. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Connect], [CMID.Accept], [CMID.Listen].
-func (id *CMID) Notify(event ibv.EventType) error {
-	r, errno, err := c_rdma_notify(id, event)
+func (cmid *CMID) Notify(event ibv.EventType) error {
+	r, errno, err := c_rdma_notify(cmid, event)
 	if err != nil {
 		return err
 	}
@@ -1251,8 +1251,8 @@ func (id *CMID) Notify(event ibv.EventType) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_query_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Getaddrinfo], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo].
-func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
-	r, errno, err := c_rdma_query_addrinfo(id, info)
+func (cmid *CMID) QueryAddrinfo(info **Addrinfo) error {
+	r, errno, err := c_rdma_query_addrinfo(cmid, info)
 	if err != nil {
 		return err
 	}
@@ -1282,8 +1282,8 @@ func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
-func (id *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
-	r, errno, err := c_rdma_reject(id, privateData, privateDataLen)
+func (cmid *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
+	r, errno, err := c_rdma_reject(cmid, privateData, privateDataLen)
 	if err != nil {
 		return err
 	}
@@ -1295,8 +1295,8 @@ func (id *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
 // # Failure
 //
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) error {
-	r, errno, err := c_rdma_reject_ece(id, privateData, privateDataLen)
+func (cmid *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) error {
+	r, errno, err := c_rdma_reject_ece(cmid, privateData, privateDataLen)
 	if err != nil {
 		return err
 	}
@@ -1331,8 +1331,8 @@ func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) erro
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [EventChannel.GetCMEvent], [CMID.BindAddr], [CMID.GetSrcPort], [CMID.GetDstPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int32) error {
-	r, errno, err := c_rdma_resolve_addr(id, srcAddr, dstAddr, timeoutMs)
+func (cmid *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int32) error {
+	r, errno, err := c_rdma_resolve_addr(cmid, srcAddr, dstAddr, timeoutMs)
 	if err != nil {
 		return err
 	}
@@ -1374,8 +1374,8 @@ func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int3
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Getaddrinfo], [CMID.QueryAddrinfo].
-func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) error {
-	r, errno, err := c_rdma_resolve_addrinfo(id, node, service, hints)
+func (cmid *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) error {
+	r, errno, err := c_rdma_resolve_addrinfo(cmid, node, service, hints)
 	if err != nil {
 		return err
 	}
@@ -1408,8 +1408,8 @@ func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) erro
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_route that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [CMID.ResolveAddr], [CMID.Connect], [EventChannel.GetCMEvent].
-func (id *CMID) ResolveRoute(timeoutMs int32) error {
-	r, errno, err := c_rdma_resolve_route(id, timeoutMs)
+func (cmid *CMID) ResolveRoute(timeoutMs int32) error {
+	r, errno, err := c_rdma_resolve_route(cmid, timeoutMs)
 	if err != nil {
 		return err
 	}
@@ -1449,8 +1449,8 @@ func (id *CMID) ResolveRoute(timeoutMs int32) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_local_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also rdma_cm(7), [CMID.GetRemoteECE].
-func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
-	r, errno, err := c_rdma_set_local_ece(id, ece)
+func (cmid *CMID) SetLocalECE(ece *ibv.ECE) error {
+	r, errno, err := c_rdma_set_local_ece(cmid, ece)
 	if err != nil {
 		return err
 	}
@@ -1489,8 +1489,8 @@ func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_option that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
 //
 // See also [EventChannel.CreateID].
-func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, optlen uint64) error {
-	r, errno, err := c_rdma_set_option(id, level, optname, optval, optlen)
+func (cmid *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, optlen uint64) error {
+	r, errno, err := c_rdma_set_option(cmid, level, optname, optval, optlen)
 	if err != nil {
 		return err
 	}
@@ -1524,8 +1524,8 @@ func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, opt
 // C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_write_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [EventChannel.GetCMEvent].
-func (id *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {
-	r, errno, err := c_rdma_write_cm_event(id, event, status, arg)
+func (cmid *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {
+	r, errno, err := c_rdma_write_cm_event(cmid, event, status, arg)
 	if err != nil {
 		return err
 	}

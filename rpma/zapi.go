@@ -34,21 +34,21 @@ import (
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_atomic_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_atomic_write(conn, dst, dstOffset, src, flags, opContext)
+func (c *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_atomic_write(c, dst, dstOffset, src, flags, opContext)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_atomic_write", int32(r))
 }
 
-// ConnApplyRemotePeerCfg calls rpma_conn_apply_remote_peer_cfg (librpma.h): apply remote peer cfg to the connection.
+// ApplyRemotePeerCfg calls rpma_conn_apply_remote_peer_cfg (librpma.h): apply remote peer cfg to the connection.
 //
-// [Conn.ConnApplyRemotePeerCfg] applies the remote peer configuration to the connection.
+// [Conn.ApplyRemotePeerCfg] applies the remote peer configuration to the connection.
 //
 // # Return value
 //
-// The [Conn.ConnApplyRemotePeerCfg] function returns 0 on success or a negative error code on failure. [Conn.ConnApplyRemotePeerCfg] does not set *pcfg value on failure.
+// The [Conn.ApplyRemotePeerCfg] function returns 0 on success or a negative error code on failure. [Conn.ApplyRemotePeerCfg] does not set *pcfg value on failure.
 //
 // # Errors
 //
@@ -59,8 +59,8 @@ func (conn *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags 
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_apply_remote_peer_cfg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [PeerCfgNew], librpma(7).
-func (conn *Conn) ConnApplyRemotePeerCfg(pcfg *PeerCfg) error {
-	r, _, err := c_rpma_conn_apply_remote_peer_cfg(conn, pcfg)
+func (c *Conn) ApplyRemotePeerCfg(pcfg *PeerCfg) error {
+	r, _, err := c_rpma_conn_apply_remote_peer_cfg(c, pcfg)
 	if err != nil {
 		return err
 	}
@@ -92,13 +92,13 @@ func ConnCfgDelete(cfgPtr **ConnCfg) error {
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_delete", int32(r))
 }
 
-// ConnCfgGetComplChannel calls rpma_conn_cfg_get_compl_channel (librpma.h): get if the completion event channel can be shared by CQ and RCQ.
+// GetComplChannel calls rpma_conn_cfg_get_compl_channel (librpma.h): get if the completion event channel can be shared by CQ and RCQ.
 //
-// [ConnCfg.ConnCfgGetComplChannel] gets if the completion event channel can be shared by CQ and
+// [ConnCfg.GetComplChannel] gets if the completion event channel can be shared by CQ and
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetComplChannel] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetComplChannel] does not set *shared value on failure.
+// The [ConnCfg.GetComplChannel] function returns 0 on success or a negative error code on failure. [ConnCfg.GetComplChannel] does not set *shared value on failure.
 //
 // # Errors
 //
@@ -108,22 +108,22 @@ func ConnCfgDelete(cfgPtr **ConnCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [Conn.ConnWait], [ConnCfg.ConnCfgSetComplChannel], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetComplChannel(shared *bool) error {
-	r, _, err := c_rpma_conn_cfg_get_compl_channel(cfg, shared)
+// See also [ConnCfgNew], [Conn.Wait], [ConnCfg.SetComplChannel], librpma(7).
+func (cc *ConnCfg) GetComplChannel(shared *bool) error {
+	r, _, err := c_rpma_conn_cfg_get_compl_channel(cc, shared)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_compl_channel", int32(r))
 }
 
-// ConnCfgGetCQSize calls rpma_conn_cfg_get_cq_size (librpma.h): get CQ size for the connection.
+// GetCQSize calls rpma_conn_cfg_get_cq_size (librpma.h): get CQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetCQSize] gets the CQ size for the connection.
+// [ConnCfg.GetCQSize] gets the CQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetCQSize] does not set *cq_size value on failure.
+// The [ConnCfg.GetCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetCQSize] does not set *cq_size value on failure.
 //
 // # Errors
 //
@@ -133,22 +133,22 @@ func (cfg *ConnCfg) ConnCfgGetComplChannel(shared *bool) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetCQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetCQSize(cqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_cq_size(cfg, cqSize)
+// See also [ConnCfgNew], [ConnCfg.SetCQSize], librpma(7).
+func (cc *ConnCfg) GetCQSize(cqSize *uint32) error {
+	r, _, err := c_rpma_conn_cfg_get_cq_size(cc, cqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_cq_size", int32(r))
 }
 
-// ConnCfgGetRCQSize calls rpma_conn_cfg_get_rcq_size (librpma.h): get receive CQ size for the connection.
+// GetRCQSize calls rpma_conn_cfg_get_rcq_size (librpma.h): get receive CQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetRCQSize] gets the receive CQ size for the connection. Please see the [Conn.ConnGetRCQ] for details about the receive CQ.
+// [ConnCfg.GetRCQSize] gets the receive CQ size for the connection. Please see the [Conn.GetRCQ] for details about the receive CQ.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetRCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetRCQSize] does not set *rcq_size value on failure.
+// The [ConnCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRCQSize] does not set *rcq_size value on failure.
 //
 // # Errors
 //
@@ -158,22 +158,22 @@ func (cfg *ConnCfg) ConnCfgGetCQSize(cqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetRCQSize], [Conn.ConnGetRCQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rcq_size(cfg, rcqSize)
+// See also [ConnCfgNew], [ConnCfg.SetRCQSize], [Conn.GetRCQ], librpma(7).
+func (cc *ConnCfg) GetRCQSize(rcqSize *uint32) error {
+	r, _, err := c_rpma_conn_cfg_get_rcq_size(cc, rcqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rcq_size", int32(r))
 }
 
-// ConnCfgGetRQSize calls rpma_conn_cfg_get_rq_size (librpma.h): get RQ size for the connection.
+// GetRQSize calls rpma_conn_cfg_get_rq_size (librpma.h): get RQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetRQSize] gets the RQ size for the connection.
+// [ConnCfg.GetRQSize] gets the RQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetRQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetRQSize] does not set *rq_size value on failure.
+// The [ConnCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRQSize] does not set *rq_size value on failure.
 //
 // # Errors
 //
@@ -183,22 +183,22 @@ func (cfg *ConnCfg) ConnCfgGetRCQSize(rcqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetRQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rq_size(cfg, rqSize)
+// See also [ConnCfgNew], [ConnCfg.SetRQSize], librpma(7).
+func (cc *ConnCfg) GetRQSize(rqSize *uint32) error {
+	r, _, err := c_rpma_conn_cfg_get_rq_size(cc, rqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rq_size", int32(r))
 }
 
-// ConnCfgGetSQSize calls rpma_conn_cfg_get_sq_size (librpma.h): get SQ size for the connection.
+// GetSQSize calls rpma_conn_cfg_get_sq_size (librpma.h): get SQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetSQSize] gets the SQ size for the connection.
+// [ConnCfg.GetSQSize] gets the SQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetSQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetSQSize] does not set *sq_size value on failure.
+// The [ConnCfg.GetSQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSQSize] does not set *sq_size value on failure.
 //
 // # Errors
 //
@@ -208,22 +208,22 @@ func (cfg *ConnCfg) ConnCfgGetRQSize(rqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetSQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetSQSize(sqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_sq_size(cfg, sqSize)
+// See also [ConnCfgNew], [ConnCfg.SetSQSize], librpma(7).
+func (cc *ConnCfg) GetSQSize(sqSize *uint32) error {
+	r, _, err := c_rpma_conn_cfg_get_sq_size(cc, sqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_sq_size", int32(r))
 }
 
-// ConnCfgGetSRQ calls rpma_conn_cfg_get_srq (librpma.h): get the shared RQ object from the connection.
+// GetSRQ calls rpma_conn_cfg_get_srq (librpma.h): get the shared RQ object from the connection.
 //
-// [ConnCfg.ConnCfgGetSRQ] gets the shared RQ object from the connection.
+// [ConnCfg.GetSRQ] gets the shared RQ object from the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetSRQ] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetSRQ] does not set *srq_ptr value on failure.
+// The [ConnCfg.GetSRQ] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSRQ] does not set *srq_ptr value on failure.
 //
 // # Errors
 //
@@ -233,22 +233,22 @@ func (cfg *ConnCfg) ConnCfgGetSQSize(sqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetSRQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetSRQ(srqPtr **SRQ) error {
-	r, _, err := c_rpma_conn_cfg_get_srq(cfg, srqPtr)
+// See also [ConnCfgNew], [ConnCfg.SetSRQ], librpma(7).
+func (cc *ConnCfg) GetSRQ(srqPtr **SRQ) error {
+	r, _, err := c_rpma_conn_cfg_get_srq(cc, srqPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_srq", int32(r))
 }
 
-// ConnCfgGetTimeout calls rpma_conn_cfg_get_timeout (librpma.h): get connection establishment timeout.
+// GetTimeout calls rpma_conn_cfg_get_timeout (librpma.h): get connection establishment timeout.
 //
-// [ConnCfg.ConnCfgGetTimeout] gets the connection establishment timeout.
+// [ConnCfg.GetTimeout] gets the connection establishment timeout.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetTimeout] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetTimeout] does not set *timeout_ms value on failure.
+// The [ConnCfg.GetTimeout] function returns 0 on success or a negative error code on failure. [ConnCfg.GetTimeout] does not set *timeout_ms value on failure.
 //
 // # Errors
 //
@@ -258,9 +258,9 @@ func (cfg *ConnCfg) ConnCfgGetSRQ(srqPtr **SRQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetTimeout], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetTimeout(timeoutMs *int32) error {
-	r, _, err := c_rpma_conn_cfg_get_timeout(cfg, timeoutMs)
+// See also [ConnCfgNew], [ConnCfg.SetTimeout], librpma(7).
+func (cc *ConnCfg) GetTimeout(timeoutMs *int32) error {
+	r, _, err := c_rpma_conn_cfg_get_timeout(cc, timeoutMs)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func (cfg *ConnCfg) ConnCfgGetTimeout(timeoutMs *int32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgDelete], [ConnCfg.ConnCfgGetComplChannel], [ConnCfg.ConnCfgGetCQSize], [ConnCfg.ConnCfgGetRQSize], [ConnCfg.ConnCfgGetSQSize], [ConnCfg.ConnCfgGetTimeout], [ConnCfg.ConnCfgSetComplChannel], [ConnCfg.ConnCfgSetCQSize], [ConnCfg.ConnCfgSetRQSize], [ConnCfg.ConnCfgSetSQSize], [ConnCfg.ConnCfgSetTimeout], [Peer.ConnReqNew], [Ep.EPNextConnReq], librpma(7).
+// See also [ConnCfgDelete], [ConnCfg.GetComplChannel], [ConnCfg.GetCQSize], [ConnCfg.GetRQSize], [ConnCfg.GetSQSize], [ConnCfg.GetTimeout], [ConnCfg.SetComplChannel], [ConnCfg.SetCQSize], [ConnCfg.SetRQSize], [ConnCfg.SetSQSize], [ConnCfg.SetTimeout], [Peer.ConnReqNew], [EP.NextConnReq], librpma(7).
 func ConnCfgNew(cfgPtr **ConnCfg) error {
 	r, _, err := c_rpma_conn_cfg_new(cfgPtr)
 	if err != nil {
@@ -305,13 +305,13 @@ func ConnCfgNew(cfgPtr **ConnCfg) error {
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_new", int32(r))
 }
 
-// ConnCfgSetComplChannel calls rpma_conn_cfg_set_compl_channel (librpma.h): set if the completion event channel can be shared by CQ and RCQ.
+// SetComplChannel calls rpma_conn_cfg_set_compl_channel (librpma.h): set if the completion event channel can be shared by CQ and RCQ.
 //
-// [ConnCfg.ConnCfgSetComplChannel] sets if the completion event channel can be shared by CQ and RCQ or not. The completion event channel is not shared by CQ and RCQ by default. See rpma_conn_cfg_new(3) for details.
+// [ConnCfg.SetComplChannel] sets if the completion event channel can be shared by CQ and RCQ or not. The completion event channel is not shared by CQ and RCQ by default. See rpma_conn_cfg_new(3) for details.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetComplChannel] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetComplChannel] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -321,22 +321,22 @@ func ConnCfgNew(cfgPtr **ConnCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [Conn.ConnWait], [ConnCfg.ConnCfgGetComplChannel], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetComplChannel(shared bool) error {
-	r, _, err := c_rpma_conn_cfg_set_compl_channel(cfg, shared)
+// See also [ConnCfgNew], [Conn.Wait], [ConnCfg.GetComplChannel], librpma(7).
+func (cc *ConnCfg) SetComplChannel(shared bool) error {
+	r, _, err := c_rpma_conn_cfg_set_compl_channel(cc, shared)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_compl_channel", int32(r))
 }
 
-// ConnCfgSetCQSize calls rpma_conn_cfg_set_cq_size (librpma.h): set CQ size for the connection.
+// SetCQSize calls rpma_conn_cfg_set_cq_size (librpma.h): set CQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetCQSize] sets the CQ size for the connection. If this function is not called, the cq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetCQSize] sets the CQ size for the connection. If this function is not called, the cq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetCQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetCQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -346,22 +346,22 @@ func (cfg *ConnCfg) ConnCfgSetComplChannel(shared bool) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetCQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetCQSize(cqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_cq_size(cfg, cqSize)
+// See also [ConnCfgNew], [ConnCfg.GetCQSize], librpma(7).
+func (cc *ConnCfg) SetCQSize(cqSize uint32) error {
+	r, _, err := c_rpma_conn_cfg_set_cq_size(cc, cqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_cq_size", int32(r))
 }
 
-// ConnCfgSetRCQSize calls rpma_conn_cfg_set_rcq_size (librpma.h): set receive CQ size for the connection.
+// SetRCQSize calls rpma_conn_cfg_set_rcq_size (librpma.h): set receive CQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetRCQSize] sets the receive CQ size for the connection. Please see the [Conn.ConnGetRCQ] for details about the receive CQ. If this function is not called, the rcq_size has the default value (0) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetRCQSize] sets the receive CQ size for the connection. Please see the [Conn.GetRCQ] for details about the receive CQ. If this function is not called, the rcq_size has the default value (0) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetRCQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -371,22 +371,22 @@ func (cfg *ConnCfg) ConnCfgSetCQSize(cqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfg.ConnCfgGetRCQSize], [ConnCfgNew], [Conn.ConnGetRCQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rcq_size(cfg, rcqSize)
+// See also [ConnCfg.GetRCQSize], [ConnCfgNew], [Conn.GetRCQ], librpma(7).
+func (cc *ConnCfg) SetRCQSize(rcqSize uint32) error {
+	r, _, err := c_rpma_conn_cfg_set_rcq_size(cc, rcqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rcq_size", int32(r))
 }
 
-// ConnCfgSetRQSize calls rpma_conn_cfg_set_rq_size (librpma.h): set RQ size for the connection.
+// SetRQSize calls rpma_conn_cfg_set_rq_size (librpma.h): set RQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetRQSize] sets the RQ size for the connection. If this function is not called, the rq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetRQSize] sets the RQ size for the connection. If this function is not called, the rq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetRQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -396,22 +396,22 @@ func (cfg *ConnCfg) ConnCfgSetRCQSize(rcqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetRQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rq_size(cfg, rqSize)
+// See also [ConnCfgNew], [ConnCfg.GetRQSize], librpma(7).
+func (cc *ConnCfg) SetRQSize(rqSize uint32) error {
+	r, _, err := c_rpma_conn_cfg_set_rq_size(cc, rqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rq_size", int32(r))
 }
 
-// ConnCfgSetSQSize calls rpma_conn_cfg_set_sq_size (librpma.h): set SQ size for the connection.
+// SetSQSize calls rpma_conn_cfg_set_sq_size (librpma.h): set SQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetSQSize] sets the SQ size for the connection. If this function is not called, the sq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetSQSize] sets the SQ size for the connection. If this function is not called, the sq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetSQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetSQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -421,22 +421,22 @@ func (cfg *ConnCfg) ConnCfgSetRQSize(rqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetSQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetSQSize(sqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_sq_size(cfg, sqSize)
+// See also [ConnCfgNew], [ConnCfg.GetSQSize], librpma(7).
+func (cc *ConnCfg) SetSQSize(sqSize uint32) error {
+	r, _, err := c_rpma_conn_cfg_set_sq_size(cc, sqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_sq_size", int32(r))
 }
 
-// ConnCfgSetSRQ calls rpma_conn_cfg_set_srq (librpma.h): set a shared RQ object for the connection.
+// SetSRQ calls rpma_conn_cfg_set_srq (librpma.h): set a shared RQ object for the connection.
 //
-// [ConnCfg.ConnCfgSetSRQ] sets a shared RQ object for the connection. If this function is not called, the srq has the default value (NULL) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetSRQ] sets a shared RQ object for the connection. If this function is not called, the srq has the default value (NULL) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetSRQ] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetSRQ] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -446,22 +446,22 @@ func (cfg *ConnCfg) ConnCfgSetSQSize(sqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetSRQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetSRQ(srq *SRQ) error {
-	r, _, err := c_rpma_conn_cfg_set_srq(cfg, srq)
+// See also [ConnCfgNew], [ConnCfg.GetSRQ], librpma(7).
+func (cc *ConnCfg) SetSRQ(srq *SRQ) error {
+	r, _, err := c_rpma_conn_cfg_set_srq(cc, srq)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_srq", int32(r))
 }
 
-// ConnCfgSetTimeout calls rpma_conn_cfg_set_timeout (librpma.h): set connection establishment timeout.
+// SetTimeout calls rpma_conn_cfg_set_timeout (librpma.h): set connection establishment timeout.
 //
-// [ConnCfg.ConnCfgSetTimeout] sets the connection establishment timeout. If this function is not called, the timeout has the default value (1000) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetTimeout] sets the connection establishment timeout. If this function is not called, the timeout has the default value (1000) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetTimeout] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetTimeout] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -471,9 +471,9 @@ func (cfg *ConnCfg) ConnCfgSetSRQ(srq *SRQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetTimeout], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetTimeout(timeoutMs int32) error {
-	r, _, err := c_rpma_conn_cfg_set_timeout(cfg, timeoutMs)
+// See also [ConnCfgNew], [ConnCfg.GetTimeout], librpma(7).
+func (cc *ConnCfg) SetTimeout(timeoutMs int32) error {
+	r, _, err := c_rpma_conn_cfg_set_timeout(cc, timeoutMs)
 	if err != nil {
 		return err
 	}
@@ -497,7 +497,7 @@ func (cfg *ConnCfg) ConnCfgSetTimeout(timeoutMs int32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnDisconnect], [ConnReqConnect], librpma(7).
+// See also [Conn.Disconnect], [ConnReqConnect], librpma(7).
 func ConnDelete(connPtr **Conn) error {
 	r, _, err := c_rpma_conn_delete(connPtr)
 	if err != nil {
@@ -506,16 +506,16 @@ func ConnDelete(connPtr **Conn) error {
 	return cerr.ZeroOrNegCode("rpma_conn_delete", int32(r))
 }
 
-// ConnDisconnect calls rpma_conn_disconnect (librpma.h): tear the connection down.
+// Disconnect calls rpma_conn_disconnect (librpma.h): tear the connection down.
 //
-// [Conn.ConnDisconnect] tears the connection down.
+// [Conn.Disconnect] tears the connection down.
 //
-//   - It may initiate disconnecting the connection. In this case, the end of disconnecting is signalled by the RPMA_CONN_CLOSED event via [Conn.ConnNextEvent] or
-//   - It may be called after receiving the RPMA_CONN_CLOSED event. In this case, the disconnection is done when [Conn.ConnDisconnect] returns with success.
+//   - It may initiate disconnecting the connection. In this case, the end of disconnecting is signalled by the RPMA_CONN_CLOSED event via [Conn.NextEvent] or
+//   - It may be called after receiving the RPMA_CONN_CLOSED event. In this case, the disconnection is done when [Conn.Disconnect] returns with success.
 //
 // # Return value
 //
-// The [Conn.ConnDisconnect] function returns 0 on success or a negative error code on failure.
+// The [Conn.Disconnect] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -526,22 +526,22 @@ func ConnDelete(connPtr **Conn) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_disconnect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnDelete], [Conn.ConnNextEvent], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnDisconnect() error {
-	r, _, err := c_rpma_conn_disconnect(conn)
+// See also [ConnDelete], [Conn.NextEvent], [ConnReqConnect], librpma(7).
+func (c *Conn) Disconnect() error {
+	r, _, err := c_rpma_conn_disconnect(c)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_disconnect", int32(r))
 }
 
-// ConnGetComplFD calls rpma_conn_get_compl_fd (librpma.h): get a file descriptor of the shared completion channel of the connection.
+// GetComplFD calls rpma_conn_get_compl_fd (librpma.h): get a file descriptor of the shared completion channel of the connection.
 //
-// [Conn.ConnGetComplFD] gets a file descriptor of the shared completion channel from the connection.
+// [Conn.GetComplFD] gets a file descriptor of the shared completion channel from the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetComplFD] function returns 0 on success or a negative error code on failure. [Conn.ConnGetComplFD] does not set *fd value on failure.
+// The [Conn.GetComplFD] function returns 0 on success or a negative error code on failure. [Conn.GetComplFD] does not set *fd value on failure.
 //
 // # Errors
 //
@@ -553,21 +553,21 @@ func (conn *Conn) ConnDisconnect() error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_compl_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also librpma(7), [ConnReqConnect].
-func (conn *Conn) ConnGetComplFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_compl_fd(conn, fd)
+func (c *Conn) GetComplFD(fd *int32) error {
+	r, _, err := c_rpma_conn_get_compl_fd(c, fd)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_compl_fd", int32(r))
 }
 
-// ConnGetCQ calls rpma_conn_get_cq (librpma.h): get the connection's main CQ.
+// GetCQ calls rpma_conn_get_cq (librpma.h): get the connection's main CQ.
 //
-// [Conn.ConnGetCQ] gets the main CQ from the connection. When the receive CQ is not present the main CQ allows handling all completions within the connection. When the receive CQ is present the main CQ allows handling all completions except rpma_recv(3) completions within the connection. Please see rpma_conn_get_rcq(3) for details about the receive CQ.
+// [Conn.GetCQ] gets the main CQ from the connection. When the receive CQ is not present the main CQ allows handling all completions within the connection. When the receive CQ is present the main CQ allows handling all completions except rpma_recv(3) completions within the connection. Please see rpma_conn_get_rcq(3) for details about the receive CQ.
 //
 // # Return value
 //
-// The [Conn.ConnGetCQ] function returns 0 on success or a negative error code on failure. [Conn.ConnGetCQ] does not set *cq_ptr value on failure.
+// The [Conn.GetCQ] function returns 0 on success or a negative error code on failure. [Conn.GetCQ] does not set *cq_ptr value on failure.
 //
 // # Errors
 //
@@ -577,22 +577,22 @@ func (conn *Conn) ConnGetComplFD(fd *int32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_cq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnReqConnect], [Conn.ConnGetRCQ], [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [Conn.Recv], librpma(7).
-func (conn *Conn) ConnGetCQ(cqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_cq(conn, cqPtr)
+// See also [ConnReqConnect], [Conn.GetRCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetCQ(cqPtr **CQ) error {
+	r, _, err := c_rpma_conn_get_cq(c, cqPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_cq", int32(r))
 }
 
-// ConnGetEventFD calls rpma_conn_get_event_fd (librpma.h): get an event file descriptor of the connection.
+// GetEventFD calls rpma_conn_get_event_fd (librpma.h): get an event file descriptor of the connection.
 //
-// [Conn.ConnGetEventFD] gets an event file descriptor of the connection.
+// [Conn.GetEventFD] gets an event file descriptor of the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetEventFD] function returns 0 on success or a negative error code on failure. [Conn.ConnGetEventFD] does not set *fd value on failure.
+// The [Conn.GetEventFD] function returns 0 on success or a negative error code on failure. [Conn.GetEventFD] does not set *fd value on failure.
 //
 // # Errors
 //
@@ -602,18 +602,18 @@ func (conn *Conn) ConnGetCQ(cqPtr **CQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_event_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnNextEvent], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetEventFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_event_fd(conn, fd)
+// See also [Conn.NextEvent], [ConnReqConnect], librpma(7).
+func (c *Conn) GetEventFD(fd *int32) error {
+	r, _, err := c_rpma_conn_get_event_fd(c, fd)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_event_fd", int32(r))
 }
 
-// ConnGetPrivateData calls rpma_conn_get_private_data (librpma.h): get a pointer to the connection's private data.
+// GetPrivateData calls rpma_conn_get_private_data (librpma.h): get a pointer to the connection's private data.
 //
-// [Conn.ConnGetPrivateData] obtains the pointer to the private data given by the other side of the connection.
+// [Conn.GetPrivateData] obtains the pointer to the private data given by the other side of the connection.
 //
 // # Security warning
 //
@@ -621,7 +621,7 @@ func (conn *Conn) ConnGetEventFD(fd *int32) error {
 //
 // # Return value
 //
-// The [Conn.ConnGetPrivateData] function returns 0 on success or a negative error code on failure. [Conn.ConnGetPrivateData] does not set *pdata value on failure.
+// The [Conn.GetPrivateData] function returns 0 on success or a negative error code on failure. [Conn.GetPrivateData] does not set *pdata value on failure.
 //
 // # Errors
 //
@@ -632,21 +632,21 @@ func (conn *Conn) ConnGetEventFD(fd *int32) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_get_private_data(conn, pdata)
+func (c *Conn) GetPrivateData(pdata *ConnPrivateData) error {
+	r, _, err := c_rpma_conn_get_private_data(c, pdata)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_private_data", int32(r))
 }
 
-// ConnGetQPNum calls rpma_conn_get_qp_num (librpma.h): get the connection's qp_num.
+// GetQPNum calls rpma_conn_get_qp_num (librpma.h): get the connection's qp_num.
 //
-// [Conn.ConnGetQPNum] obtains the unique identifier of the connection.
+// [Conn.GetQPNum] obtains the unique identifier of the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetQPNum] function returns 0 on success or a negative error code on failure. [Conn.ConnGetQPNum] does not set *qp_num value on failure.
+// The [Conn.GetQPNum] function returns 0 on success or a negative error code on failure. [Conn.GetQPNum] does not set *qp_num value on failure.
 //
 // # Errors
 //
@@ -656,22 +656,22 @@ func (conn *Conn) ConnGetPrivateData(pdata *ConnPrivateData) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_qp_num; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Peer.ConnReqNew], [Ep.EPNextConnReq], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetQPNum(qpNum *uint32) error {
-	r, _, err := c_rpma_conn_get_qp_num(conn, qpNum)
+// See also [Peer.ConnReqNew], [EP.NextConnReq], [ConnReqConnect], librpma(7).
+func (c *Conn) GetQPNum(qpNum *uint32) error {
+	r, _, err := c_rpma_conn_get_qp_num(c, qpNum)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_qp_num", int32(r))
 }
 
-// ConnGetRCQ calls rpma_conn_get_rcq (librpma.h): get the connection's receive CQ.
+// GetRCQ calls rpma_conn_get_rcq (librpma.h): get the connection's receive CQ.
 //
-// [Conn.ConnGetRCQ] gets the receive CQ from the connection. The receive CQ allows handling all rpma_recv(3) completions within the connection. It allows separating rpma_recv(3) completions processing path from all other completions. The receive CQ is created only if the receive CQ size in the provided connection configuration is greater than 0. When the receive CQ does not exist for the given connection the *rcq_ptr == NULL.
+// [Conn.GetRCQ] gets the receive CQ from the connection. The receive CQ allows handling all rpma_recv(3) completions within the connection. It allows separating rpma_recv(3) completions processing path from all other completions. The receive CQ is created only if the receive CQ size in the provided connection configuration is greater than 0. When the receive CQ does not exist for the given connection the *rcq_ptr == NULL.
 //
 // # Return value
 //
-// The [Conn.ConnGetRCQ] function returns 0 on success or a negative error code on failure. [Conn.ConnGetRCQ] does not set *rcq_ptr value on failure.
+// The [Conn.GetRCQ] function returns 0 on success or a negative error code on failure. [Conn.GetRCQ] does not set *rcq_ptr value on failure.
 //
 // # Errors
 //
@@ -681,18 +681,18 @@ func (conn *Conn) ConnGetQPNum(qpNum *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfg.ConnCfgSetRCQSize], [ConnReqConnect], [Conn.ConnGetCQ], [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [Conn.Recv], librpma(7).
-func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_rcq(conn, rcqPtr)
+// See also [ConnCfg.SetRCQSize], [ConnReqConnect], [Conn.GetCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetRCQ(rcqPtr **CQ) error {
+	r, _, err := c_rpma_conn_get_rcq(c, rcqPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_get_rcq", int32(r))
 }
 
-// ConnNextEvent calls rpma_conn_next_event (librpma.h): obtain a connection status.
+// NextEvent calls rpma_conn_next_event (librpma.h): obtain a connection status.
 //
-// [Conn.ConnNextEvent] obtains the next event from the connection. Types of events:
+// [Conn.NextEvent] obtains the next event from the connection. Types of events:
 //
 //   - RPMA_CONN_UNDEFINED - undefined connection event
 //   - RPMA_CONN_ESTABLISHED - connection established
@@ -703,7 +703,7 @@ func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
 //
 // # Return value
 //
-// The [Conn.ConnNextEvent] function returns 0 on success or a negative error code on failure.
+// The [Conn.NextEvent] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -716,9 +716,9 @@ func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_next_event; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnReqConnect], [Conn.ConnDisconnect], librpma(7).
-func (conn *Conn) ConnNextEvent(event *ConnEvent) error {
-	r, _, err := c_rpma_conn_next_event(conn, event)
+// See also [ConnReqConnect], [Conn.Disconnect], librpma(7).
+func (c *Conn) NextEvent(event *ConnEvent) error {
+	r, _, err := c_rpma_conn_next_event(c, event)
 	if err != nil {
 		return err
 	}
@@ -727,7 +727,7 @@ func (conn *Conn) ConnNextEvent(event *ConnEvent) error {
 
 // ConnReqConnect calls rpma_conn_req_connect (librpma.h): initiate processing the connection request.
 //
-// [ConnReqConnect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.ConnNextEvent].
+// [ConnReqConnect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.NextEvent].
 //
 // # Return value
 //
@@ -743,7 +743,7 @@ func (conn *Conn) ConnNextEvent(event *ConnEvent) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_connect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnApplyRemotePeerCfg], [ConnDelete], [Conn.ConnDisconnect], [Conn.ConnGetCQ], [Conn.ConnGetEventFD], [Conn.ConnGetPrivateData], [Conn.ConnGetRCQ], [Conn.ConnNextEvent], [Peer.ConnReqNew], [Ep.EPNextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+// See also [Conn.ApplyRemotePeerCfg], [ConnDelete], [Conn.Disconnect], [Conn.GetCQ], [Conn.GetEventFD], [Conn.GetPrivateData], [Conn.GetRCQ], [Conn.NextEvent], [Peer.ConnReqNew], [EP.NextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
 func ConnReqConnect(reqPtr **ConnReq, pdata *ConnPrivateData, connPtr **Conn) error {
 	r, _, err := c_rpma_conn_req_connect(reqPtr, pdata, connPtr)
 	if err != nil {
@@ -778,13 +778,13 @@ func ConnReqDelete(reqPtr **ConnReq) error {
 	return cerr.ZeroOrNegCode("rpma_conn_req_delete", int32(r))
 }
 
-// ConnReqGetPrivateData calls rpma_conn_req_get_private_data (librpma.h): get a pointer to the request's private data.
+// GetPrivateData calls rpma_conn_req_get_private_data (librpma.h): get a pointer to the request's private data.
 //
-// [ConnReq.ConnReqGetPrivateData] obtains the pointer to the connection's private data given by the other side of the connection before the connection is established.
+// [ConnReq.GetPrivateData] obtains the pointer to the connection's private data given by the other side of the connection before the connection is established.
 //
 // # Return value
 //
-// The [ConnReq.ConnReqGetPrivateData] function returns 0 on success or a negative error code on failure. [ConnReq.ConnReqGetPrivateData] does not set *pdata value on failure.
+// The [ConnReq.GetPrivateData] function returns 0 on success or a negative error code on failure. [ConnReq.GetPrivateData] does not set *pdata value on failure.
 //
 // # Errors
 //
@@ -794,9 +794,9 @@ func ConnReqDelete(reqPtr **ConnReq) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnGetPrivateData], [Ep.EPNextConnReq], librpma(7).
-func (req *ConnReq) ConnReqGetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_req_get_private_data(req, pdata)
+// See also [Conn.GetPrivateData], [EP.NextConnReq], librpma(7).
+func (cr *ConnReq) GetPrivateData(pdata *ConnPrivateData) error {
+	r, _, err := c_rpma_conn_req_get_private_data(cr, pdata)
 	if err != nil {
 		return err
 	}
@@ -821,22 +821,22 @@ func (req *ConnReq) ConnReqGetPrivateData(pdata *ConnPrivateData) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnCfgNew], [ConnReqConnect], [ConnReqDelete], [ConnReq.ConnReqRecv], [Ep.EPNextConnReq], [PeerNew], librpma(7).
-func (peer *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **ConnReq) error {
-	r, _, err := c_rpma_conn_req_new(peer, addr, port, cfg, reqPtr)
+// See also [ConnCfgNew], [ConnReqConnect], [ConnReqDelete], [ConnReq.Recv], [EP.NextConnReq], [PeerNew], librpma(7).
+func (p *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **ConnReq) error {
+	r, _, err := c_rpma_conn_req_new(p, addr, port, cfg, reqPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_req_new", int32(r))
 }
 
-// ConnReqRecv calls rpma_conn_req_recv (librpma.h): initiate the receive operation.
+// Recv calls rpma_conn_req_recv (librpma.h): initiate the receive operation.
 //
-// [ConnReq.ConnReqRecv] initiates the receive operation. It prepares a buffer for a message sent from other side of the connection. Please see rpma_send(3). This is a variant of rpma_recv(3) which may be used before the connection is established. op_context is returned in the wr_id field of the completion (struct ibv_wc).
+// [ConnReq.Recv] initiates the receive operation. It prepares a buffer for a message sent from other side of the connection. Please see rpma_send(3). This is a variant of rpma_recv(3) which may be used before the connection is established. op_context is returned in the wr_id field of the completion (struct ibv_wc).
 //
 // # Return value
 //
-// The [ConnReq.ConnReqRecv] function returns 0 on success or a negative error code on failure.
+// The [ConnReq.Recv] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -848,21 +848,21 @@ func (peer *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **Conn
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.ConnReqNew], [Peer.MRReg], librpma(7).
-func (req *ConnReq) ConnReqRecv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_conn_req_recv(req, dst, offset, len, opContext)
+func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_conn_req_recv(cr, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_req_recv", int32(r))
 }
 
-// ConnWait calls rpma_conn_wait (librpma.h): wait for a completion event on the shared completion channel from CQ or RCQ.
+// Wait calls rpma_conn_wait (librpma.h): wait for a completion event on the shared completion channel from CQ or RCQ.
 //
-// [Conn.ConnWait] waits for a completion event on the shared completion channel from CQ or RCQ, acks it and returns a CQ that caused the event in the cq argument and a boolean value saying if it is RCQ or not in the is_rcq argument (if is_rcq is not NULL). If [Conn.ConnWait] succeeds, then all available completions should be collected from the returned cq using rpma_cq_get_wc(3).
+// [Conn.Wait] waits for a completion event on the shared completion channel from CQ or RCQ, acks it and returns a CQ that caused the event in the cq argument and a boolean value saying if it is RCQ or not in the is_rcq argument (if is_rcq is not NULL). If [Conn.Wait] succeeds, then all available completions should be collected from the returned cq using rpma_cq_get_wc(3).
 //
 // # Return value
 //
-// The [Conn.ConnWait] function returns 0 on success or a negative error code on failure.
+// The [Conn.Wait] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -877,23 +877,23 @@ func (req *ConnReq) ConnReqRecv(dst *MRLocal, offset uint64, len uint64, opConte
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.ConnReqNew], librpma(7).
-func (conn *Conn) ConnWait(flags int32, cq **CQ, isRcq *bool) error {
-	r, _, err := c_rpma_conn_wait(conn, flags, cq, isRcq)
+func (c *Conn) Wait(flags int32, cq **CQ, isRCQ *bool) error {
+	r, _, err := c_rpma_conn_wait(c, flags, cq, isRCQ)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_conn_wait", int32(r))
 }
 
-// CQGetFD calls rpma_cq_get_fd (librpma.h): get the completion queue's file descriptor.
+// GetFD calls rpma_cq_get_fd (librpma.h): get the completion queue's file descriptor.
 //
-// [CQ.CQGetFD] gets the file descriptor of the completion queue (CQ in short). When a next completion in the CQ is ready to be consumed by rpma_cq_get_wc(3), the notification is delivered via the file descriptor. The default mode of the file descriptor is blocking but it can be changed to non-blocking mode using fcntl(2). The CQ is either the connection's main CQ or the receive CQ or CQ of shared RQ, please see rpma_conn_get_cq(3), rpma_conn_get_rcq(3) or [SRQ.SRQGetRCQ] for details.
+// [CQ.GetFD] gets the file descriptor of the completion queue (CQ in short). When a next completion in the CQ is ready to be consumed by rpma_cq_get_wc(3), the notification is delivered via the file descriptor. The default mode of the file descriptor is blocking but it can be changed to non-blocking mode using fcntl(2). The CQ is either the connection's main CQ or the receive CQ or CQ of shared RQ, please see rpma_conn_get_cq(3), rpma_conn_get_rcq(3) or [SRQ.GetRCQ] for details.
 //
 // Note after spotting the notification using the provided file descriptor you do not have to call rpma_cq_wait(3) before consuming the completion but it may cause that the next call to rpma_cq_wait(3) will notify you of already consumed completion.
 //
 // # Return value
 //
-// The [CQ.CQGetFD] function returns 0 on success or a negative error code on failure. [CQ.CQGetFD] does not set *fd value on failure.
+// The [CQ.GetFD] function returns 0 on success or a negative error code on failure. [CQ.GetFD] does not set *fd value on failure.
 //
 // # Errors
 //
@@ -903,8 +903,8 @@ func (conn *Conn) ConnWait(flags int32, cq **CQ, isRcq *bool) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also fcntl(2), [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [SRQ.SRQGetRCQ], [CQ.CQWait], [CQ.CQGetWC], librpma(7).
-func (cq *CQ) CQGetFD(fd *int32) error {
+// See also fcntl(2), [Conn.GetCQ], [Conn.GetRCQ], [SRQ.GetRCQ], [CQ.Wait], [CQ.GetWC], librpma(7).
+func (cq *CQ) GetFD(fd *int32) error {
 	r, _, err := c_rpma_cq_get_fd(cq, fd)
 	if err != nil {
 		return err
@@ -912,15 +912,15 @@ func (cq *CQ) CQGetFD(fd *int32) error {
 	return cerr.ZeroOrNegCode("rpma_cq_get_fd", int32(r))
 }
 
-// CQGetWC calls rpma_cq_get_wc (librpma.h): receive one or more completions.
+// GetWC calls rpma_cq_get_wc (librpma.h): receive one or more completions.
 //
-// [CQ.CQGetWC] polls the CQ for completions and returns the first num_entries (or all available completions if the CQ contains fewer than this number) in the wc array exactly like ibv_poll_cq(3) does. The argument wc is a pointer to an array of ibv_wc structs, as defined in <infiniband/verbs.h>. The number of got completions is returned in the num_entries_got argument if it is not NULL. It can be NULL only if num_entries equals 1. All operations generate completions on error. The operations posted with the RPMA_F_COMPLETION_ALWAYS flag also generate completions on success.
+// [CQ.GetWC] polls the CQ for completions and returns the first num_entries (or all available completions if the CQ contains fewer than this number) in the wc array exactly like ibv_poll_cq(3) does. The argument wc is a pointer to an array of ibv_wc structs, as defined in <infiniband/verbs.h>. The number of got completions is returned in the num_entries_got argument if it is not NULL. It can be NULL only if num_entries equals 1. All operations generate completions on error. The operations posted with the RPMA_F_COMPLETION_ALWAYS flag also generate completions on success.
 //
 // Note that if the provided cq is the main CQ and the receive CQ is present on the same connection this function won't return IBV_WC_RECV and IBV_WC_RECV_RDMA_WITH_IMM at any time. The receive CQ has to be used instead to collect these completions. Please see the rpma_conn_get_rcq(3) for details about the receive CQ.
 //
 // # Return value
 //
-// The [CQ.CQGetWC] function returns 0 on success or a negative error code on failure. On success, it saves all got completions and their number into the wc and num_entries_got respectively. If the status of a completion is not equal to IBV_WC_SUCCESS then only the following attributes are valid: wr_id, status, qp_num, and vendor_err.
+// The [CQ.GetWC] function returns 0 on success or a negative error code on failure. On success, it saves all got completions and their number into the wc and num_entries_got respectively. If the status of a completion is not equal to IBV_WC_SUCCESS then only the following attributes are valid: wr_id, status, qp_num, and vendor_err.
 //
 // # Errors
 //
@@ -933,8 +933,8 @@ func (cq *CQ) CQGetFD(fd *int32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_wc; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [ConnReq.ConnReqRecv], [CQ.CQWait], [CQ.CQGetFD], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.SendWithImm], [Conn.Write], [Conn.AtomicWrite], [Conn.WriteWithImm], librpma(7).
-func (cq *CQ) CQGetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error {
+// See also [Conn.GetCQ], [Conn.GetRCQ], [ConnReq.Recv], [CQ.Wait], [CQ.GetFD], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.SendWithImm], [Conn.Write], [Conn.AtomicWrite], [Conn.WriteWithImm], librpma(7).
+func (cq *CQ) GetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error {
 	r, _, err := c_rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot)
 	if err != nil {
 		return err
@@ -942,13 +942,13 @@ func (cq *CQ) CQGetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error 
 	return cerr.ZeroOrNegCode("rpma_cq_get_wc", int32(r))
 }
 
-// CQWait calls rpma_cq_wait (librpma.h): wait for a completion and ack it.
+// Wait calls rpma_cq_wait (librpma.h): wait for a completion and ack it.
 //
-// [CQ.CQWait] waits for an incoming completion event and acks it. If [CQ.CQWait] succeeds, then all available completions should be collected using rpma_cq_get_wc(3) before the next [CQ.CQWait] call.
+// [CQ.Wait] waits for an incoming completion event and acks it. If [CQ.Wait] succeeds, then all available completions should be collected using rpma_cq_get_wc(3) before the next [CQ.Wait] call.
 //
 // # Return value
 //
-// The [CQ.CQWait] function returns 0 on success or a negative error code on failure.
+// The [CQ.Wait] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -961,8 +961,8 @@ func (cq *CQ) CQGetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error 
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [CQ.CQGetWC], [CQ.CQGetFD], librpma(7).
-func (cq *CQ) CQWait() error {
+// See also [Conn.GetCQ], [Conn.GetRCQ], [CQ.GetWC], [CQ.GetFD], librpma(7).
+func (cq *CQ) Wait() error {
 	r, _, err := c_rpma_cq_wait(cq)
 	if err != nil {
 		return err
@@ -970,13 +970,13 @@ func (cq *CQ) CQWait() error {
 	return cerr.ZeroOrNegCode("rpma_cq_wait", int32(r))
 }
 
-// EPGetFD calls rpma_ep_get_fd (librpma.h): get a file descriptor of the endpoint.
+// GetFD calls rpma_ep_get_fd (librpma.h): get a file descriptor of the endpoint.
 //
-// [Ep.EPGetFD] gets the file descriptor of the endpoint.
+// [EP.GetFD] gets the file descriptor of the endpoint.
 //
 // # Return value
 //
-// The [Ep.EPGetFD] function returns 0 on success or a negative error code on failure. [Ep.EPGetFD] does not set *fd value on failure.
+// The [EP.GetFD] function returns 0 on success or a negative error code on failure. [EP.GetFD] does not set *fd value on failure.
 //
 // # Errors
 //
@@ -987,7 +987,7 @@ func (cq *CQ) CQWait() error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.EPListen], librpma(7).
-func (ep *Ep) EPGetFD(fd *int32) error {
+func (ep *EP) GetFD(fd *int32) error {
 	r, _, err := c_rpma_ep_get_fd(ep, fd)
 	if err != nil {
 		return err
@@ -1013,22 +1013,22 @@ func (ep *Ep) EPGetFD(fd *int32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_listen; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Ep.EPGetFD], [Ep.EPNextConnReq], [EPShutdown], [PeerNew], librpma(7).
-func (peer *Peer) EPListen(addr *byte, port *byte, epPtr **Ep) error {
-	r, _, err := c_rpma_ep_listen(peer, addr, port, epPtr)
+// See also [EP.GetFD], [EP.NextConnReq], [EPShutdown], [PeerNew], librpma(7).
+func (p *Peer) EPListen(addr *byte, port *byte, epPtr **EP) error {
+	r, _, err := c_rpma_ep_listen(p, addr, port, epPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_ep_listen", int32(r))
 }
 
-// EPNextConnReq calls rpma_ep_next_conn_req (librpma.h): obtain an incoming connection request.
+// NextConnReq calls rpma_ep_next_conn_req (librpma.h): obtain an incoming connection request.
 //
-// [Ep.EPNextConnReq] obtains the next connection request from the endpoint.
+// [EP.NextConnReq] obtains the next connection request from the endpoint.
 //
 // # Return value
 //
-// The [Ep.EPNextConnReq] function returns 0 on success or a negative error code on failure. [Ep.EPNextConnReq] does not set *req_ptr value on failure.
+// The [EP.NextConnReq] function returns 0 on success or a negative error code on failure. [EP.NextConnReq] does not set *req_ptr value on failure.
 //
 // # Errors
 //
@@ -1042,7 +1042,7 @@ func (peer *Peer) EPListen(addr *byte, port *byte, epPtr **Ep) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_next_conn_req; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnCfgNew], [ConnReqDelete], [ConnReqConnect], [Peer.EPListen], librpma(7).
-func (ep *Ep) EPNextConnReq(cfg *ConnCfg, reqPtr **ConnReq) error {
+func (ep *EP) NextConnReq(cfg *ConnCfg, reqPtr **ConnReq) error {
 	r, _, err := c_rpma_ep_next_conn_req(ep, cfg, reqPtr)
 	if err != nil {
 		return err
@@ -1068,7 +1068,7 @@ func (ep *Ep) EPNextConnReq(cfg *ConnCfg, reqPtr **ConnReq) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_shutdown; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.EPListen], librpma(7).
-func EPShutdown(epPtr **Ep) error {
+func EPShutdown(epPtr **EP) error {
 	r, _, err := c_rpma_ep_shutdown(epPtr)
 	if err != nil {
 		return err
@@ -1122,8 +1122,8 @@ func ErrToString(ret int32) (string, error) {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_flush; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushType, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_flush(conn, dst, dstOffset, len, type_, flags, opContext)
+func (c *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushType, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_flush(c, dst, dstOffset, len, type_, flags, opContext)
 	if err != nil {
 		return err
 	}
@@ -1244,13 +1244,13 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 	return cerr.ZeroOrNegCode("rpma_log_set_threshold", int32(r))
 }
 
-// MRAdvise calls rpma_mr_advise (librpma.h): give advice about an address range in a memory registration.
+// Advise calls rpma_mr_advise (librpma.h): give advice about an address range in a memory registration.
 //
-// [MRLocal.MRAdvise] gives advice about an address range in a memory registration. The usage parameter specifies the operations that can be performed on the given memory address range. For available advice and flags values please see ibv_advise_mr(3).
+// [MRLocal.Advise] gives advice about an address range in a memory registration. The usage parameter specifies the operations that can be performed on the given memory address range. For available advice and flags values please see ibv_advise_mr(3).
 //
 // # Return value
 //
-// The [MRLocal.MRAdvise] function returns 0 on success or a negative error code on failure.
+// The [MRLocal.Advise] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1263,7 +1263,7 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_advise; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.MRReg], ibv_mr_advise(3), librpma(7).
-func (mr *MRLocal) MRAdvise(offset uint64, len uint64, advice int32, flags uint32) error {
+func (mr *MRLocal) Advise(offset uint64, len uint64, advice int32, flags uint32) error {
 	r, _, err := c_rpma_mr_advise(mr, offset, len, advice, flags)
 	if err != nil {
 		return err
@@ -1297,13 +1297,13 @@ func MRDereg(mrPtr **MRLocal) error {
 	return cerr.ZeroOrNegCode("rpma_mr_dereg", int32(r))
 }
 
-// MRGetDescriptor calls rpma_mr_get_descriptor (librpma.h): get a descriptor of a memory region.
+// GetDescriptor calls rpma_mr_get_descriptor (librpma.h): get a descriptor of a memory region.
 //
-// [MRLocal.MRGetDescriptor] writes a network-transferable description of the provided local memory region (called 'descriptor'). Once the descriptor is transferred to the other side it should be decoded by [MRRemoteFromDescriptor] to create a remote memory region's structure which allows for Remote Memory Access. Please see librpma(7) for details.
+// [MRLocal.GetDescriptor] writes a network-transferable description of the provided local memory region (called 'descriptor'). Once the descriptor is transferred to the other side it should be decoded by [MRRemoteFromDescriptor] to create a remote memory region's structure which allows for Remote Memory Access. Please see librpma(7) for details.
 //
 // # Return value
 //
-// The [MRLocal.MRGetDescriptor] function returns 0 on success or a negative error code on failure.
+// The [MRLocal.GetDescriptor] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1313,8 +1313,8 @@ func MRDereg(mrPtr **MRLocal) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [MRLocal.MRGetDescriptorSize], [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetDescriptor(desc unsafe.Pointer) error {
+// See also [MRLocal.GetDescriptorSize], [Peer.MRReg], librpma(7).
+func (mr *MRLocal) GetDescriptor(desc unsafe.Pointer) error {
 	r, _, err := c_rpma_mr_get_descriptor(mr, desc)
 	if err != nil {
 		return err
@@ -1322,13 +1322,13 @@ func (mr *MRLocal) MRGetDescriptor(desc unsafe.Pointer) error {
 	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor", int32(r))
 }
 
-// MRGetDescriptorSize calls rpma_mr_get_descriptor_size (librpma.h): get size of the memory region descriptor.
+// GetDescriptorSize calls rpma_mr_get_descriptor_size (librpma.h): get size of the memory region descriptor.
 //
-// [MRLocal.MRGetDescriptorSize] gets size of the memory region descriptor.
+// [MRLocal.GetDescriptorSize] gets size of the memory region descriptor.
 //
 // # Return value
 //
-// The [MRLocal.MRGetDescriptorSize] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetDescriptorSize] does not set *desc_size value on failure.
+// The [MRLocal.GetDescriptorSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetDescriptorSize] does not set *desc_size value on failure.
 //
 // # Errors
 //
@@ -1338,8 +1338,8 @@ func (mr *MRLocal) MRGetDescriptor(desc unsafe.Pointer) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [MRLocal.MRGetDescriptor], [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetDescriptorSize(descSize *uint64) error {
+// See also [MRLocal.GetDescriptor], [Peer.MRReg], librpma(7).
+func (mr *MRLocal) GetDescriptorSize(descSize *uint64) error {
 	r, _, err := c_rpma_mr_get_descriptor_size(mr, descSize)
 	if err != nil {
 		return err
@@ -1347,13 +1347,13 @@ func (mr *MRLocal) MRGetDescriptorSize(descSize *uint64) error {
 	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor_size", int32(r))
 }
 
-// MRGetPtr calls rpma_mr_get_ptr (librpma.h): get the pointer to the local memory region.
+// GetPtr calls rpma_mr_get_ptr (librpma.h): get the pointer to the local memory region.
 //
-// [MRLocal.MRGetPtr] gets a memory region pointer from the local memory registration object.
+// [MRLocal.GetPtr] gets a memory region pointer from the local memory registration object.
 //
 // # Return value
 //
-// The [MRLocal.MRGetPtr] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetPtr] does not set *ptr value on failure.
+// The [MRLocal.GetPtr] function returns 0 on success or a negative error code on failure. [MRLocal.GetPtr] does not set *ptr value on failure.
 //
 // # Errors
 //
@@ -1364,7 +1364,7 @@ func (mr *MRLocal) MRGetDescriptorSize(descSize *uint64) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_ptr; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetPtr(ptr *unsafe.Pointer) error {
+func (mr *MRLocal) GetPtr(ptr *unsafe.Pointer) error {
 	r, _, err := c_rpma_mr_get_ptr(mr, ptr)
 	if err != nil {
 		return err
@@ -1372,13 +1372,13 @@ func (mr *MRLocal) MRGetPtr(ptr *unsafe.Pointer) error {
 	return cerr.ZeroOrNegCode("rpma_mr_get_ptr", int32(r))
 }
 
-// MRGetSize calls rpma_mr_get_size (librpma.h): get the size of the local memory region.
+// GetSize calls rpma_mr_get_size (librpma.h): get the size of the local memory region.
 //
-// [MRLocal.MRGetSize] gets a memory region size from the local memory registration object.
+// [MRLocal.GetSize] gets a memory region size from the local memory registration object.
 //
 // # Return value
 //
-// The [MRLocal.MRGetSize] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetSize] does not set *size value on failure.
+// The [MRLocal.GetSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetSize] does not set *size value on failure.
 //
 // # Errors
 //
@@ -1389,7 +1389,7 @@ func (mr *MRLocal) MRGetPtr(ptr *unsafe.Pointer) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetSize(size *uint64) error {
+func (mr *MRLocal) GetSize(size *uint64) error {
 	r, _, err := c_rpma_mr_get_size(mr, size)
 	if err != nil {
 		return err
@@ -1424,9 +1424,9 @@ func (mr *MRLocal) MRGetSize(size *uint64) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_reg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [ConnReq.ConnReqRecv], [MRDereg], [MRLocal.MRGetDescriptor], [MRLocal.MRGetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func (peer *Peer) MRReg(ptr unsafe.Pointer, size uint64, usage int32, mrPtr **MRLocal) error {
-	r, _, err := c_rpma_mr_reg(peer, ptr, size, usage, mrPtr)
+// See also [ConnReq.Recv], [MRDereg], [MRLocal.GetDescriptor], [MRLocal.GetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func (p *Peer) MRReg(ptr unsafe.Pointer, size uint64, usage int32, mrPtr **MRLocal) error {
+	r, _, err := c_rpma_mr_reg(p, ptr, size, usage, mrPtr)
 	if err != nil {
 		return err
 	}
@@ -1480,7 +1480,7 @@ func MRRemoteDelete(mrPtr **MRRemote) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [MRRemoteDelete], [MRRemote.MRRemoteGetFlushType], [MRRemote.MRRemoteGetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+// See also [MRRemoteDelete], [MRRemote.GetFlushType], [MRRemote.GetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
 func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemote) error {
 	r, _, err := c_rpma_mr_remote_from_descriptor(desc, descSize, mrPtr)
 	if err != nil {
@@ -1489,13 +1489,13 @@ func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemo
 	return cerr.ZeroOrNegCode("rpma_mr_remote_from_descriptor", int32(r))
 }
 
-// MRRemoteGetFlushType calls rpma_mr_remote_get_flush_type (librpma.h): get a remote memory region's flush types.
+// GetFlushType calls rpma_mr_remote_get_flush_type (librpma.h): get a remote memory region's flush types.
 //
-// [MRRemote.MRRemoteGetFlushType] gets flush types supported by the remote memory region.
+// [MRRemote.GetFlushType] gets flush types supported by the remote memory region.
 //
 // # Return value
 //
-// The [MRRemote.MRRemoteGetFlushType] function returns 0 on success or a negative error code on failure. [MRRemote.MRRemoteGetFlushType] does not set *flush_type value on failure.
+// The [MRRemote.GetFlushType] function returns 0 on success or a negative error code on failure. [MRRemote.GetFlushType] does not set *flush_type value on failure.
 //
 // # Errors
 //
@@ -1506,7 +1506,7 @@ func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemo
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_flush_type; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) MRRemoteGetFlushType(flushType *int32) error {
+func (mr *MRRemote) GetFlushType(flushType *int32) error {
 	r, _, err := c_rpma_mr_remote_get_flush_type(mr, flushType)
 	if err != nil {
 		return err
@@ -1514,13 +1514,13 @@ func (mr *MRRemote) MRRemoteGetFlushType(flushType *int32) error {
 	return cerr.ZeroOrNegCode("rpma_mr_remote_get_flush_type", int32(r))
 }
 
-// MRRemoteGetSize calls rpma_mr_remote_get_size (librpma.h): get a remote memory region size.
+// GetSize calls rpma_mr_remote_get_size (librpma.h): get a remote memory region size.
 //
-// [MRRemote.MRRemoteGetSize] gets the size of the remote memory region.
+// [MRRemote.GetSize] gets the size of the remote memory region.
 //
 // # Return value
 //
-// The [MRRemote.MRRemoteGetSize] function returns 0 on success or a negative error code on failure. [MRRemote.MRRemoteGetSize] does not set *size value on failure.
+// The [MRRemote.GetSize] function returns 0 on success or a negative error code on failure. [MRRemote.GetSize] does not set *size value on failure.
 //
 // # Errors
 //
@@ -1531,7 +1531,7 @@ func (mr *MRRemote) MRRemoteGetFlushType(flushType *int32) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) MRRemoteGetSize(size *uint64) error {
+func (mr *MRRemote) GetSize(size *uint64) error {
 	r, _, err := c_rpma_mr_remote_get_size(mr, size)
 	if err != nil {
 		return err
@@ -1585,7 +1585,7 @@ func PeerCfgDelete(pcfgPtr **PeerCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfg.PeerCfgGetDescriptor], [PeerCfgNew], librpma(7).
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
 func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerCfg) error {
 	r, _, err := c_rpma_peer_cfg_from_descriptor(desc, descSize, pcfgPtr)
 	if err != nil {
@@ -1594,13 +1594,13 @@ func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerC
 	return cerr.ZeroOrNegCode("rpma_peer_cfg_from_descriptor", int32(r))
 }
 
-// PeerCfgGetDescriptor calls rpma_peer_cfg_get_descriptor (librpma.h): get the descriptor of the peer configuration.
+// GetDescriptor calls rpma_peer_cfg_get_descriptor (librpma.h): get the descriptor of the peer configuration.
 //
-// [PeerCfg.PeerCfgGetDescriptor] gets the descriptor of the peer configuration.
+// [PeerCfg.GetDescriptor] gets the descriptor of the peer configuration.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDescriptor] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDescriptor] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1611,21 +1611,21 @@ func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerC
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PeerCfgFromDescriptor], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDescriptor(desc unsafe.Pointer) error {
-	r, _, err := c_rpma_peer_cfg_get_descriptor(pcfg, desc)
+func (pc *PeerCfg) GetDescriptor(desc unsafe.Pointer) error {
+	r, _, err := c_rpma_peer_cfg_get_descriptor(pc, desc)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor", int32(r))
 }
 
-// PeerCfgGetDescriptorSize calls rpma_peer_cfg_get_descriptor_size (librpma.h): get size of the peer cfg descriptor.
+// GetDescriptorSize calls rpma_peer_cfg_get_descriptor_size (librpma.h): get size of the peer cfg descriptor.
 //
-// [PeerCfg.PeerCfgGetDescriptorSize] gets size of the peer configuration descriptor.
+// [PeerCfg.GetDescriptorSize] gets size of the peer configuration descriptor.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDescriptorSize] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDescriptorSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1635,22 +1635,22 @@ func (pcfg *PeerCfg) PeerCfgGetDescriptor(desc unsafe.Pointer) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [PeerCfg.PeerCfgGetDescriptor], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDescriptorSize(descSize *uint64) error {
-	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pcfg, descSize)
+// See also [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
+func (pc *PeerCfg) GetDescriptorSize(descSize *uint64) error {
+	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pc, descSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor_size", int32(r))
 }
 
-// PeerCfgGetDirectWriteToPMem calls rpma_peer_cfg_get_direct_write_to_pmem (librpma.h): check direct write to PMEM support.
+// GetDirectWriteToPMem calls rpma_peer_cfg_get_direct_write_to_pmem (librpma.h): check direct write to PMEM support.
 //
-// [PeerCfg.PeerCfgGetDirectWriteToPMem] checks the support of the direct write to PMEM.
+// [PeerCfg.GetDirectWriteToPMem] checks the support of the direct write to PMEM.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1660,9 +1660,9 @@ func (pcfg *PeerCfg) PeerCfgGetDescriptorSize(descSize *uint64) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [PeerCfgFromDescriptor], [PeerCfgNew], [PeerCfg.PeerCfgSetDirectWriteToPMem], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDirectWriteToPMem(supported *bool) error {
-	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pcfg, supported)
+// See also [PeerCfgFromDescriptor], [PeerCfgNew], [PeerCfg.SetDirectWriteToPMem], librpma(7).
+func (pc *PeerCfg) GetDirectWriteToPMem(supported *bool) error {
+	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pc, supported)
 	if err != nil {
 		return err
 	}
@@ -1686,7 +1686,7 @@ func (pcfg *PeerCfg) PeerCfgGetDirectWriteToPMem(supported *bool) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfgDelete], [PeerCfgFromDescriptor], [PeerCfg.PeerCfgGetDescriptor], [PeerCfg.PeerCfgGetDescriptorSize], [PeerCfg.PeerCfgGetDirectWriteToPMem], [PeerCfg.PeerCfgSetDirectWriteToPMem], librpma(7).
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfgDelete], [PeerCfgFromDescriptor], [PeerCfg.GetDescriptor], [PeerCfg.GetDescriptorSize], [PeerCfg.GetDirectWriteToPMem], [PeerCfg.SetDirectWriteToPMem], librpma(7).
 func PeerCfgNew(pcfgPtr **PeerCfg) error {
 	r, _, err := c_rpma_peer_cfg_new(pcfgPtr)
 	if err != nil {
@@ -1695,13 +1695,13 @@ func PeerCfgNew(pcfgPtr **PeerCfg) error {
 	return cerr.ZeroOrNegCode("rpma_peer_cfg_new", int32(r))
 }
 
-// PeerCfgSetDirectWriteToPMem calls rpma_peer_cfg_set_direct_write_to_pmem (librpma.h): declare direct write to PMEM support.
+// SetDirectWriteToPMem calls rpma_peer_cfg_set_direct_write_to_pmem (librpma.h): declare direct write to PMEM support.
 //
-// [PeerCfg.PeerCfgSetDirectWriteToPMem] declares the support of the direct write to PMEM.
+// [PeerCfg.SetDirectWriteToPMem] declares the support of the direct write to PMEM.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgSetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.SetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -1711,9 +1711,9 @@ func PeerCfgNew(pcfgPtr **PeerCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_set_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfg.PeerCfgGetDescriptor], [PeerCfg.PeerCfgGetDirectWriteToPMem], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgSetDirectWriteToPMem(supported bool) error {
-	r, _, err := c_rpma_peer_cfg_set_direct_write_to_pmem(pcfg, supported)
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfg.GetDirectWriteToPMem], [PeerCfgNew], librpma(7).
+func (pc *PeerCfg) SetDirectWriteToPMem(supported bool) error {
+	r, _, err := c_rpma_peer_cfg_set_direct_write_to_pmem(pc, supported)
 	if err != nil {
 		return err
 	}
@@ -1798,8 +1798,8 @@ func PeerNew(ibvCtx *ibv.Context, peerPtr **Peer) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_read; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_read(conn, dst, dstOffset, src, srcOffset, len, flags, opContext)
+func (c *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_read(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
@@ -1836,8 +1836,8 @@ func (conn *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset 
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_recv(conn, dst, offset, len, opContext)
+func (c *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_recv(c, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
@@ -1869,8 +1869,8 @@ func (conn *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_send(conn, src, offset, len, flags, opContext)
+func (c *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_send(c, src, offset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
@@ -1902,8 +1902,8 @@ func (conn *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opC
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) SendWithImm(src *MRLocal, offset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_send_with_imm(conn, src, offset, len, flags, imm, opContext)
+func (c *Conn) SendWithImm(src *MRLocal, offset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_send_with_imm(c, src, offset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}
@@ -1935,13 +1935,13 @@ func SRQCfgDelete(cfgPtr **SRQCfg) error {
 	return cerr.ZeroOrNegCode("rpma_srq_cfg_delete", int32(r))
 }
 
-// SRQCfgGetRCQSize calls rpma_srq_cfg_get_rcq_size (librpma.h): get receive CQ size of the shared RQ.
+// GetRCQSize calls rpma_srq_cfg_get_rcq_size (librpma.h): get receive CQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgGetRCQSize] gets the receive CQ size of the shared RQ.
+// [SRQCfg.GetRCQSize] gets the receive CQ size of the shared RQ.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgGetRCQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.SRQCfgGetRCQSize] does not set *rcq_size value on failure.
+// The [SRQCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRCQSize] does not set *rcq_size value on failure.
 //
 // # Errors
 //
@@ -1951,22 +1951,22 @@ func SRQCfgDelete(cfgPtr **SRQCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQCfgNew], [SRQCfg.SRQCfgSetRCQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgGetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rcq_size(cfg, rcqSize)
+// See also [SRQCfgNew], [SRQCfg.SetRCQSize], librpma(7).
+func (srq *SRQCfg) GetRCQSize(rcqSize *uint32) error {
+	r, _, err := c_rpma_srq_cfg_get_rcq_size(srq, rcqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_srq_cfg_get_rcq_size", int32(r))
 }
 
-// SRQCfgGetRQSize calls rpma_srq_cfg_get_rq_size (librpma.h): get RQ size of the shared RQ.
+// GetRQSize calls rpma_srq_cfg_get_rq_size (librpma.h): get RQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgGetRQSize] gets the RQ size of the shared RQ.
+// [SRQCfg.GetRQSize] gets the RQ size of the shared RQ.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgGetRQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.SRQCfgGetRQSize] does not set *rq_size value on failure.
+// The [SRQCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRQSize] does not set *rq_size value on failure.
 //
 // # Errors
 //
@@ -1976,9 +1976,9 @@ func (cfg *SRQCfg) SRQCfgGetRCQSize(rcqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQCfgNew], [SRQCfg.SRQCfgSetRQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgGetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rq_size(cfg, rqSize)
+// See also [SRQCfgNew], [SRQCfg.SetRQSize], librpma(7).
+func (srq *SRQCfg) GetRQSize(rqSize *uint32) error {
+	r, _, err := c_rpma_srq_cfg_get_rq_size(srq, rqSize)
 	if err != nil {
 		return err
 	}
@@ -2008,7 +2008,7 @@ func (cfg *SRQCfg) SRQCfgGetRQSize(rqSize *uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQCfgDelete], [SRQCfg.SRQCfgGetRCQSize], [SRQCfg.SRQCfgGetRQSize], [SRQCfg.SRQCfgSetRCQSize], [SRQCfg.SRQCfgSetRQSize], [Peer.SRQNew], librpma(7).
+// See also [SRQCfgDelete], [SRQCfg.GetRCQSize], [SRQCfg.GetRQSize], [SRQCfg.SetRCQSize], [SRQCfg.SetRQSize], [Peer.SRQNew], librpma(7).
 func SRQCfgNew(cfgPtr **SRQCfg) error {
 	r, _, err := c_rpma_srq_cfg_new(cfgPtr)
 	if err != nil {
@@ -2017,15 +2017,15 @@ func SRQCfgNew(cfgPtr **SRQCfg) error {
 	return cerr.ZeroOrNegCode("rpma_srq_cfg_new", int32(r))
 }
 
-// SRQCfgSetRCQSize calls rpma_srq_cfg_set_rcq_size (librpma.h): set receive CQ size of the shared RQ.
+// SetRCQSize calls rpma_srq_cfg_set_rcq_size (librpma.h): set receive CQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgSetRCQSize] sets the receive CQ size of the shared RQ. If this function is not called, the rcq_size has the default value (100) set by rpma_srq_cfg_new(3).
+// [SRQCfg.SetRCQSize] sets the receive CQ size of the shared RQ. If this function is not called, the rcq_size has the default value (100) set by rpma_srq_cfg_new(3).
 //
 // Note that rpma_srq_new(3) does not create its own receive CQ if the size of the receive CQ equals 0.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgSetRCQSize] function returns 0 on success or a negative error code on failure.
+// The [SRQCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -2035,22 +2035,22 @@ func SRQCfgNew(cfgPtr **SRQCfg) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQCfg.SRQCfgGetRCQSize], [SRQCfgNew], [Peer.SRQNew], librpma(7).
-func (cfg *SRQCfg) SRQCfgSetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rcq_size(cfg, rcqSize)
+// See also [SRQCfg.GetRCQSize], [SRQCfgNew], [Peer.SRQNew], librpma(7).
+func (srq *SRQCfg) SetRCQSize(rcqSize uint32) error {
+	r, _, err := c_rpma_srq_cfg_set_rcq_size(srq, rcqSize)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_srq_cfg_set_rcq_size", int32(r))
 }
 
-// SRQCfgSetRQSize calls rpma_srq_cfg_set_rq_size (librpma.h): set RQ size of the shared RQ.
+// SetRQSize calls rpma_srq_cfg_set_rq_size (librpma.h): set RQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgSetRQSize] sets the RQ size of the shared RQ. If this function is not called, the rq_size has the default value (100) set by rpma_srq_cfg_new(3).
+// [SRQCfg.SetRQSize] sets the RQ size of the shared RQ. If this function is not called, the rq_size has the default value (100) set by rpma_srq_cfg_new(3).
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgSetRQSize] function returns 0 on success or a negative error code on failure.
+// The [SRQCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -2060,9 +2060,9 @@ func (cfg *SRQCfg) SRQCfgSetRCQSize(rcqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQCfgNew], [SRQCfg.SRQCfgGetRQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgSetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rq_size(cfg, rqSize)
+// See also [SRQCfgNew], [SRQCfg.GetRQSize], librpma(7).
+func (srq *SRQCfg) SetRQSize(rqSize uint32) error {
+	r, _, err := c_rpma_srq_cfg_set_rq_size(srq, rqSize)
 	if err != nil {
 		return err
 	}
@@ -2086,7 +2086,7 @@ func (cfg *SRQCfg) SRQCfgSetRQSize(rqSize uint32) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Peer.SRQNew], [SRQ.SRQGetRCQ], librpma(7).
+// See also [Peer.SRQNew], [SRQ.GetRCQ], librpma(7).
 func SRQDelete(srqPtr **SRQ) error {
 	r, _, err := c_rpma_srq_delete(srqPtr)
 	if err != nil {
@@ -2095,13 +2095,13 @@ func SRQDelete(srqPtr **SRQ) error {
 	return cerr.ZeroOrNegCode("rpma_srq_delete", int32(r))
 }
 
-// SRQGetRCQ calls rpma_srq_get_rcq (librpma.h): get the receive CQ from the shared RQ object.
+// GetRCQ calls rpma_srq_get_rcq (librpma.h): get the receive CQ from the shared RQ object.
 //
-// [SRQ.SRQGetRCQ] gets the receive CQ from the shared RQ object. The receive CQ created by rpma_srq_new(3) allows handling all rpma_srq_recv(3) completions within the shared RQ. rpma_srq_cfg_set_rcq_size(3) can change the receive CQ size.
+// [SRQ.GetRCQ] gets the receive CQ from the shared RQ object. The receive CQ created by rpma_srq_new(3) allows handling all rpma_srq_recv(3) completions within the shared RQ. rpma_srq_cfg_set_rcq_size(3) can change the receive CQ size.
 //
 // # Return value
 //
-// The [SRQ.SRQGetRCQ] function returns 0 on success or a negative error code on failure. [SRQ.SRQGetRCQ] does not set *rcq_ptr value on failure.
+// The [SRQ.GetRCQ] function returns 0 on success or a negative error code on failure. [SRQ.GetRCQ] does not set *rcq_ptr value on failure.
 //
 // # Errors
 //
@@ -2111,8 +2111,8 @@ func SRQDelete(srqPtr **SRQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [SRQCfg.SRQCfgSetRCQSize], [Peer.SRQNew], librpma(7).
-func (srq *SRQ) SRQGetRCQ(rcqPtr **CQ) error {
+// See also [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [SRQCfg.SetRCQSize], [Peer.SRQNew], librpma(7).
+func (srq *SRQ) GetRCQ(rcqPtr **CQ) error {
 	r, _, err := c_rpma_srq_get_rcq(srq, rcqPtr)
 	if err != nil {
 		return err
@@ -2138,18 +2138,18 @@ func (srq *SRQ) SRQGetRCQ(rcqPtr **CQ) error {
 //
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [SRQDelete], [SRQ.SRQGetRCQ], librpma(7).
-func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
-	r, _, err := c_rpma_srq_new(peer, cfg, srqPtr)
+// See also [SRQDelete], [SRQ.GetRCQ], librpma(7).
+func (p *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
+	r, _, err := c_rpma_srq_new(p, cfg, srqPtr)
 	if err != nil {
 		return err
 	}
 	return cerr.ZeroOrNegCode("rpma_srq_new", int32(r))
 }
 
-// SRQRecv calls rpma_srq_recv (librpma.h): initiate the receive operation in shared RQ.
+// Recv calls rpma_srq_recv (librpma.h): initiate the receive operation in shared RQ.
 //
-// If multiple local connections use a shared RQ, [SRQ.SRQRecv] initiates the receive operation which prepares a buffer for a message sent from other side of these connections. Please see rpma_send(3).
+// If multiple local connections use a shared RQ, [SRQ.Recv] initiates the receive operation which prepares a buffer for a message sent from other side of these connections. Please see rpma_send(3).
 //
 // All buffers prepared via rpma_srq_recv(3) form an unordered set. When a message arrives it is placed in one of the buffers awaiting and a completion for the receive operation is generated.
 //
@@ -2161,7 +2161,7 @@ func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
 //
 // # Return value
 //
-// The [SRQ.SRQRecv] function returns 0 on success or a negative error code on failure.
+// The [SRQ.Recv] function returns 0 on success or a negative error code on failure.
 //
 // # Notes
 //
@@ -2177,7 +2177,7 @@ func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [Peer.MRReg], [Peer.SRQNew], librpma(7).
-func (srq *SRQ) SRQRecv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+func (srq *SRQ) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_srq_recv(srq, dst, offset, len, opContext)
 	if err != nil {
 		return err
@@ -2197,7 +2197,7 @@ func (srq *SRQ) SRQRecv(dst *MRLocal, offset uint64, len uint64, opContext unsaf
 //
 // C convention value (a plain value; no error channel). When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
-// See also [Conn.ConnNextEvent], librpma(7).
+// See also [Conn.NextEvent], librpma(7).
 func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
 	r, _, err := c_rpma_utils_conn_event_2str(connEvent)
 	if err != nil {
@@ -2228,7 +2228,7 @@ func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_utils_get_ibv_context; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [PeerNew], [UtilsIBVContextIsODPCapable], librpma(7).
-func UtilsGetIBVContext(addr *byte, type_ UtilIbvContextType, ibvCtxPtr **ibv.Context) error {
+func UtilsGetIBVContext(addr *byte, type_ UtilIBVContextType, ibvCtxPtr **ibv.Context) error {
 	r, _, err := c_rpma_utils_get_ibv_context(addr, type_, ibvCtxPtr)
 	if err != nil {
 		return err
@@ -2287,8 +2287,8 @@ func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context, isODPCapable *int32) error
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_write(conn, dst, dstOffset, src, srcOffset, len, flags, opContext)
+func (c *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_write(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
@@ -2320,8 +2320,8 @@ func (conn *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset
 // C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
 //
 // See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) WriteWithImm(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_write_with_imm(conn, dst, dstOffset, src, srcOffset, len, flags, imm, opContext)
+func (c *Conn) WriteWithImm(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_write_with_imm(c, dst, dstOffset, src, srcOffset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func devinfo(o options, w io.Writer) error {
 	if o.list {
 		var names []string
 		for _, d := range devs {
-			name, err := d.GetDeviceName()
+			name, err := d.GetName()
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ func devinfo(o options, w io.Writer) error {
 	}
 	found := false
 	for _, d := range devs {
-		name, err := d.GetDeviceName()
+		name, err := d.GetName()
 		if err != nil {
 			return err
 		}

@@ -108,6 +108,13 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 			e.unbound[sf.Name] = why
 			continue
 		}
+		if pub := e.implOf(sf.Name); strings.HasPrefix(sf.Name, "_") {
+			if pub == "" {
+				pub = "its public inline"
+			}
+			e.unbound[sf.Name] = "implementation of " + pub + " (the header's inline adds the size of the caller's structure); bound only through " + pub
+			continue
+		}
 		if fn.Name == "verbs_get_ctx" {
 			e.unbound[sf.Name] = "used inside the generated ctx-op shims (verbsGetCtx); applications reach provider ops through the bindings"
 			continue
@@ -126,14 +133,10 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 		}
 		a := apiFunc{sf: sf, fn: fn, name: sf.GoName}
 		if recv, s := e.receiver(fn); recv != "" {
-			m := sf.GoName
-			if strings.HasSuffix(m, recv) && len(m) > len(recv) {
-				m = strings.TrimSuffix(m, recv)
-			}
 			if methods[recv] == nil {
 				methods[recv] = e.members(s)
 			}
-			for _, c := range methodNames(m) {
+			for _, c := range methodNames(sf.GoName, recv) {
 				if !methods[recv][c] {
 					methods[recv][c] = true
 					a.recv, a.name = recv, c
@@ -153,15 +156,40 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 }
 
 // methodNames are the names a method may take, in order of preference:
-// its spec Go name less the receiver's name; where that is already a member
-// (struct ibv_qp_ex's wr_send is the op ibv_wr_send calls), without a
-// leading "WR"; then "Call" and the name.
-func methodNames(m string) []string {
+// its spec Go name less the receiver's name (see stripReceiver); where that
+// is already a member (struct ibv_qp_ex's wr_send is the op ibv_wr_send
+// calls), without a leading "WR"; then the spec Go name itself; then "Call"
+// and the name.
+func methodNames(goName, recv string) []string {
+	m := stripReceiver(goName, recv)
 	out := []string{m}
 	if t := strings.TrimPrefix(m, "WR"); t != m && t != "" && t[0] >= 'A' && t[0] <= 'Z' {
 		out = append(out, t)
 	}
+	if m != goName {
+		out = append(out, goName)
+	}
 	return append(out, "Call"+m)
+}
+
+// stripReceiver removes the receiver's name from a method's spec Go name:
+// the first run of words equal to the receiver type's words, wherever it is
+// (DestroyQP on QP -> Destroy, PostSRQRecv on SRQ -> PostRecv,
+// ConnCfgGetCQSize on ConnCfg -> GetCQSize), or at the start a leading part
+// of them (MRGetPtr on MRLocal -> GetPtr). The name keeps a word of its own.
+func stripReceiver(m, recv string) string {
+	mw, rw := naming.GoWords(m), naming.GoWords(recv)
+	for i := 0; i+len(rw) <= len(mw); i++ {
+		if strings.Join(mw[i:i+len(rw)], "") == recv && len(mw) > len(rw) {
+			return strings.Join(append(append([]string(nil), mw[:i]...), mw[i+len(rw):]...), "")
+		}
+	}
+	for k := len(rw) - 1; k > 0; k-- {
+		if len(mw) > k && strings.Join(mw[:k], "") == strings.Join(rw[:k], "") {
+			return strings.Join(mw[k:], "")
+		}
+	}
+	return m
 }
 
 // receiver is the Go type of fn's first parameter when it is a pointer to
@@ -318,8 +346,9 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 	fn, sf := a.fn, a.sf
 	miss := e.mayMiss(fn)
 	var params, args []jen.Code
+	names := e.apiParamNames(a)
 	for i, p := range fn.Params {
-		n := paramName(p, i)
+		n := names[i]
 		gt, err := e.goParam(p.Type)
 		if err != nil {
 			return "", nil, err
@@ -441,8 +470,7 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 	}
 	decl := jen.Func()
 	if a.recv != "" {
-		p := fn.Params[0]
-		decl = decl.Params(jen.Id(paramName(p, 0)).Op("*").Id(a.recv))
+		decl = decl.Params(jen.Id(names[0]).Op("*").Id(a.recv))
 	}
 	decl = decl.Id(a.name).Params(params...)
 	switch len(results) {
@@ -453,6 +481,24 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 		decl = decl.Params(results...)
 	}
 	return e.apiDoc(a, links, miss), decl.Block(body...), nil
+}
+
+// apiParamNames are the Go names of a wrapper's parameters: the receiver's
+// is short (naming.Receiver); a parameter that would take it gets "Arg".
+func (e *Emitter) apiParamNames(a apiFunc) []string {
+	names := make([]string, len(a.fn.Params))
+	for i, p := range a.fn.Params {
+		names[i] = paramName(p, i)
+	}
+	if a.recv != "" {
+		names[0] = naming.Receiver(a.recv)
+		for i := 1; i < len(names); i++ {
+			if names[i] == names[0] {
+				names[i] += "Arg"
+			}
+		}
+	}
+	return names
 }
 
 func errnoVar(c spec.Convention) string {

@@ -63,27 +63,43 @@ func NewNames(spec input.Spec, pkg *ir.Package, deps []*Names) (*Names, error) {
 		}
 		n.Types[e.Key] = g
 	}
-	var vals []string
+	type val struct{ c, g string }
+	var vals []val
 	for _, e := range pkg.Enums {
-		if e.Foreign {
+		if e.Foreign || len(e.Values) == 0 {
 			continue
 		}
+		var cs []string
 		for _, v := range e.Values {
-			vals = append(vals, v.Name)
+			cs = append(cs, v.Name)
+		}
+		gs := make([]string, len(cs))
+		if t, ok := n.Types[e.Key]; ok {
+			gs = naming.Enumerators(t, e.Tag, cs)
+		} else {
+			for i, c := range cs {
+				gs[i] = naming.Go(c, spec.Prefixes)
+			}
+		}
+		for i := range cs {
+			vals = append(vals, val{cs[i], gs[i]})
 		}
 	}
 	for _, c := range pkg.Consts {
-		vals = append(vals, c.Name)
+		vals = append(vals, val{c.Name, naming.Go(c.Name, spec.Prefixes)})
 	}
 	for _, v := range vals {
-		g := naming.Go(v, spec.Prefixes)
-		if _, ok := used[g]; ok {
-			g += "Value"
+		g := v.g
+		for _, suffix := range []string{"Value", "Macro"} {
+			if _, ok := used[g]; !ok {
+				break
+			}
+			g = v.g + suffix
 		}
-		if err := claim(g, v); err != nil {
+		if err := claim(g, v.c); err != nil {
 			return nil, err
 		}
-		n.Vals[v] = g
+		n.Vals[v.c] = g
 	}
 	return n, nil
 }

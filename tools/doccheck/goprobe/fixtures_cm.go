@@ -36,14 +36,14 @@ func ech() *rdmacm.EventChannel {
 
 func cmid() *rdmacm.CMID {
 	if fxCMID == nil {
-		newCMID("cmid", &fxCMID, rdmacm.PsTCP)
+		newCMID("cmid", &fxCMID, rdmacm.PortSpaceTCP)
 	}
 	return fxCMID
 }
 
 func rcmid() *rdmacm.CMID {
 	if fxRCMID == nil {
-		resolveToB("rcmid", newCMID("rcmid", &fxRCMID, rdmacm.PsTCP), 7471)
+		resolveToB("rcmid", newCMID("rcmid", &fxRCMID, rdmacm.PortSpaceTCP), 7471)
 	}
 	return fxRCMID
 }
@@ -61,9 +61,9 @@ func newCMID(name string, fx **rdmacm.CMID, ps rdmacm.PortSpace) *rdmacm.CMID {
 // each event on ech.
 func resolveToB(name string, id *rdmacm.CMID, port uint16) {
 	must(name+" addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", port), 2000))
-	must(name+" addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
+	must(name+" addr", cmWait(ech(), rdmacm.CMEventTypeAddrResolved))
 	must(name+" route", id.ResolveRoute(2000))
-	must(name+" route", cmWait(ech(), rdmacm.CMEventRouteResolved))
+	must(name+" route", cmWait(ech(), rdmacm.CMEventTypeRouteResolved))
 }
 
 // sockaddr is the IPv4 address in the environment variable env, with port, as a struct
@@ -118,11 +118,11 @@ func udep() *rdmacm.CMID {
 	if fxUDID != nil {
 		return fxUDID
 	}
-	h := rdmacm.Addrinfo{AiPortSpace: int32(rdmacm.PsUDP), AiQPType: int32(ibv.QptUD)}
+	h := rdmacm.Addrinfo{AiPortSpace: int32(rdmacm.PortSpaceUDP), AiQPType: int32(ibv.QPTypeUD)}
 	var ai *rdmacm.Addrinfo
 	must("ud getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv("RXE_B_IP")), cstr("7477"), &h, &ai))
 	onExit(func() error { ai.Freeaddrinfo(); return nil })
-	must("ud ep", endpoint(&fxUDID, ai, &ibv.QPInitAttr{QPType: ibv.QptUD, SqSigAll: 1,
+	must("ud ep", endpoint(&fxUDID, ai, &ibv.QPInitAttr{QPType: ibv.QPTypeUD, SQSigAll: 1,
 		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}))
 	id := fxUDID
 	fxUDBuf = cmem(256)
@@ -149,7 +149,7 @@ func udSelf() *ibv.WC {
 	if n, err := id.GetSendComp(&s); n != 1 || err != nil {
 		must("ud send comp", fmt.Errorf("%d, %v", n, err))
 	}
-	if n, err := id.GetRecvComp(&wc); n != 1 || err != nil || wc.Status != ibv.WCSuccess {
+	if n, err := id.GetRecvComp(&wc); n != 1 || err != nil || wc.Status != ibv.WCStatusSuccess {
 		must("ud recv comp", fmt.Errorf("%d, %v, status %v", n, err, wc.Status))
 	}
 	return &wc
@@ -164,7 +164,7 @@ var fxMCID *rdmacm.CMID
 
 func mcid() *rdmacm.CMID {
 	if fxMCID == nil {
-		must("mcid bind", newCMID("mcid", &fxMCID, rdmacm.PsUDP).BindAddr(sockaddr("RXE_A_IP", 0)))
+		must("mcid bind", newCMID("mcid", &fxMCID, rdmacm.PortSpaceUDP).BindAddr(sockaddr("RXE_A_IP", 0)))
 	}
 	return fxMCID
 }

@@ -21,14 +21,14 @@ var (
 
 // epQPAttr is the QP of every endpoint.
 func epQPAttr() *ibv.QPInitAttr {
-	return &ibv.QPInitAttr{QPType: ibv.QptRC, SqSigAll: 1,
+	return &ibv.QPInitAttr{QPType: ibv.QPTypeRC, SQSigAll: 1,
 		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 2, MaxRecvSGE: 2}}
 }
 
 // addrinfo resolves the address in env and service with flags (0 or RAI_PASSIVE); the
 // list is freed after the probe.
 func addrinfo(env, service string, flags int32) *rdmacm.Addrinfo {
-	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PsTCP)}
+	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PortSpaceTCP)}
 	var ai *rdmacm.Addrinfo
 	must("getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv(env)), cstr(service), &h, &ai))
 	onExit(func() error { ai.Freeaddrinfo(); return nil })
@@ -126,7 +126,7 @@ func csges(n int, length uint32) []ibv.SGE {
 	connected()
 	s := make([]ibv.SGE, n)
 	for i := range s {
-		s[i] = ibv.SGE{Addr: uint64(uintptr(cptr(i * int(length)))), Length: length, Lkey: fxCMR.Lkey}
+		s[i] = ibv.SGE{Addr: uint64(uintptr(cptr(i * int(length)))), Length: length, LKey: fxCMR.LKey}
 	}
 	return s
 }
@@ -146,7 +146,7 @@ func qpless() *rdmacm.CMID {
 		return fxQPLess
 	}
 	connSetup()
-	id := newCMID("qpless", &fxQPLess, rdmacm.PsTCP)
+	id := newCMID("qpless", &fxQPLess, rdmacm.PortSpaceTCP)
 	resolveToB("qpless", id, 7480)
 	c, err := id.Verbs.CreateCQ(4, nil, nil, 0)
 	must("qpless cq", err)
@@ -157,6 +157,6 @@ func qpless() *rdmacm.CMID {
 	qplessAccepted = make(chan error, 1)
 	go func() { qplessAccepted <- acceptNext(false) }()
 	must("qpless connect", id.Connect(&rdmacm.ConnParam{QPNum: q.QPNum, ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
-	must("qpless connect", cmWait(ech(), rdmacm.CMEventConnectResponse))
+	must("qpless connect", cmWait(ech(), rdmacm.CMEventTypeConnectResponse))
 	return id
 }

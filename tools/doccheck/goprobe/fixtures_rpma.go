@@ -25,7 +25,7 @@ var (
 // rctx is the ibv context of node A's address, as librpma finds it (librpma owns it).
 func rctx() *ibv.Context {
 	var ic *ibv.Context
-	must("rpma ctx", rpma.UtilsGetIBVContext(cstr(os.Getenv("RXE_A_IP")), rpma.UtilIbvContextLocal, &ic))
+	must("rpma ctx", rpma.UtilsGetIBVContext(cstr(os.Getenv("RXE_A_IP")), rpma.UtilIBVContextTypeLocal, &ic))
 	return ic
 }
 
@@ -63,9 +63,9 @@ func rmr() *rpma.MRLocal {
 // rdesc is rmr's descriptor.
 func rdesc() []byte {
 	var n uint64
-	must("descriptor size", rmr().MRGetDescriptorSize(&n))
+	must("descriptor size", rmr().GetDescriptorSize(&n))
 	d := make([]byte, n)
-	must("descriptor", rmr().MRGetDescriptor(unsafe.Pointer(&d[0])))
+	must("descriptor", rmr().GetDescriptor(unsafe.Pointer(&d[0])))
 	return d
 }
 
@@ -108,7 +108,7 @@ func srqCfg() *rpma.SRQCfg {
 // the probe did.
 func rsrqInto(s **rpma.SRQ) error {
 	c := srqCfg()
-	must("srq cfg", c.SRQCfgSetRCQSize(16))
+	must("srq cfg", c.SetRCQSize(16))
 	var local *rpma.SRQ
 	err := rpeer().SRQNew(c, &local)
 	*s = local
@@ -128,7 +128,7 @@ func rsrq() *rpma.SRQ {
 // rcq is rsrq's receive CQ.
 func rcq() *rpma.CQ {
 	var q *rpma.CQ
-	must("rcq", rsrq().SRQGetRCQ(&q))
+	must("rcq", rsrq().GetRCQ(&q))
 	if q == nil {
 		must("rcq", fmt.Errorf("no rcq"))
 	}
@@ -137,8 +137,8 @@ func rcq() *rpma.CQ {
 
 // rlisten listens on node A's address at port as *ep, shut down after the probe unless the
 // probe did.
-func rlisten(ep **rpma.Ep, port string) error {
-	var local *rpma.Ep
+func rlisten(ep **rpma.EP, port string) error {
+	var local *rpma.EP
 	err := rpeer().EPListen(cstr(os.Getenv("RXE_A_IP")), cstr(port), &local)
 	*ep = local
 	if err == nil {
@@ -167,7 +167,7 @@ func rpmaDelete[T any](p **T, del func(**T) error) error {
 var (
 	fxRPeerA       *rpma.Peer
 	fxRPeerB       *rpma.Peer
-	fxREp          *rpma.Ep
+	fxREp          *rpma.EP
 	fxRCfg         *rpma.ConnCfg
 	fxRMRA, fxRMRB *rpma.MRLocal
 	fxRRemB        *rpma.MRRemote
@@ -193,7 +193,7 @@ func rmrOn(p *rpma.Peer) *rpma.MRLocal {
 
 // rpeerOn creates the peer *p on the device librpma finds for node B's address (as a local
 // or a remote one), deleted after the probe.
-func rpeerOn(p **rpma.Peer, t rpma.UtilIbvContextType) *rpma.Peer {
+func rpeerOn(p **rpma.Peer, t rpma.UtilIBVContextType) *rpma.Peer {
 	var ic *ibv.Context
 	must("rpma ctx", rpma.UtilsGetIBVContext(cstr(os.Getenv("RXE_B_IP")), t, &ic))
 	var local *rpma.Peer
@@ -208,23 +208,23 @@ func rpeers() {
 	if fxREp != nil {
 		return
 	}
-	a := rpeerOn(&fxRPeerA, rpma.UtilIbvContextRemote)
-	b := rpeerOn(&fxRPeerB, rpma.UtilIbvContextLocal)
+	a := rpeerOn(&fxRPeerA, rpma.UtilIBVContextTypeRemote)
+	b := rpeerOn(&fxRPeerB, rpma.UtilIBVContextTypeLocal)
 	var c *rpma.ConnCfg
 	must("rpma cfg", rpma.ConnCfgNew(&c))
 	fxRCfg = c
 	onExit(func() error { return rpmaDelete(&fxRCfg, rpma.ConnCfgDelete) })
-	must("rpma cfg", c.ConnCfgSetTimeout(5000))
-	must("rpma cfg", c.ConnCfgSetComplChannel(fxRShared))
-	var ep *rpma.Ep
+	must("rpma cfg", c.SetTimeout(5000))
+	must("rpma cfg", c.SetComplChannel(fxRShared))
+	var ep *rpma.EP
 	must("rpma listen", b.EPListen(cstr(os.Getenv("RXE_B_IP")), cstr("7495"), &ep))
 	fxREp = ep
 	onExit(func() error { return rpmaDelete(&fxREp, rpma.EPShutdown) })
 	fxRMRA, fxRMRB = rmrOn(a), rmrOn(b)
 	var n uint64
-	must("rpma remote", fxRMRB.MRGetDescriptorSize(&n))
+	must("rpma remote", fxRMRB.GetDescriptorSize(&n))
 	d := make([]byte, n)
-	must("rpma remote", fxRMRB.MRGetDescriptor(unsafe.Pointer(&d[0])))
+	must("rpma remote", fxRMRB.GetDescriptor(unsafe.Pointer(&d[0])))
 	var r *rpma.MRRemote
 	must("rpma remote", rpma.MRRemoteFromDescriptor(unsafe.Pointer(&d[0]), n, &r))
 	fxRRemB = r
@@ -266,7 +266,7 @@ func rsreq() *rpma.ConnReq {
 		copy(pd, "doccheck\x00")
 		must("rpma connect", rconnectReq(&fxRReq, &rpma.ConnPrivateData{Ptr: unsafe.Pointer(&pd[0]), Len: 9}, &fxRCli))
 		var s *rpma.ConnReq
-		must("rpma request", fxREp.EPNextConnReq(fxRCfg, &s))
+		must("rpma request", fxREp.NextConnReq(fxRCfg, &s))
 		fxRSReq = s
 		onExit(func() error { return rpmaDelete(&fxRSReq, rpma.ConnReqDelete) })
 	}
@@ -284,8 +284,8 @@ func rconn() {
 	// The client first: taking its connect response completes the connection.
 	for _, c := range []*rpma.Conn{fxRCli, fxRSrv} {
 		var e rpma.ConnEvent
-		must("rpma established", c.ConnNextEvent(&e))
-		if e != rpma.ConnEstablished {
+		must("rpma established", c.NextEvent(&e))
+		if e != rpma.ConnEventEstablished {
 			must("rpma established", fmt.Errorf("event %v", e))
 		}
 	}
@@ -303,13 +303,13 @@ func rcliSh() *rpma.Conn {
 // rcqOf is conn's main CQ, its fd set non-blocking when nonblock.
 func rcqOf(conn *rpma.Conn, nonblock bool) *rpma.CQ {
 	var q *rpma.CQ
-	must("rpma cq", conn.ConnGetCQ(&q))
+	must("rpma cq", conn.GetCQ(&q))
 	if q == nil {
 		must("rpma cq", fmt.Errorf("no cq"))
 	}
 	if nonblock {
 		var fd int32
-		must("rpma cq fd", q.CQGetFD(&fd))
+		must("rpma cq fd", q.GetFD(&fd))
 		must("rpma cq fd", unix.SetNonblock(int(fd), true))
 	}
 	return q
