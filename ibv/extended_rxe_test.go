@@ -22,14 +22,14 @@ func TestExtendedVerbs(t *testing.T) {
 	ctx := openDevice(t, env.Nodes[0].Dev)
 	defer func() { require.NoError(t, ctx.CloseDevice()) }()
 
-	var attr DeviceAttr
-	require.NoError(t, ctx.QueryDevice(&attr))
-	var ex DeviceAttrEx
-	require.NoError(t, ctx.QueryDeviceEx(nil, &ex))
+	attr, err := ctx.QueryDevice()
+	require.NoError(t, err)
+	ex, err := ctx.QueryDeviceEx(nil)
+	require.NoError(t, err)
 	assert.Equal(t, attr.MaxCQE, ex.OrigAttr.MaxCQE)
 	assert.Equal(t, attr.MaxQP, ex.OrigAttr.MaxQP)
 
-	err := ctx.QueryDeviceEx(&QueryDeviceExInput{CompMask: 1}, &ex)
+	_, err = ctx.QueryDeviceEx(&QueryDeviceExInput{CompMask: 1})
 	assert.ErrorIs(t, err, unix.EINVAL)
 	var e *Error
 	require.True(t, errors.As(err, &e))

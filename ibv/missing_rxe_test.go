@@ -23,8 +23,7 @@ func TestNewerThanInstalled(t *testing.T) {
 	env := rxetest.Guest(t)
 	ctx := openDevice(t, env.Nodes[0].Dev)
 	defer func() { require.NoError(t, ctx.CloseDevice()) }()
-	var speed uint64
-	err := ctx.QueryPortSpeed(1, &speed)
+	speed, err := ctx.QueryPortSpeed(1)
 	switch env.Root {
 	case "sid":
 		var m *MissingError

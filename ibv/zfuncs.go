@@ -183,6 +183,22 @@ import "C"
 // lib is libibverbs.so.1, opened on first use.
 var lib = dl.NewLib("libibverbs.so.1")
 
+// Load opens libibverbs.so.1 if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming libibverbs.so.1 when it is missing.
+func Load() error {
+	return lib.Load()
+}
+
+// Release describes the installed libibverbs.so.1 as far as one symbol tells (exact release numbers are not detected): "after rdma-core 44" when it has ibv_wr_opcode_str, which rdma-core 44 lacks and rdma-core 65 has; "rdma-core 44 or earlier" when it lacks it; "" when Load fails.
+func Release() string {
+	switch {
+	case Load() != nil:
+		return ""
+	case lib.Has("ibv_wr_opcode_str"):
+		return "after rdma-core 44"
+	}
+	return "rdma-core 44 or earlier"
+}
+
 var (
 	// sym_ibv_wc_status_str resolves ibv_wc_status_str (infiniband/verbs.h).
 	sym_ibv_wc_status_str = &dl.Symbol{

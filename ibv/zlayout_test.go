@@ -147,9 +147,9 @@ func layoutTable() *layouttest.Table {
 			Fields: []layouttest.Field{{
 				C:          "val_ptr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon0.ValPtr())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon0)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon0.ValPtr())),
+				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon0.ValPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "val_ptr_data_u64",
@@ -161,9 +161,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "next_ptr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon1.NextPtr())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon1.NextPtr())),
+				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon1.NextPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_ptr_data_u64",
@@ -1505,30 +1505,30 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "element.cq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.CQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.CQ())),
+				Size:       unsafe.Sizeof(v.Element.CQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.qp",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.QP())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.QP())),
+				Size:       unsafe.Sizeof(v.Element.QP()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.srq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.SRQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.SRQ())),
+				Size:       unsafe.Sizeof(v.Element.SRQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.wq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.WQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.WQ())),
+				Size:       unsafe.Sizeof(v.Element.WQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.port_num",

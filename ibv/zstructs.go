@@ -52,8 +52,13 @@ type FlowActionESPEncapAnon0 struct {
 }
 
 // ValPtr returns the member val_ptr (C: void *) of the union.
-func (u *FlowActionESPEncapAnon0) ValPtr() *unsafe.Pointer {
-	return (*unsafe.Pointer)(unsafe.Pointer(u))
+func (u *FlowActionESPEncapAnon0) ValPtr() unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(u))
+}
+
+// SetValPtr sets the member val_ptr (C: void *) of the union.
+func (u *FlowActionESPEncapAnon0) SetValPtr(v unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(u)) = v
 }
 
 // ValPtrDataU64 returns the member val_ptr_data_u64 (C: __u64) of the union.
@@ -69,8 +74,13 @@ type FlowActionESPEncapAnon1 struct {
 }
 
 // NextPtr returns the member next_ptr (C: struct ib_uverbs_flow_action_esp_encap *) of the union.
-func (u *FlowActionESPEncapAnon1) NextPtr() **FlowActionESPEncap {
-	return (**FlowActionESPEncap)(unsafe.Pointer(u))
+func (u *FlowActionESPEncapAnon1) NextPtr() *FlowActionESPEncap {
+	return *(**FlowActionESPEncap)(unsafe.Pointer(u))
+}
+
+// SetNextPtr sets the member next_ptr (C: struct ib_uverbs_flow_action_esp_encap *) of the union.
+func (u *FlowActionESPEncapAnon1) SetNextPtr(v *FlowActionESPEncap) {
+	*(**FlowActionESPEncap)(unsafe.Pointer(u)) = v
 }
 
 // NextPtrDataU64 returns the member next_ptr_data_u64 (C: __u64) of the union.
@@ -509,23 +519,43 @@ type AsyncEventElement struct {
 }
 
 // CQ returns the member cq (C: struct ibv_cq *) of the union.
-func (u *AsyncEventElement) CQ() **CQ {
-	return (**CQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) CQ() *CQ {
+	return *(**CQ)(unsafe.Pointer(u))
+}
+
+// SetCQ sets the member cq (C: struct ibv_cq *) of the union.
+func (u *AsyncEventElement) SetCQ(v *CQ) {
+	*(**CQ)(unsafe.Pointer(u)) = v
 }
 
 // QP returns the member qp (C: struct ibv_qp *) of the union.
-func (u *AsyncEventElement) QP() **QP {
-	return (**QP)(unsafe.Pointer(u))
+func (u *AsyncEventElement) QP() *QP {
+	return *(**QP)(unsafe.Pointer(u))
+}
+
+// SetQP sets the member qp (C: struct ibv_qp *) of the union.
+func (u *AsyncEventElement) SetQP(v *QP) {
+	*(**QP)(unsafe.Pointer(u)) = v
 }
 
 // SRQ returns the member srq (C: struct ibv_srq *) of the union.
-func (u *AsyncEventElement) SRQ() **SRQ {
-	return (**SRQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) SRQ() *SRQ {
+	return *(**SRQ)(unsafe.Pointer(u))
+}
+
+// SetSRQ sets the member srq (C: struct ibv_srq *) of the union.
+func (u *AsyncEventElement) SetSRQ(v *SRQ) {
+	*(**SRQ)(unsafe.Pointer(u)) = v
 }
 
 // WQ returns the member wq (C: struct ibv_wq *) of the union.
-func (u *AsyncEventElement) WQ() **WQ {
-	return (**WQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) WQ() *WQ {
+	return *(**WQ)(unsafe.Pointer(u))
+}
+
+// SetWQ sets the member wq (C: struct ibv_wq *) of the union.
+func (u *AsyncEventElement) SetWQ(v *WQ) {
+	*(**WQ)(unsafe.Pointer(u)) = v
 }
 
 // PortNum returns the member port_num (C: int) of the union.

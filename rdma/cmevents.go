@@ -42,8 +42,8 @@ type cmEvent struct {
 func (c *cmChannel) next(ctx context.Context) (cmEvent, error) {
 	var out cmEvent
 	err := c.w.wait(ctx, func() error {
-		var ev *rdmacm.CMEvent
-		if err := c.ch.GetCMEvent(&ev); err != nil {
+		ev, err := c.ch.GetCMEvent()
+		if err != nil {
 			if errors.Is(err, unix.EAGAIN) {
 				return errAgain
 			}

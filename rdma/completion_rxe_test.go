@@ -368,12 +368,12 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	raw, err := s.dev.Raw().CreateCQ(4, nil, s.cc.Raw(), 0)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, raw.Destroy()) }()
-	require.NoError(t, raw.ReqNotify(0))
+	require.NoError(t, raw.ReqNotify(false))
 	qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, qp.Destroy()) }()
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, int32(ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags)))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	// The work request and its SGE live in the Buffer (C memory), past
 	// what the receive may write.
 	mem := s.buf.Bytes()
@@ -382,9 +382,9 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	require.NoError(t, err)
 	wr := (*ibv.RecvWR)(unsafePointer(mem[61<<10:]))
 	*wr = ibv.RecvWR{WRID: 77, SgList: sge, NumSGE: 1}
-	var bad *ibv.RecvWR
-	require.NoError(t, qp.PostRecv(wr, &bad))
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, int32(ibv.QPAttrMaskState)))
+	_, err = qp.PostRecv(wr)
+	require.NoError(t, err)
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -393,12 +393,12 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	require.ErrorIs(t, err, errForeignEvent)
 	assert.Nil(t, cq)
 	assert.Zero(t, n)
-	var wc ibv.WC
-	got, err := raw.Poll(1, &wc)
+	var wc [1]ibv.WC
+	got, err := raw.Poll(wc[:])
 	require.NoError(t, err)
 	require.Equal(t, 1, got, "the flushed receive is still in the foreign CQ")
-	assert.Equal(t, uint64(77), wc.WRID)
-	assert.Equal(t, ibv.WCStatusWRFlushErr, wc.Status, ibv.WCStatusStr(wc.Status))
+	assert.Equal(t, uint64(77), wc[0].WRID)
+	assert.Equal(t, ibv.WCStatusWRFlushErr, wc[0].Status, ibv.WCStatusStr(wc[0].Status))
 }
 
 // TestWaitBlockingWaker: WaitBlocking blocks in ibv_get_cq_event's read on

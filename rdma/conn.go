@@ -110,20 +110,18 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 		c.teardown()
 		return nil, err
 	}
-	// (cgo refuses &c.id: c holds Go pointers.)
-	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PortSpaceTCP); err != nil {
+	id, err := ch.ch.CreateID(nil, rdmacm.PortSpaceTCP)
+	if err != nil {
 		return fail(err)
 	}
 	c.id = id
-	ms := int32(cfg.ResolveTimeout / time.Millisecond)
-	if err := c.id.ResolveAddr(src, dst, ms); err != nil {
+	if err := c.id.ResolveAddr(src, dst, cfg.ResolveTimeout); err != nil {
 		return fail(err)
 	}
 	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeAddrResolved); err != nil {
 		return fail(err)
 	}
-	if err := c.id.ResolveRoute(ms); err != nil {
+	if err := c.id.ResolveRoute(cfg.ResolveTimeout); err != nil {
 		return fail(err)
 	}
 	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeRouteResolved); err != nil {
@@ -266,8 +264,8 @@ func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
 		return nil, err
 	}
 	l := &Listener{ch: ch, cfg: cfg.withDefaults()}
-	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PortSpaceTCP); err != nil {
+	id, err := ch.ch.CreateID(nil, rdmacm.PortSpaceTCP)
+	if err != nil {
 		ch.close()
 		return nil, err
 	}
@@ -303,7 +301,7 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 	}
 	ch, err := newCMChannel()
 	if err != nil {
-		ev.id.Reject(nil, 0)
+		ev.id.Reject(nil)
 		ev.id.DestroyID()
 		return nil, err
 	}
@@ -313,11 +311,11 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 		return nil, err
 	}
 	if err := c.id.MigrateID(ch.ch); err != nil {
-		c.id.Reject(nil, 0)
+		c.id.Reject(nil)
 		return fail(err)
 	}
 	if err := c.setup(l.cfg); err != nil {
-		c.id.Reject(nil, 0)
+		c.id.Reject(nil)
 		return fail(err)
 	}
 	param := l.cfg.connParam()

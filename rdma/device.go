@@ -3,7 +3,6 @@ package rdma
 import (
 	"context"
 	"fmt"
-	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
 	"golang.org/x/sys/unix"
@@ -25,17 +24,15 @@ func Devices() ([]DeviceInfo, error) {
 	return out, err
 }
 
-// eachDevice calls f with every device and its name until f returns true,
-// the device list held for the duration (ibv_get_device_list,
-// ibv_free_device_list).
+// eachDevice calls f with every device and its name until f returns true
+// (ibv_get_device_list; the binding releases the C list itself, the
+// devices staying valid while libibverbs lists them).
 func eachDevice(f func(d *ibv.Device, name string) (stop bool)) error {
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
+	list, err := ibv.GetDeviceList()
 	if err != nil {
 		return err
 	}
-	defer ibv.FreeDeviceList(list)
-	for _, d := range unsafe.Slice(list, n) {
+	for _, d := range list {
 		name, err := d.GetName()
 		if err != nil {
 			return err
@@ -123,32 +120,29 @@ func (d *Device) Raw() *ibv.Context { return d.ctx }
 
 // Query returns the device's attributes (ibv_query_device).
 func (d *Device) Query() (ibv.DeviceAttr, error) {
-	var a ibv.DeviceAttr
 	if err := d.use("rdma.Device.Query"); err != nil {
-		return a, err
+		return ibv.DeviceAttr{}, err
 	}
 	defer d.done()
-	return a, d.ctx.QueryDevice(&a)
+	return d.ctx.QueryDevice()
 }
 
 // QueryPort returns the attributes of port (ibv_query_port).
 func (d *Device) QueryPort(port uint8) (ibv.PortAttr, error) {
-	var a ibv.PortAttr
 	if err := d.use("rdma.Device.QueryPort"); err != nil {
-		return a, err
+		return ibv.PortAttr{}, err
 	}
 	defer d.done()
-	return a, d.ctx.QueryPort(port, &a)
+	return d.ctx.QueryPort(port)
 }
 
 // GID returns entry index of port's GID table (ibv_query_gid).
 func (d *Device) GID(port uint8, index int) (ibv.GID, error) {
-	var g ibv.GID
 	if err := d.use("rdma.Device.GID"); err != nil {
-		return g, err
+		return ibv.GID{}, err
 	}
 	defer d.done()
-	return g, d.ctx.QueryGID(port, int32(index), &g)
+	return d.ctx.QueryGID(port, index)
 }
 
 // AsyncEvent is one asynchronous device event, already acknowledged.
@@ -180,8 +174,8 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		} else if !ok {
 			return errAgain
 		}
-		var ev ibv.AsyncEvent
-		if err := d.ctx.GetAsyncEvent(&ev); err != nil {
+		ev, err := d.ctx.GetAsyncEvent()
+		if err != nil {
 			return err
 		}
 		out.Type = ev.EventType
@@ -193,7 +187,7 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		case ibv.EventTypeSRQErr, ibv.EventTypeSRQLimitReached:
 		case ibv.EventTypeDeviceFatal:
 		default:
-			if qp := *ev.Element.QP(); qp != nil {
+			if qp := ev.Element.QP(); qp != nil {
 				out.QPNum = qp.QPNum
 			}
 		}

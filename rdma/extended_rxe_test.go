@@ -52,7 +52,7 @@ func TestExtendedVerbs(t *testing.T) {
 	require.NoError(t, x.Start())
 	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
 	require.NoError(t, x.Send())
-	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), uint32(len(msg))))
+	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
 	require.NoError(t, x.Complete())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

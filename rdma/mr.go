@@ -69,7 +69,7 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 	if pin != nil {
 		m.pinner.Pin(pin)
 	}
-	mr, err := p.pd.RegMR(unsafe.Pointer(unsafe.SliceData(b)), uint64(len(b)), int32(access))
+	mr, err := p.pd.RegMR(b, access)
 	if err != nil {
 		m.pinner.Unpin()
 		return nil, err

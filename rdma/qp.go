@@ -204,13 +204,12 @@ func (q *QP) State() ibv.QPState { return ibv.QPState(q.state.Load()) }
 // Query returns the QP's current attributes for mask (ibv_query_qp) and
 // updates State.
 func (q *QP) Query(mask ibv.QPAttrMask) (ibv.QPAttr, ibv.QPInitAttr, error) {
-	var attr ibv.QPAttr
-	var init ibv.QPInitAttr
 	if err := q.use("rdma.QP.Query"); err != nil {
-		return attr, init, err
+		return ibv.QPAttr{}, ibv.QPInitAttr{}, err
 	}
 	defer q.done()
-	if err := q.qp.Query(&attr, int32(mask|ibv.QPAttrMaskState), &init); err != nil {
+	attr, init, err := q.qp.Query(mask | ibv.QPAttrMaskState)
+	if err != nil {
 		return attr, init, err
 	}
 	q.state.Store(int32(attr.QPState))
@@ -233,9 +232,8 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 	}
 	defer q.done()
 	if serr := checkTransition(q.typ, q.State(), attr, mask); serr != nil {
-		var cur ibv.QPAttr
-		var init ibv.QPInitAttr
-		if q.qp.Query(&cur, int32(ibv.QPAttrMaskState), &init) != nil || cur.QPState == q.State() {
+		cur, _, err := q.qp.Query(ibv.QPAttrMaskState)
+		if err != nil || cur.QPState == q.State() {
 			return serr
 		}
 		q.state.Store(int32(cur.QPState))
@@ -243,7 +241,7 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 			return serr
 		}
 	}
-	if err := q.qp.Modify(attr, int32(mask)); err != nil {
+	if err := q.qp.Modify(attr, mask); err != nil {
 		return err
 	}
 	if mask&ibv.QPAttrMaskState != 0 {

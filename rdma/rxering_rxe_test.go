@@ -109,7 +109,7 @@ func TestDirectPoll(t *testing.T) {
 			done, err = cq.PollBatch(3)
 			k = copy(wcs, done)
 		case 2:
-			k, err = cq.Raw().Poll(5, &wcs[0])
+			k, err = cq.Raw().Poll(wcs[:5])
 		case 3:
 			require.False(t, cq.SetDirect(false))
 			k, err = cq.Poll(wcs[:4])
@@ -125,7 +125,7 @@ func TestDirectPoll(t *testing.T) {
 	done, err := cq.PollBatch(0)
 	require.NoError(t, err)
 	require.Empty(t, done, "PollBatch(0) takes nothing")
-	k, err := cq.Raw().Poll(1, &wcs[0])
+	k, err := cq.Raw().Poll(wcs[:1])
 	require.NoError(t, err)
 	require.Zero(t, k)
 }
@@ -154,7 +154,7 @@ func TestDirectPollConcurrent(t *testing.T) {
 				if g%2 == 0 {
 					k, err = cq.Poll(wcs[:1+g%3])
 				} else {
-					k, err = cq.Raw().Poll(int32(1+g%3), &wcs[0])
+					k, err = cq.Raw().Poll(wcs[:1+g%3])
 				}
 				if !assert.NoError(t, err) {
 					return

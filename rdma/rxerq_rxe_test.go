@@ -31,8 +31,8 @@ func cRecv(t *testing.T, q *QP, id uint64, sges []ibv.SGE) error {
 		copy(sg, sges)
 		wr.SgList = &sg[0]
 	}
-	var bad *ibv.RecvWR
-	return q.Raw().PostRecv(wr, &bad)
+	_, err := q.Raw().PostRecv(wr)
+	return err
 }
 
 // awaitWCs polls cq until n completions have come, and returns them.

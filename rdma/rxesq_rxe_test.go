@@ -33,8 +33,8 @@ func cSend(t *testing.T, q *QP, w SendWork) error {
 	r := wr.WR.RDMA()
 	r.RemoteAddr, r.RKey = w.RemoteAddr, w.RKey
 	*wr.ImmData() = w.Imm
-	var bad *ibv.SendWR
-	return q.Raw().PostSend(wr, &bad)
+	_, err := q.Raw().PostSend(wr)
+	return err
 }
 
 // checkPostErr checks that err is a *PostError with posted work requests

@@ -75,9 +75,9 @@ func (k *waker) check() error {
 		return err
 	}
 	k.wake()
-	var wc ibv.WC
+	var wc [1]ibv.WC
 	for deadline := time.Now().Add(wakerCheckFor); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		n, err := k.cq.Poll(1, &wc)
+		n, err := k.cq.Poll(wc[:])
 		if err != nil {
 			return err
 		}
@@ -100,21 +100,20 @@ func (k *waker) arm() error {
 		return nil
 	}
 	if k.state != ibv.QPStateReset {
-		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateReset}, int32(ibv.QPAttrMaskState)); err != nil {
+		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateReset}, ibv.QPAttrMaskState); err != nil {
 			return err
 		}
 		k.state = ibv.QPStateReset
 	}
 	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1},
-		int32(ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags)); err != nil {
+		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
 	k.state = ibv.QPStateInit
-	var bad *ibv.RecvWR
-	if err := k.qp.PostRecv((*ibv.RecvWR)(k.mem), &bad); err != nil {
+	if _, err := k.qp.PostRecv((*ibv.RecvWR)(k.mem)); err != nil {
 		return err
 	}
-	if err := k.cq.ReqNotify(0); err != nil {
+	if err := k.cq.ReqNotify(false); err != nil {
 		return err
 	}
 	k.armed.Store(true)
@@ -130,7 +129,7 @@ func (k *waker) wake() {
 	if !k.armed.Load() || k.qp == nil {
 		return
 	}
-	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, int32(ibv.QPAttrMaskState)) == nil {
+	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState) == nil {
 		k.state = ibv.QPStateErr
 		k.armed.Store(false)
 	}
@@ -151,9 +150,9 @@ func (k *waker) taken(drain bool) {
 	if !drain || k.cq == nil {
 		return
 	}
-	var wc ibv.WC
+	var wc [1]ibv.WC
 	for {
-		if n, err := k.cq.Poll(1, &wc); n <= 0 || err != nil {
+		if n, err := k.cq.Poll(wc[:]); n <= 0 || err != nil {
 			break
 		}
 	}

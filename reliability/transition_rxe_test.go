@@ -135,7 +135,7 @@ func TestInvalidTransitions(t *testing.T) {
 		}
 		// The device.
 		badInputs.Add(1)
-		raw := q.Raw().Modify(&st.attr, int32(mask))
+		raw := q.Raw().Modify(&st.attr, mask)
 		if raw == nil || !errors.Is(raw, unix.EINVAL) {
 			disagree = append(disagree, fmt.Sprintf("%s: device: %v", name, raw))
 		}

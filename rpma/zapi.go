@@ -4,8 +4,10 @@ package rpma
 
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
+	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
 	unix "golang.org/x/sys/unix"
+	"time"
 	"unsafe"
 )
 
@@ -29,17 +31,18 @@ import (
 //   - RPMA_E_INVAL: conn, dst or src is NULL; dst_offset is not aligned to 8 bytes; flags are not set (flags == 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_atomic_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
 func (c *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_atomic_write(c, dst, dstOffset, src, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_atomic_write", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_atomic_write", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ApplyRemotePeerCfg calls rpma_conn_apply_remote_peer_cfg (librpma.h): apply remote peer cfg to the connection.
@@ -54,42 +57,49 @@ func (c *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int
 //
 //   - RPMA_E_INVAL: conn or pcfg are NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_apply_remote_peer_cfg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [PeerCfgNew], librpma(7).
+// See also [ConnReq.Connect], [PeerCfgNew], librpma(7).
 func (c *Conn) ApplyRemotePeerCfg(pcfg *PeerCfg) error {
 	r, _, err := c_rpma_conn_apply_remote_peer_cfg(c, pcfg)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_apply_remote_peer_cfg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_apply_remote_peer_cfg", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgDelete calls rpma_conn_cfg_delete (librpma.h): delete the connection configuration object.
+// Delete calls rpma_conn_cfg_delete (librpma.h): delete the connection configuration object.
 //
-// [ConnCfgDelete] deletes the connection configuration object.
+// [ConnCfg.Delete] deletes the connection configuration object.
 //
 // # Return value
 //
-// The [ConnCfgDelete] function returns 0 on success or a negative error code on failure. [ConnCfgDelete] sets *cfg_ptr value to NULL on success and on failure.
+// The [ConnCfg.Delete] function returns 0 on success or a negative error code on failure. [ConnCfg.Delete] sets *cfg_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// cfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], librpma(7).
-func ConnCfgDelete(cfgPtr **ConnCfg) error {
-	r, _, err := c_rpma_conn_cfg_delete(cfgPtr)
+func (cc *ConnCfg) Delete() error {
+	zcc := cc
+	r, _, err := c_rpma_conn_cfg_delete(&zcc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetComplChannel calls rpma_conn_cfg_get_compl_channel (librpma.h): get if the completion event channel can be shared by CQ and RCQ.
@@ -100,21 +110,27 @@ func ConnCfgDelete(cfgPtr **ConnCfg) error {
 //
 // The [ConnCfg.GetComplChannel] function returns 0 on success or a negative error code on failure. [ConnCfg.GetComplChannel] does not set *shared value on failure.
 //
+// # Go shape
+//
+// shared is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or shared is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [Conn.Wait], [ConnCfg.SetComplChannel], librpma(7).
-func (cc *ConnCfg) GetComplChannel(shared *bool) error {
-	r, _, err := c_rpma_conn_cfg_get_compl_channel(cc, shared)
+func (cc *ConnCfg) GetComplChannel() (shared bool, err error) {
+	var zshared bool
+	r, _, err := c_rpma_conn_cfg_get_compl_channel(cc, &zshared)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_compl_channel", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_compl_channel", int32(r)); err != nil {
+		return false, err
+	}
+	return zshared, nil
 }
 
 // GetCQSize calls rpma_conn_cfg_get_cq_size (librpma.h): get CQ size for the connection.
@@ -125,21 +141,27 @@ func (cc *ConnCfg) GetComplChannel(shared *bool) error {
 //
 // The [ConnCfg.GetCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetCQSize] does not set *cq_size value on failure.
 //
+// # Go shape
+//
+// cq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or cq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetCQSize], librpma(7).
-func (cc *ConnCfg) GetCQSize(cqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_cq_size(cc, cqSize)
+func (cc *ConnCfg) GetCQSize() (cqSize int, err error) {
+	var zcqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_cq_size(cc, &zcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_cq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_cq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zcqSize), nil
 }
 
 // GetRCQSize calls rpma_conn_cfg_get_rcq_size (librpma.h): get receive CQ size for the connection.
@@ -150,21 +172,27 @@ func (cc *ConnCfg) GetCQSize(cqSize *uint32) error {
 //
 // The [ConnCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRCQSize] does not set *rcq_size value on failure.
 //
+// # Go shape
+//
+// rcq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rcq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetRCQSize], [Conn.GetRCQ], librpma(7).
-func (cc *ConnCfg) GetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rcq_size(cc, rcqSize)
+func (cc *ConnCfg) GetRCQSize() (rcqSize int, err error) {
+	var zrcqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_rcq_size(cc, &zrcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rcq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_rcq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrcqSize), nil
 }
 
 // GetRQSize calls rpma_conn_cfg_get_rq_size (librpma.h): get RQ size for the connection.
@@ -175,21 +203,27 @@ func (cc *ConnCfg) GetRCQSize(rcqSize *uint32) error {
 //
 // The [ConnCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRQSize] does not set *rq_size value on failure.
 //
+// # Go shape
+//
+// rq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetRQSize], librpma(7).
-func (cc *ConnCfg) GetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rq_size(cc, rqSize)
+func (cc *ConnCfg) GetRQSize() (rqSize int, err error) {
+	var zrqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_rq_size(cc, &zrqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_rq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrqSize), nil
 }
 
 // GetSQSize calls rpma_conn_cfg_get_sq_size (librpma.h): get SQ size for the connection.
@@ -200,21 +234,27 @@ func (cc *ConnCfg) GetRQSize(rqSize *uint32) error {
 //
 // The [ConnCfg.GetSQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSQSize] does not set *sq_size value on failure.
 //
+// # Go shape
+//
+// sq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or sq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetSQSize], librpma(7).
-func (cc *ConnCfg) GetSQSize(sqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_sq_size(cc, sqSize)
+func (cc *ConnCfg) GetSQSize() (sqSize int, err error) {
+	var zsqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_sq_size(cc, &zsqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_sq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_sq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zsqSize), nil
 }
 
 // GetSRQ calls rpma_conn_cfg_get_srq (librpma.h): get the shared RQ object from the connection.
@@ -225,21 +265,27 @@ func (cc *ConnCfg) GetSQSize(sqSize *uint32) error {
 //
 // The [ConnCfg.GetSRQ] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSRQ] does not set *srq_ptr value on failure.
 //
+// # Go shape
+//
+// srq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or srq_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetSRQ], librpma(7).
-func (cc *ConnCfg) GetSRQ(srqPtr **SRQ) error {
-	r, _, err := c_rpma_conn_cfg_get_srq(cc, srqPtr)
+func (cc *ConnCfg) GetSRQ() (srq *SRQ, err error) {
+	var zsrq *SRQ
+	r, _, err := c_rpma_conn_cfg_get_srq(cc, &zsrq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_srq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_srq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zsrq, nil
 }
 
 // GetTimeout calls rpma_conn_cfg_get_timeout (librpma.h): get connection establishment timeout.
@@ -250,21 +296,27 @@ func (cc *ConnCfg) GetSRQ(srqPtr **SRQ) error {
 //
 // The [ConnCfg.GetTimeout] function returns 0 on success or a negative error code on failure. [ConnCfg.GetTimeout] does not set *timeout_ms value on failure.
 //
+// # Go shape
+//
+// timeout_ms is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or timeout_ms is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.SetTimeout], librpma(7).
-func (cc *ConnCfg) GetTimeout(timeoutMs *int32) error {
-	r, _, err := c_rpma_conn_cfg_get_timeout(cc, timeoutMs)
+func (cc *ConnCfg) GetTimeout() (timeout time.Duration, err error) {
+	var ztimeout int32
+	r, _, err := c_rpma_conn_cfg_get_timeout(cc, &ztimeout)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_timeout", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_timeout", int32(r)); err != nil {
+		return 0, err
+	}
+	return time.Duration(ztimeout) * time.Millisecond, nil
 }
 
 // ConnCfgNew calls rpma_conn_cfg_new (librpma.h): create a new connection configuration object.
@@ -287,22 +339,28 @@ func (cc *ConnCfg) GetTimeout(timeoutMs *int32) error {
 //
 // The [ConnCfgNew] function returns 0 on success or a negative error code on failure. [ConnCfgNew] does not set *cfg_ptr value on failure.
 //
+// # Go shape
+//
+// cfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgDelete], [ConnCfg.GetComplChannel], [ConnCfg.GetCQSize], [ConnCfg.GetRQSize], [ConnCfg.GetSQSize], [ConnCfg.GetTimeout], [ConnCfg.SetComplChannel], [ConnCfg.SetCQSize], [ConnCfg.SetRQSize], [ConnCfg.SetSQSize], [ConnCfg.SetTimeout], [Peer.ConnReqNew], [EP.NextConnReq], librpma(7).
-func ConnCfgNew(cfgPtr **ConnCfg) error {
-	r, _, err := c_rpma_conn_cfg_new(cfgPtr)
+// See also [ConnCfg.Delete], [ConnCfg.GetComplChannel], [ConnCfg.GetCQSize], [ConnCfg.GetRQSize], [ConnCfg.GetSQSize], [ConnCfg.GetTimeout], [ConnCfg.SetComplChannel], [ConnCfg.SetCQSize], [ConnCfg.SetRQSize], [ConnCfg.SetSQSize], [ConnCfg.SetTimeout], [Peer.ConnReqNew], [EP.NextConnReq], librpma(7).
+func ConnCfgNew() (cfg *ConnCfg, err error) {
+	var zcfg *ConnCfg
+	r, _, err := c_rpma_conn_cfg_new(&zcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcfg, nil
 }
 
 // SetComplChannel calls rpma_conn_cfg_set_compl_channel (librpma.h): set if the completion event channel can be shared by CQ and RCQ.
@@ -317,9 +375,7 @@ func ConnCfgNew(cfgPtr **ConnCfg) error {
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [Conn.Wait], [ConnCfg.GetComplChannel], librpma(7).
 func (cc *ConnCfg) SetComplChannel(shared bool) error {
@@ -327,7 +383,10 @@ func (cc *ConnCfg) SetComplChannel(shared bool) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_compl_channel", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_compl_channel", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetCQSize calls rpma_conn_cfg_set_cq_size (librpma.h): set CQ size for the connection.
@@ -338,21 +397,30 @@ func (cc *ConnCfg) SetComplChannel(shared bool) error {
 //
 // The [ConnCfg.SetCQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// cq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.GetCQSize], librpma(7).
-func (cc *ConnCfg) SetCQSize(cqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_cq_size(cc, cqSize)
+func (cc *ConnCfg) SetCQSize(cqSize int) error {
+	zcqSize, err := carg.Uint32("rpma_conn_cfg_set_cq_size", "cq_size", cqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_cq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_cq_size(cc, zcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_cq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetRCQSize calls rpma_conn_cfg_set_rcq_size (librpma.h): set receive CQ size for the connection.
@@ -363,21 +431,30 @@ func (cc *ConnCfg) SetCQSize(cqSize uint32) error {
 //
 // The [ConnCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// rcq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfg.GetRCQSize], [ConnCfgNew], [Conn.GetRCQ], librpma(7).
-func (cc *ConnCfg) SetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rcq_size(cc, rcqSize)
+func (cc *ConnCfg) SetRCQSize(rcqSize int) error {
+	zrcqSize, err := carg.Uint32("rpma_conn_cfg_set_rcq_size", "rcq_size", rcqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rcq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_rcq_size(cc, zrcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_rcq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetRQSize calls rpma_conn_cfg_set_rq_size (librpma.h): set RQ size for the connection.
@@ -388,21 +465,30 @@ func (cc *ConnCfg) SetRCQSize(rcqSize uint32) error {
 //
 // The [ConnCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// rq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.GetRQSize], librpma(7).
-func (cc *ConnCfg) SetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rq_size(cc, rqSize)
+func (cc *ConnCfg) SetRQSize(rqSize int) error {
+	zrqSize, err := carg.Uint32("rpma_conn_cfg_set_rq_size", "rq_size", rqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_rq_size(cc, zrqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_rq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetSQSize calls rpma_conn_cfg_set_sq_size (librpma.h): set SQ size for the connection.
@@ -413,21 +499,30 @@ func (cc *ConnCfg) SetRQSize(rqSize uint32) error {
 //
 // The [ConnCfg.SetSQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// sq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.GetSQSize], librpma(7).
-func (cc *ConnCfg) SetSQSize(sqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_sq_size(cc, sqSize)
+func (cc *ConnCfg) SetSQSize(sqSize int) error {
+	zsqSize, err := carg.Uint32("rpma_conn_cfg_set_sq_size", "sq_size", sqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_sq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_sq_size(cc, zsqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_sq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetSRQ calls rpma_conn_cfg_set_srq (librpma.h): set a shared RQ object for the connection.
@@ -442,9 +537,11 @@ func (cc *ConnCfg) SetSQSize(sqSize uint32) error {
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "success" on rdma-core 65 (undocumented behaviour): rpma_conn_cfg_set_srq(3) says the srq defaults to NULL and lists RPMA_E_INVAL only for a NULL cfg; setting the srq to NULL (its documented default) fails with RPMA_E_INVAL in librpma 1.3.
+//
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.GetSRQ], librpma(7).
 func (cc *ConnCfg) SetSRQ(srq *SRQ) error {
@@ -452,7 +549,10 @@ func (cc *ConnCfg) SetSRQ(srq *SRQ) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_srq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_srq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetTimeout calls rpma_conn_cfg_set_timeout (librpma.h): set connection establishment timeout.
@@ -463,47 +563,62 @@ func (cc *ConnCfg) SetSRQ(srq *SRQ) error {
 //
 // The [ConnCfg.SetTimeout] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// timeout_ms is a time.Duration (rounded up to milliseconds). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL or timeout_ms < 0
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], [ConnCfg.GetTimeout], librpma(7).
-func (cc *ConnCfg) SetTimeout(timeoutMs int32) error {
-	r, _, err := c_rpma_conn_cfg_set_timeout(cc, timeoutMs)
+func (cc *ConnCfg) SetTimeout(timeout time.Duration) error {
+	ztimeout, err := carg.Millis("rpma_conn_cfg_set_timeout", "timeout_ms", timeout)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_timeout", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_timeout(cc, int32(ztimeout))
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_timeout", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnDelete calls rpma_conn_delete (librpma.h): delete already closed connection.
+// Delete calls rpma_conn_delete (librpma.h): delete already closed connection.
 //
-// [ConnDelete] deletes already closed connection.
+// [Conn.Delete] deletes already closed connection.
 //
 // # Return value
 //
-// The [ConnDelete] function returns 0 on success or a negative error code on failure. [ConnDelete] sets *conn_ptr value to NULL on success and on failure.
+// The [Conn.Delete] function returns 0 on success or a negative error code on failure. [Conn.Delete] sets *conn_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// conn_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn_ptr is NULL or munmap() failed
 //   - RPMA_E_PROVIDER: ibv_destroy_cq() or rdma_destroy_id() failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.Disconnect], [ConnReqConnect], librpma(7).
-func ConnDelete(connPtr **Conn) error {
-	r, _, err := c_rpma_conn_delete(connPtr)
+// See also [Conn.Disconnect], [ConnReq.Connect], librpma(7).
+func (c *Conn) Delete() error {
+	zc := c
+	r, _, err := c_rpma_conn_delete(&zc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Disconnect calls rpma_conn_disconnect (librpma.h): tear the connection down.
@@ -522,17 +637,18 @@ func ConnDelete(connPtr **Conn) error {
 //   - RPMA_E_INVAL: conn is NULL
 //   - RPMA_E_PROVIDER: rdma_disconnect() failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_disconnect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnDelete], [Conn.NextEvent], [ConnReqConnect], librpma(7).
+// See also [Conn.Delete], [Conn.NextEvent], [ConnReq.Connect], librpma(7).
 func (c *Conn) Disconnect() error {
 	r, _, err := c_rpma_conn_disconnect(c)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_disconnect", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_disconnect", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetComplFD calls rpma_conn_get_compl_fd (librpma.h): get a file descriptor of the shared completion channel of the connection.
@@ -543,22 +659,28 @@ func (c *Conn) Disconnect() error {
 //
 // The [Conn.GetComplFD] function returns 0 on success or a negative error code on failure. [Conn.GetComplFD] does not set *fd value on failure.
 //
+// # Go shape
+//
+// fd is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or fd is NULL
 //   - RPMA_E_NOT_SHARED_CHNL: the completion event channel is not shared
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_compl_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also librpma(7), [ConnReqConnect].
-func (c *Conn) GetComplFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_compl_fd(c, fd)
+// See also librpma(7), [ConnReq.Connect].
+func (c *Conn) GetComplFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_conn_get_compl_fd(c, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_compl_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_compl_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
 // GetCQ calls rpma_conn_get_cq (librpma.h): get the connection's main CQ.
@@ -569,21 +691,27 @@ func (c *Conn) GetComplFD(fd *int32) error {
 //
 // The [Conn.GetCQ] function returns 0 on success or a negative error code on failure. [Conn.GetCQ] does not set *cq_ptr value on failure.
 //
+// # Go shape
+//
+// cq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or cq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_cq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Conn.GetRCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
-func (c *Conn) GetCQ(cqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_cq(c, cqPtr)
+// See also [ConnReq.Connect], [Conn.GetRCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetCQ() (cq *CQ, err error) {
+	var zcq *CQ
+	r, _, err := c_rpma_conn_get_cq(c, &zcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_cq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_cq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcq, nil
 }
 
 // GetEventFD calls rpma_conn_get_event_fd (librpma.h): get an event file descriptor of the connection.
@@ -594,21 +722,27 @@ func (c *Conn) GetCQ(cqPtr **CQ) error {
 //
 // The [Conn.GetEventFD] function returns 0 on success or a negative error code on failure. [Conn.GetEventFD] does not set *fd value on failure.
 //
+// # Go shape
+//
+// fd is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or fd is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_event_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.NextEvent], [ConnReqConnect], librpma(7).
-func (c *Conn) GetEventFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_event_fd(c, fd)
+// See also [Conn.NextEvent], [ConnReq.Connect], librpma(7).
+func (c *Conn) GetEventFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_conn_get_event_fd(c, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_event_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_event_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
 // GetPrivateData calls rpma_conn_get_private_data (librpma.h): get a pointer to the connection's private data.
@@ -623,21 +757,27 @@ func (c *Conn) GetEventFD(fd *int32) error {
 //
 // The [Conn.GetPrivateData] function returns 0 on success or a negative error code on failure. [Conn.GetPrivateData] does not set *pdata value on failure.
 //
+// # Go shape
+//
+// pdata is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or pdata is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], librpma(7).
-func (c *Conn) GetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_get_private_data(c, pdata)
+// See also [ConnReq.Connect], librpma(7).
+func (c *Conn) GetPrivateData() (pdata ConnPrivateData, err error) {
+	var zpdata ConnPrivateData
+	r, _, err := c_rpma_conn_get_private_data(c, &zpdata)
 	if err != nil {
-		return err
+		return ConnPrivateData{}, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_private_data", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_private_data", int32(r)); err != nil {
+		return ConnPrivateData{}, err
+	}
+	return zpdata, nil
 }
 
 // GetQPNum calls rpma_conn_get_qp_num (librpma.h): get the connection's qp_num.
@@ -648,21 +788,27 @@ func (c *Conn) GetPrivateData(pdata *ConnPrivateData) error {
 //
 // The [Conn.GetQPNum] function returns 0 on success or a negative error code on failure. [Conn.GetQPNum] does not set *qp_num value on failure.
 //
+// # Go shape
+//
+// qp_num is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or qp_num is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_qp_num; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Peer.ConnReqNew], [EP.NextConnReq], [ConnReqConnect], librpma(7).
-func (c *Conn) GetQPNum(qpNum *uint32) error {
-	r, _, err := c_rpma_conn_get_qp_num(c, qpNum)
+// See also [Peer.ConnReqNew], [EP.NextConnReq], [ConnReq.Connect], librpma(7).
+func (c *Conn) GetQPNum() (qpNum uint32, err error) {
+	var zqpNum uint32
+	r, _, err := c_rpma_conn_get_qp_num(c, &zqpNum)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_qp_num", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_qp_num", int32(r)); err != nil {
+		return 0, err
+	}
+	return zqpNum, nil
 }
 
 // GetRCQ calls rpma_conn_get_rcq (librpma.h): get the connection's receive CQ.
@@ -673,21 +819,27 @@ func (c *Conn) GetQPNum(qpNum *uint32) error {
 //
 // The [Conn.GetRCQ] function returns 0 on success or a negative error code on failure. [Conn.GetRCQ] does not set *rcq_ptr value on failure.
 //
+// # Go shape
+//
+// rcq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or rcq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfg.SetRCQSize], [ConnReqConnect], [Conn.GetCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
-func (c *Conn) GetRCQ(rcqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_rcq(c, rcqPtr)
+// See also [ConnCfg.SetRCQSize], [ConnReq.Connect], [Conn.GetCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetRCQ() (rcq *CQ, err error) {
+	var zrcq *CQ
+	r, _, err := c_rpma_conn_get_rcq(c, &zrcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_rcq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_rcq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zrcq, nil
 }
 
 // NextEvent calls rpma_conn_next_event (librpma.h): obtain a connection status.
@@ -705,6 +857,10 @@ func (c *Conn) GetRCQ(rcqPtr **CQ) error {
 //
 // The [Conn.NextEvent] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// event is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or event is NULL
@@ -712,26 +868,36 @@ func (c *Conn) GetRCQ(rcqPtr **CQ) error {
 //   - RPMA_E_PROVIDER: rdma_get_cm_event() or rdma_ack_cm_event() failed
 //   - RPMA_E_UNKNOWN: unexpected event
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_next_event; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Conn.Disconnect], librpma(7).
-func (c *Conn) NextEvent(event *ConnEvent) error {
-	r, _, err := c_rpma_conn_next_event(c, event)
+// See also [ConnReq.Connect], [Conn.Disconnect], librpma(7).
+func (c *Conn) NextEvent() (event ConnEvent, err error) {
+	var zevent ConnEvent
+	r, _, err := c_rpma_conn_next_event(c, &zevent)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_next_event", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_next_event", int32(r)); err != nil {
+		return 0, err
+	}
+	return zevent, nil
 }
 
-// ConnReqConnect calls rpma_conn_req_connect (librpma.h): initiate processing the connection request.
+// Connect calls rpma_conn_req_connect (librpma.h): initiate processing the connection request.
 //
-// [ConnReqConnect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.NextEvent].
+// [ConnReq.Connect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.NextEvent].
 //
 // # Return value
 //
-// The [ConnReqConnect] function returns 0 on success or a negative error code on failure. On success, the newly created connection object is stored in *conn_ptr whereas *req_ptr is consumed and set to NULL. On failure, [ConnReqConnect] does not set *conn_ptr whereas *req_ptr is consumed and set to NULL.
+// The [ConnReq.Connect] function returns 0 on success or a negative error code on failure. On success, the newly created connection object is stored in *conn_ptr whereas *req_ptr is consumed and set to NULL. On failure, [ConnReq.Connect] does not set *conn_ptr whereas *req_ptr is consumed and set to NULL.
+//
+// # Go shape
+//
+// conn_ptr is a result; req_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
+//
+// # Memory
+//
+// cgo lets C read pdata in Go memory only if the pointers it holds (Ptr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // # Errors
 //
@@ -739,43 +905,52 @@ func (c *Conn) NextEvent(event *ConnEvent) error {
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: initiating a connection request failed (active side only); accepting the connection request failed (passive side only); freeing a communication event failed (passive side only)
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_connect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ApplyRemotePeerCfg], [ConnDelete], [Conn.Disconnect], [Conn.GetCQ], [Conn.GetEventFD], [Conn.GetPrivateData], [Conn.GetRCQ], [Conn.NextEvent], [Peer.ConnReqNew], [EP.NextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func ConnReqConnect(reqPtr **ConnReq, pdata *ConnPrivateData, connPtr **Conn) error {
-	r, _, err := c_rpma_conn_req_connect(reqPtr, pdata, connPtr)
+// See also [Conn.ApplyRemotePeerCfg], [Conn.Delete], [Conn.Disconnect], [Conn.GetCQ], [Conn.GetEventFD], [Conn.GetPrivateData], [Conn.GetRCQ], [Conn.NextEvent], [Peer.ConnReqNew], [EP.NextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func (cr *ConnReq) Connect(pdata *ConnPrivateData) (conn *Conn, err error) {
+	var zconn *Conn
+	zcr := cr
+	r, _, err := c_rpma_conn_req_connect(&zcr, pdata, &zconn)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_connect", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_connect", int32(r)); err != nil {
+		return nil, err
+	}
+	return zconn, nil
 }
 
-// ConnReqDelete calls rpma_conn_req_delete (librpma.h): delete the connection requests.
+// Delete calls rpma_conn_req_delete (librpma.h): delete the connection requests.
 //
-// [ConnReqDelete] deletes the connection requests both incoming and outgoing.
+// [ConnReq.Delete] deletes the connection requests both incoming and outgoing.
 //
 // # Return value
 //
-// The [ConnReqDelete] function returns 0 on success or a negative error code on failure. [ConnReqDelete] sets *req_ptr value to NULL on success and on failure.
+// The [ConnReq.Delete] function returns 0 on success or a negative error code on failure. [ConnReq.Delete] sets *req_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// req_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: req_ptr is NULL
 //   - RPMA_E_PROVIDER: rdma_destroy_qp(3) or ibv_destroy_cq(3) failed; rdma_reject(3) or rdma_ack_cm_event(3) failed (passive side only); rdma_destroy_id(3) failed (active side only)
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], librpma(7).
-func ConnReqDelete(reqPtr **ConnReq) error {
-	r, _, err := c_rpma_conn_req_delete(reqPtr)
+func (cr *ConnReq) Delete() error {
+	zcr := cr
+	r, _, err := c_rpma_conn_req_delete(&zcr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetPrivateData calls rpma_conn_req_get_private_data (librpma.h): get a pointer to the request's private data.
@@ -786,21 +961,27 @@ func ConnReqDelete(reqPtr **ConnReq) error {
 //
 // The [ConnReq.GetPrivateData] function returns 0 on success or a negative error code on failure. [ConnReq.GetPrivateData] does not set *pdata value on failure.
 //
+// # Go shape
+//
+// pdata is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: req or pdata is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.GetPrivateData], [EP.NextConnReq], librpma(7).
-func (cr *ConnReq) GetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_req_get_private_data(cr, pdata)
+func (cr *ConnReq) GetPrivateData() (pdata ConnPrivateData, err error) {
+	var zpdata ConnPrivateData
+	r, _, err := c_rpma_conn_req_get_private_data(cr, &zpdata)
 	if err != nil {
-		return err
+		return ConnPrivateData{}, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_get_private_data", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_get_private_data", int32(r)); err != nil {
+		return ConnPrivateData{}, err
+	}
+	return zpdata, nil
 }
 
 // ConnReqNew calls rpma_conn_req_new (librpma.h): create a new outgoing connection request object.
@@ -811,23 +992,37 @@ func (cr *ConnReq) GetPrivateData(pdata *ConnPrivateData) error {
 //
 // The [Peer.ConnReqNew] function returns 0 on success or a negative error code on failure. [Peer.ConnReqNew] does not set *req_ptr value on failure. If cfg is NULL, then the default values are used
 //
+// # Go shape
+//
+// req_ptr is a result; addr is a Go string ("" passes NULL); port is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer, addr, port or req_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_create_id(3), rdma_resolve_addr(3), rdma_resolve_route(3) or ibv_create_cq(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnReqConnect], [ConnReqDelete], [ConnReq.Recv], [EP.NextConnReq], [PeerNew], librpma(7).
-func (p *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **ConnReq) error {
-	r, _, err := c_rpma_conn_req_new(p, addr, port, cfg, reqPtr)
+// See also [ConnCfgNew], [ConnReq.Connect], [ConnReq.Delete], [ConnReq.Recv], [EP.NextConnReq], [PeerNew], librpma(7).
+func (p *Peer) ConnReqNew(addr string, port string, cfg *ConnCfg) (req *ConnReq, err error) {
+	var zreq *ConnReq
+	zaddr, err := carg.String("rpma_conn_req_new", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_new", int32(r))
+	zport, err := carg.String("rpma_conn_req_new", "port", port)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := c_rpma_conn_req_new(p, zaddr, zport, cfg, &zreq)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zreq, nil
 }
 
 // Recv calls rpma_conn_req_recv (librpma.h): initiate the receive operation.
@@ -843,9 +1038,11 @@ func (p *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **ConnReq
 //   - RPMA_E_INVAL: req or src or op_context is NULL
 //   - RPMA_E_PROVIDER: ibv_post_recv(3) failed
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "null-op-context" on rdma-core 65 (undocumented behaviour): rpma_conn_req_recv(3) lists RPMA_E_INVAL when "req or src or op_context is NULL"; librpma 1.3 accepts a NULL op_context (it only becomes the completion's wr_id) and posts the receive, returning 0.
+//
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], [Peer.MRReg], librpma(7).
 func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
@@ -853,7 +1050,10 @@ func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsaf
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Wait calls rpma_conn_wait (librpma.h): wait for a completion event on the shared completion channel from CQ or RCQ.
@@ -864,6 +1064,10 @@ func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsaf
 //
 // The [Conn.Wait] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// cq and is_rcq are results.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or cq are NULL
@@ -872,17 +1076,20 @@ func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsaf
 //   - RPMA_E_PROVIDER: ibv_req_notify_cq(3) failed
 //   - RPMA_E_UNKNOWN: ibv_get_cq_event(3) returned unknown CQ
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], librpma(7).
-func (c *Conn) Wait(flags int32, cq **CQ, isRCQ *bool) error {
-	r, _, err := c_rpma_conn_wait(c, flags, cq, isRCQ)
+func (c *Conn) Wait(flags int32) (cq *CQ, isRCQ bool, err error) {
+	var zcq *CQ
+	var zisRCQ bool
+	r, _, err := c_rpma_conn_wait(c, flags, &zcq, &zisRCQ)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_wait", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_wait", int32(r)); err != nil {
+		return nil, false, err
+	}
+	return zcq, zisRCQ, nil
 }
 
 // GetFD calls rpma_cq_get_fd (librpma.h): get the completion queue's file descriptor.
@@ -895,21 +1102,27 @@ func (c *Conn) Wait(flags int32, cq **CQ, isRCQ *bool) error {
 //
 // The [CQ.GetFD] function returns 0 on success or a negative error code on failure. [CQ.GetFD] does not set *fd value on failure.
 //
+// # Go shape
+//
+// fd is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cq or fd is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also fcntl(2), [Conn.GetCQ], [Conn.GetRCQ], [SRQ.GetRCQ], [CQ.Wait], [CQ.GetWC], librpma(7).
-func (cq *CQ) GetFD(fd *int32) error {
-	r, _, err := c_rpma_cq_get_fd(cq, fd)
+func (cq *CQ) GetFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_cq_get_fd(cq, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_get_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_cq_get_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
 // GetWC calls rpma_cq_get_wc (librpma.h): receive one or more completions.
@@ -922,6 +1135,10 @@ func (cq *CQ) GetFD(fd *int32) error {
 //
 // The [CQ.GetWC] function returns 0 on success or a negative error code on failure. On success, it saves all got completions and their number into the wc and num_entries_got respectively. If the status of a completion is not equal to IBV_WC_SUCCESS then only the following attributes are valid: wr_id, status, qp_num, and vendor_err.
 //
+// # Go shape
+//
+// num_entries_got is a result; num_entries is len(wc). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: num_entries < 1, cq or wc is NULL, num_entries > 1 and num_entries_got is NULL
@@ -929,17 +1146,23 @@ func (cq *CQ) GetFD(fd *int32) error {
 //   - RPMA_E_PROVIDER: ibv_poll_cq(3) failed with a provider error
 //   - RPMA_E_UNKNOWN: ibv_poll_cq(3) failed but no provider error is available
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_wc; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.GetCQ], [Conn.GetRCQ], [ConnReq.Recv], [CQ.Wait], [CQ.GetFD], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.SendWithImm], [Conn.Write], [Conn.AtomicWrite], [Conn.WriteWithImm], librpma(7).
-func (cq *CQ) GetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error {
-	r, _, err := c_rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot)
+func (cq *CQ) GetWC(wc []ibv.WC) (numEntriesGot ibv.WCStatus, err error) {
+	var znumEntriesGot int32
+	znumEntries, err := carg.Int32("rpma_cq_get_wc", "num_entries", len(wc))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_get_wc", int32(r))
+	r, _, err := c_rpma_cq_get_wc(cq, znumEntries, carg.Slice(wc), &znumEntriesGot)
+	if err != nil {
+		return 0, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_cq_get_wc", int32(r)); err != nil {
+		return 0, err
+	}
+	return ibv.WCStatus(znumEntriesGot), nil
 }
 
 // Wait calls rpma_cq_wait (librpma.h): wait for a completion and ack it.
@@ -957,9 +1180,7 @@ func (cq *CQ) GetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error {
 //   - RPMA_E_PROVIDER: ibv_req_notify_cq(3) failed with a provider error
 //   - RPMA_E_SHARED_CHANNEL: the completion event channel is shared and cannot be handled by any particular CQ
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.GetCQ], [Conn.GetRCQ], [CQ.GetWC], [CQ.GetFD], librpma(7).
 func (cq *CQ) Wait() error {
@@ -967,7 +1188,10 @@ func (cq *CQ) Wait() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_wait", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_cq_wait", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetFD calls rpma_ep_get_fd (librpma.h): get a file descriptor of the endpoint.
@@ -978,21 +1202,27 @@ func (cq *CQ) Wait() error {
 //
 // The [EP.GetFD] function returns 0 on success or a negative error code on failure. [EP.GetFD] does not set *fd value on failure.
 //
+// # Go shape
+//
+// fd is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ep or fd is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.EPListen], librpma(7).
-func (ep *EP) GetFD(fd *int32) error {
-	r, _, err := c_rpma_ep_get_fd(ep, fd)
+func (ep *EP) GetFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_ep_get_fd(ep, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_get_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_get_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
 // EPListen calls rpma_ep_listen (librpma.h): create a listening endpoint.
@@ -1003,23 +1233,37 @@ func (ep *EP) GetFD(fd *int32) error {
 //
 // The [Peer.EPListen] function returns 0 on success or a negative error code on failure. [Peer.EPListen] does not set *ep_ptr value on failure.
 //
+// # Go shape
+//
+// ep_ptr is a result; addr is a Go string ("" passes NULL); port is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer, addr, port or ep_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_create_event_channel(3), rdma_create_id(3), rdma_getaddrinfo(3), rdma_listen(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_listen; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [EP.GetFD], [EP.NextConnReq], [EPShutdown], [PeerNew], librpma(7).
-func (p *Peer) EPListen(addr *byte, port *byte, epPtr **EP) error {
-	r, _, err := c_rpma_ep_listen(p, addr, port, epPtr)
+// See also [EP.GetFD], [EP.NextConnReq], [EP.Shutdown], [PeerNew], librpma(7).
+func (p *Peer) EPListen(addr string, port string) (ep *EP, err error) {
+	var zep *EP
+	zaddr, err := carg.String("rpma_ep_listen", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_listen", int32(r))
+	zport, err := carg.String("rpma_ep_listen", "port", port)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := c_rpma_ep_listen(p, zaddr, zport, &zep)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_ep_listen", int32(r)); err != nil {
+		return nil, err
+	}
+	return zep, nil
 }
 
 // NextConnReq calls rpma_ep_next_conn_req (librpma.h): obtain an incoming connection request.
@@ -1030,6 +1274,10 @@ func (p *Peer) EPListen(addr *byte, port *byte, epPtr **EP) error {
 //
 // The [EP.NextConnReq] function returns 0 on success or a negative error code on failure. [EP.NextConnReq] does not set *req_ptr value on failure.
 //
+// # Go shape
+//
+// req_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ep or req_ptr is NULL; obtained an event different than a connection request
@@ -1037,52 +1285,62 @@ func (p *Peer) EPListen(addr *byte, port *byte, epPtr **EP) error {
 //   - RPMA_E_NO_EVENT: no next connection request available
 //   - RPMA_E_PROVIDER: rdma_get_cm_event(3) failed
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_next_conn_req; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "no-request" on rdma-core 65 (undocumented behaviour): rpma_ep_next_conn_req(3) documents RPMA_E_NO_EVENT for "no next connection request available"; with the endpoint's fd (rpma_ep_get_fd) set non-blocking and no request pending, librpma 1.3 returns RPMA_E_PROVIDER (rdma_get_cm_event fails with EAGAIN) instead.
 //
-// See also [ConnCfgNew], [ConnReqDelete], [ConnReqConnect], [Peer.EPListen], librpma(7).
-func (ep *EP) NextConnReq(cfg *ConnCfg, reqPtr **ConnReq) error {
-	r, _, err := c_rpma_ep_next_conn_req(ep, cfg, reqPtr)
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+//
+// See also [ConnCfgNew], [ConnReq.Delete], [ConnReq.Connect], [Peer.EPListen], librpma(7).
+func (ep *EP) NextConnReq(cfg *ConnCfg) (req *ConnReq, err error) {
+	var zreq *ConnReq
+	r, _, err := c_rpma_ep_next_conn_req(ep, cfg, &zreq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_next_conn_req", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_next_conn_req", int32(r)); err != nil {
+		return nil, err
+	}
+	return zreq, nil
 }
 
-// EPShutdown calls rpma_ep_shutdown (librpma.h): stop listening and delete the endpoint.
+// Shutdown calls rpma_ep_shutdown (librpma.h): stop listening and delete the endpoint.
 //
-// [EPShutdown] stops listening for incoming connections and deletes the endpoint. The connections established using the endpoint will still exist after deleting the endpoint.
+// [EP.Shutdown] stops listening for incoming connections and deletes the endpoint. The connections established using the endpoint will still exist after deleting the endpoint.
 //
 // # Return value
 //
-// The [EPShutdown] function returns 0 on success or a negative error code on failure. [EPShutdown] does not set *ep_ptr value to NULL on failure.
+// The [EP.Shutdown] function returns 0 on success or a negative error code on failure. [EP.Shutdown] does not set *ep_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// ep_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: ep_ptr is NULL
 //   - RPMA_E_PROVIDER: rdma_destroy_id(3) failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_shutdown; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.EPListen], librpma(7).
-func EPShutdown(epPtr **EP) error {
-	r, _, err := c_rpma_ep_shutdown(epPtr)
+func (ep *EP) Shutdown() error {
+	zep := ep
+	r, _, err := c_rpma_ep_shutdown(&zep)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_shutdown", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_shutdown", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ErrToString calls rpma_err_2str (librpma.h): convert RPMA error code to a string.
 //
 // [ErrToString] returns the const string representation of RPMA error codes.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also librpma(7).
 func ErrToString(ret int32) (string, error) {
@@ -1117,17 +1375,18 @@ func ErrToString(ret int32) (string, error) {
 //   - RPMA_E_NOSUPP: type is RPMA_FLUSH_TYPE_PERSISTENT and the direct write to pmem is not supported
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_flush; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [MRRemoteFromDescriptor], librpma(7).
+// See also [ConnReq.Connect], [MRRemoteFromDescriptor], librpma(7).
 func (c *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushType, flags int32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_flush(c, dst, dstOffset, len, type_, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_flush", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_flush", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LogGetThreshold calls rpma_log_get_threshold (librpma.h): get the logging threshold level.
@@ -1138,21 +1397,27 @@ func (c *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushTyp
 //
 // [LogGetThreshold] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// level is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX; *level is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_get_threshold; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogSetFunction], [LogSetThreshold], librpma(7).
-func LogGetThreshold(threshold LogThreshold, level *LogLevel) error {
-	r, _, err := c_rpma_log_get_threshold(threshold, level)
+func LogGetThreshold(threshold LogThreshold) (level LogLevel, err error) {
+	var zlevel LogLevel
+	r, _, err := c_rpma_log_get_threshold(threshold, &zlevel)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_get_threshold", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_get_threshold", int32(r)); err != nil {
+		return 0, err
+	}
+	return zlevel, nil
 }
 
 // LogSetFunction calls rpma_log_set_function (librpma.h): set the logging function.
@@ -1186,9 +1451,7 @@ func LogGetThreshold(threshold LogThreshold, level *LogLevel) error {
 //
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_set_function; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogGetThreshold], [LogSetThreshold], librpma(7).
 func LogSetFunction(logFunction unsafe.Pointer) error {
@@ -1196,7 +1459,10 @@ func LogSetFunction(logFunction unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_set_function", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_set_function", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LogSetThreshold calls rpma_log_set_threshold (librpma.h): set the logging threshold level.
@@ -1231,9 +1497,7 @@ func LogSetFunction(logFunction unsafe.Pointer) error {
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
 //   - RPMA_E_INVAL: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX; level is not a value defined by enum rpma_log_level type
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_set_threshold; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogGetThreshold], [LogSetFunction], librpma(7).
 func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
@@ -1241,7 +1505,10 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_set_threshold", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_set_threshold", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Advise calls rpma_mr_advise (librpma.h): give advice about an address range in a memory registration.
@@ -1252,49 +1519,60 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 //
 // The [MRLocal.Advise] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// advice is a [ibv.AdviseMRAdvice]; flags is a [ibv.UverbsAdviseMRFlag].
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: in one of the following: the requested range is out of the memory registration bounds; the memory registration usage does not allow the specific advice; the flags are invalid
 //   - RPMA_E_NOSUPP: the operation is not supported by the system
 //   - RPMA_E_PROVIDER: ibv_mr_advise(3) failed for other errors
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_advise; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], ibv_mr_advise(3), librpma(7).
-func (mr *MRLocal) Advise(offset uint64, len uint64, advice int32, flags uint32) error {
-	r, _, err := c_rpma_mr_advise(mr, offset, len, advice, flags)
+func (mr *MRLocal) Advise(offset uint64, len uint64, advice ibv.AdviseMRAdvice, flags ibv.UverbsAdviseMRFlag) error {
+	r, _, err := c_rpma_mr_advise(mr, offset, len, int32(advice), uint32(flags))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_advise", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_advise", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// MRDereg calls rpma_mr_dereg (librpma.h): delete a local memory registration object.
+// Dereg calls rpma_mr_dereg (librpma.h): delete a local memory registration object.
 //
-// [MRDereg] deregisters a memory region and deletes a local memory registration object.
+// [MRLocal.Dereg] deregisters a memory region and deletes a local memory registration object.
 //
 // # Return value
 //
-// The [MRDereg] function returns 0 on success or a negative error code on failure. [MRDereg] does not set *mr_ptr value to NULL on failure.
+// The [MRLocal.Dereg] function returns 0 on success or a negative error code on failure. [MRLocal.Dereg] does not set *mr_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// mr_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr_ptr is NULL
 //   - RPMA_E_PROVIDER: memory deregistration failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_dereg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func MRDereg(mrPtr **MRLocal) error {
-	r, _, err := c_rpma_mr_dereg(mrPtr)
+func (mr *MRLocal) Dereg() error {
+	zmr := mr
+	r, _, err := c_rpma_mr_dereg(&zmr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_dereg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_dereg", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetDescriptor calls rpma_mr_get_descriptor (librpma.h): get a descriptor of a memory region.
@@ -1309,9 +1587,7 @@ func MRDereg(mrPtr **MRLocal) error {
 //
 //   - RPMA_E_INVAL: mr or desc is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRLocal.GetDescriptorSize], [Peer.MRReg], librpma(7).
 func (mr *MRLocal) GetDescriptor(desc unsafe.Pointer) error {
@@ -1319,7 +1595,10 @@ func (mr *MRLocal) GetDescriptor(desc unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_descriptor", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetDescriptorSize calls rpma_mr_get_descriptor_size (librpma.h): get size of the memory region descriptor.
@@ -1330,21 +1609,27 @@ func (mr *MRLocal) GetDescriptor(desc unsafe.Pointer) error {
 //
 // The [MRLocal.GetDescriptorSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetDescriptorSize] does not set *desc_size value on failure.
 //
+// # Go shape
+//
+// desc_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or desc_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRLocal.GetDescriptor], [Peer.MRReg], librpma(7).
-func (mr *MRLocal) GetDescriptorSize(descSize *uint64) error {
-	r, _, err := c_rpma_mr_get_descriptor_size(mr, descSize)
+func (mr *MRLocal) GetDescriptorSize() (descSize uint64, err error) {
+	var zdescSize uint64
+	r, _, err := c_rpma_mr_get_descriptor_size(mr, &zdescSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_descriptor_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zdescSize, nil
 }
 
 // GetPtr calls rpma_mr_get_ptr (librpma.h): get the pointer to the local memory region.
@@ -1355,21 +1640,27 @@ func (mr *MRLocal) GetDescriptorSize(descSize *uint64) error {
 //
 // The [MRLocal.GetPtr] function returns 0 on success or a negative error code on failure. [MRLocal.GetPtr] does not set *ptr value on failure.
 //
+// # Go shape
+//
+// ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_ptr; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) GetPtr(ptr *unsafe.Pointer) error {
-	r, _, err := c_rpma_mr_get_ptr(mr, ptr)
+func (mr *MRLocal) GetPtr() (ptr unsafe.Pointer, err error) {
+	var zptr unsafe.Pointer
+	r, _, err := c_rpma_mr_get_ptr(mr, &zptr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_ptr", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_ptr", int32(r)); err != nil {
+		return nil, err
+	}
+	return zptr, nil
 }
 
 // GetSize calls rpma_mr_get_size (librpma.h): get the size of the local memory region.
@@ -1380,21 +1671,27 @@ func (mr *MRLocal) GetPtr(ptr *unsafe.Pointer) error {
 //
 // The [MRLocal.GetSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetSize] does not set *size value on failure.
 //
+// # Go shape
+//
+// size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) GetSize(size *uint64) error {
-	r, _, err := c_rpma_mr_get_size(mr, size)
+func (mr *MRLocal) GetSize() (size uint64, err error) {
+	var zsize uint64
+	r, _, err := c_rpma_mr_get_size(mr, &zsize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zsize, nil
 }
 
 // MRReg calls rpma_mr_reg (librpma.h): create a local memory registration object.
@@ -1414,48 +1711,64 @@ func (mr *MRLocal) GetSize(size *uint64) error {
 //
 // The [Peer.MRReg] function returns 0 on success or a negative error code on failure. [Peer.MRReg] does not set *mr_ptr value on failure.
 //
+// # Go shape
+//
+// mr_ptr is a result; size is len(ptr).
+//
+// # Memory
+//
+// C keeps the address of ptr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer or ptr or mr_ptr is NULL; size equals 0
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: memory registration failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_reg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReq.Recv], [MRDereg], [MRLocal.GetDescriptor], [MRLocal.GetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func (p *Peer) MRReg(ptr unsafe.Pointer, size uint64, usage int32, mrPtr **MRLocal) error {
-	r, _, err := c_rpma_mr_reg(p, ptr, size, usage, mrPtr)
+// See also [ConnReq.Recv], [MRLocal.Dereg], [MRLocal.GetDescriptor], [MRLocal.GetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func (p *Peer) MRReg(ptr []byte, usage int32) (mr *MRLocal, err error) {
+	var zmr *MRLocal
+	r, _, err := c_rpma_mr_reg(p, carg.Bytes(ptr), uint64(len(ptr)), usage, &zmr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_reg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_reg", int32(r)); err != nil {
+		return nil, err
+	}
+	return zmr, nil
 }
 
-// MRRemoteDelete calls rpma_mr_remote_delete (librpma.h): delete the remote memory region's structure.
+// Delete calls rpma_mr_remote_delete (librpma.h): delete the remote memory region's structure.
 //
-// [MRRemoteDelete] deletes the remote memory region's structure.
+// [MRRemote.Delete] deletes the remote memory region's structure.
 //
 // # Return value
 //
-// The [MRRemoteDelete] function returns 0 on success or a negative error code on failure. [MRRemoteDelete] does not set *mr_ptr value to NULL on failure.
+// The [MRRemote.Delete] function returns 0 on success or a negative error code on failure. [MRRemote.Delete] does not set *mr_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// mr_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func MRRemoteDelete(mrPtr **MRRemote) error {
-	r, _, err := c_rpma_mr_remote_delete(mrPtr)
+func (mr *MRRemote) Delete() error {
+	zmr := mr
+	r, _, err := c_rpma_mr_remote_delete(&zmr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // MRRemoteFromDescriptor calls rpma_mr_remote_from_descriptor (librpma.h): create a memory region from a descriptor.
@@ -1470,23 +1783,33 @@ func MRRemoteDelete(mrPtr **MRRemote) error {
 //
 // The [MRRemoteFromDescriptor] function returns 0 on success or a negative error code on failure. [MRRemoteFromDescriptor] does not set *mr_ptr value on failure.
 //
+// # Go shape
+//
+// mr_ptr is a result; desc_size is len(desc).
+//
+// # Memory
+//
+// C reads desc during the call only: any memory will do.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: desc or mr_ptr is NULL; incompatible descriptor size
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_NOSUPP: deserialized information does not represent a valid memory region
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [MRRemoteDelete], [MRRemote.GetFlushType], [MRRemote.GetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemote) error {
-	r, _, err := c_rpma_mr_remote_from_descriptor(desc, descSize, mrPtr)
+// See also [MRRemote.Delete], [MRRemote.GetFlushType], [MRRemote.GetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func MRRemoteFromDescriptor(desc []byte) (mr *MRRemote, err error) {
+	var zmr *MRRemote
+	r, _, err := c_rpma_mr_remote_from_descriptor(carg.Bytes(desc), uint64(len(desc)), &zmr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_from_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_from_descriptor", int32(r)); err != nil {
+		return nil, err
+	}
+	return zmr, nil
 }
 
 // GetFlushType calls rpma_mr_remote_get_flush_type (librpma.h): get a remote memory region's flush types.
@@ -1497,21 +1820,27 @@ func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemo
 //
 // The [MRRemote.GetFlushType] function returns 0 on success or a negative error code on failure. [MRRemote.GetFlushType] does not set *flush_type value on failure.
 //
+// # Go shape
+//
+// flush_type is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or flush_type is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_flush_type; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) GetFlushType(flushType *int32) error {
-	r, _, err := c_rpma_mr_remote_get_flush_type(mr, flushType)
+func (mr *MRRemote) GetFlushType() (flushType int32, err error) {
+	var zflushType int32
+	r, _, err := c_rpma_mr_remote_get_flush_type(mr, &zflushType)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_get_flush_type", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_get_flush_type", int32(r)); err != nil {
+		return 0, err
+	}
+	return zflushType, nil
 }
 
 // GetSize calls rpma_mr_remote_get_size (librpma.h): get a remote memory region size.
@@ -1522,46 +1851,58 @@ func (mr *MRRemote) GetFlushType(flushType *int32) error {
 //
 // The [MRRemote.GetSize] function returns 0 on success or a negative error code on failure. [MRRemote.GetSize] does not set *size value on failure.
 //
+// # Go shape
+//
+// size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) GetSize(size *uint64) error {
-	r, _, err := c_rpma_mr_remote_get_size(mr, size)
+func (mr *MRRemote) GetSize() (size uint64, err error) {
+	var zsize uint64
+	r, _, err := c_rpma_mr_remote_get_size(mr, &zsize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_get_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_get_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zsize, nil
 }
 
-// PeerCfgDelete calls rpma_peer_cfg_delete (librpma.h): delete the peer configuration object.
+// Delete calls rpma_peer_cfg_delete (librpma.h): delete the peer configuration object.
 //
-// [PeerCfgDelete] deletes the peer configuration object.
+// [PeerCfg.Delete] deletes the peer configuration object.
 //
 // # Return value
 //
-// The [PeerCfgDelete] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_delete() does not set *pcfg_ptr value to NULL on failure.
+// The [PeerCfg.Delete] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_delete() does not set *pcfg_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// pcfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfgNew], librpma(7).
-func PeerCfgDelete(pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_delete(pcfgPtr)
+func (pc *PeerCfg) Delete() error {
+	zpc := pc
+	r, _, err := c_rpma_peer_cfg_delete(&zpc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PeerCfgFromDescriptor calls rpma_peer_cfg_from_descriptor (librpma.h): create a peer cfg from the descriptor.
@@ -1576,22 +1917,32 @@ func PeerCfgDelete(pcfgPtr **PeerCfg) error {
 //
 // The [PeerCfgFromDescriptor] function returns 0 on success or a negative error code on failure. [PeerCfgFromDescriptor] does not set *pcfg_ptr value on failure.
 //
+// # Go shape
+//
+// pcfg_ptr is a result; desc_size is len(desc).
+//
+// # Memory
+//
+// C reads desc during the call only: any memory will do.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: desc or pcfg_ptr are NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
-func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_from_descriptor(desc, descSize, pcfgPtr)
+func PeerCfgFromDescriptor(desc []byte) (pcfg *PeerCfg, err error) {
+	var zpcfg *PeerCfg
+	r, _, err := c_rpma_peer_cfg_from_descriptor(carg.Bytes(desc), uint64(len(desc)), &zpcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_from_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_from_descriptor", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpcfg, nil
 }
 
 // GetDescriptor calls rpma_peer_cfg_get_descriptor (librpma.h): get the descriptor of the peer configuration.
@@ -1606,9 +1957,7 @@ func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerC
 //
 //   - RPMA_E_INVAL: pcfg or desc are NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfgFromDescriptor], [PeerCfgNew], librpma(7).
 func (pc *PeerCfg) GetDescriptor(desc unsafe.Pointer) error {
@@ -1616,7 +1965,10 @@ func (pc *PeerCfg) GetDescriptor(desc unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetDescriptorSize calls rpma_peer_cfg_get_descriptor_size (librpma.h): get size of the peer cfg descriptor.
@@ -1627,21 +1979,27 @@ func (pc *PeerCfg) GetDescriptor(desc unsafe.Pointer) error {
 //
 // The [PeerCfg.GetDescriptorSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// desc_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg or desc_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
-func (pc *PeerCfg) GetDescriptorSize(descSize *uint64) error {
-	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pc, descSize)
+func (pc *PeerCfg) GetDescriptorSize() (descSize uint64, err error) {
+	var zdescSize uint64
+	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pc, &zdescSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zdescSize, nil
 }
 
 // GetDirectWriteToPMem calls rpma_peer_cfg_get_direct_write_to_pmem (librpma.h): check direct write to PMEM support.
@@ -1652,21 +2010,27 @@ func (pc *PeerCfg) GetDescriptorSize(descSize *uint64) error {
 //
 // The [PeerCfg.GetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// supported is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg or supported are NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfgFromDescriptor], [PeerCfgNew], [PeerCfg.SetDirectWriteToPMem], librpma(7).
-func (pc *PeerCfg) GetDirectWriteToPMem(supported *bool) error {
-	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pc, supported)
+func (pc *PeerCfg) GetDirectWriteToPMem() (supported bool, err error) {
+	var zsupported bool
+	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pc, &zsupported)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_direct_write_to_pmem", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_direct_write_to_pmem", int32(r)); err != nil {
+		return false, err
+	}
+	return zsupported, nil
 }
 
 // PeerCfgNew calls rpma_peer_cfg_new (librpma.h): create a new peer configuration object.
@@ -1677,22 +2041,28 @@ func (pc *PeerCfg) GetDirectWriteToPMem(supported *bool) error {
 //
 // The [PeerCfgNew] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_new() does not set *pcfg_ptr value on failure.
 //
+// # Go shape
+//
+// pcfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ApplyRemotePeerCfg], [PeerCfgDelete], [PeerCfgFromDescriptor], [PeerCfg.GetDescriptor], [PeerCfg.GetDescriptorSize], [PeerCfg.GetDirectWriteToPMem], [PeerCfg.SetDirectWriteToPMem], librpma(7).
-func PeerCfgNew(pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_new(pcfgPtr)
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.Delete], [PeerCfgFromDescriptor], [PeerCfg.GetDescriptor], [PeerCfg.GetDescriptorSize], [PeerCfg.GetDirectWriteToPMem], [PeerCfg.SetDirectWriteToPMem], librpma(7).
+func PeerCfgNew() (pcfg *PeerCfg, err error) {
+	var zpcfg *PeerCfg
+	r, _, err := c_rpma_peer_cfg_new(&zpcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpcfg, nil
 }
 
 // SetDirectWriteToPMem calls rpma_peer_cfg_set_direct_write_to_pmem (librpma.h): declare direct write to PMEM support.
@@ -1707,9 +2077,7 @@ func PeerCfgNew(pcfgPtr **PeerCfg) error {
 //
 //   - RPMA_E_INVAL: pcfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_set_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfg.GetDirectWriteToPMem], [PeerCfgNew], librpma(7).
 func (pc *PeerCfg) SetDirectWriteToPMem(supported bool) error {
@@ -1717,32 +2085,41 @@ func (pc *PeerCfg) SetDirectWriteToPMem(supported bool) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_set_direct_write_to_pmem", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_set_direct_write_to_pmem", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// PeerDelete calls rpma_peer_delete (librpma.h): delete a peer object.
+// Delete calls rpma_peer_delete (librpma.h): delete a peer object.
 //
-// [PeerDelete] deletes the peer object.
+// [Peer.Delete] deletes the peer object.
 //
 // # Return value
 //
-// The [PeerDelete] function returns 0 on success or a negative error code on failure. rpm_peer_delete() does not set *peer_ptr value to NULL on failure.
+// The [Peer.Delete] function returns 0 on success or a negative error code on failure. rpm_peer_delete() does not set *peer_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// peer_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_PROVIDER: deleting the verbs protection domain failed.
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerNew], librpma(7).
-func PeerDelete(peerPtr **Peer) error {
-	r, _, err := c_rpma_peer_delete(peerPtr)
+func (p *Peer) Delete() error {
+	zp := p
+	r, _, err := c_rpma_peer_delete(&zp)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PeerNew calls rpma_peer_new (librpma.h): create a peer object.
@@ -1753,6 +2130,10 @@ func PeerDelete(peerPtr **Peer) error {
 //
 // The [PeerNew] function returns 0 on success or a negative error code on failure. [PeerNew] does not set *peer_ptr value on failure.
 //
+// # Go shape
+//
+// peer_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ibv_ctx or peer_ptr is NULL
@@ -1760,17 +2141,19 @@ func PeerDelete(peerPtr **Peer) error {
 //   - RPMA_E_PROVIDER: creating a verbs protection domain failed with error other than ENOMEM.
 //   - RPMA_E_UNKNOWN: creating a verbs protection domain failed without error value.
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Peer.ConnReqNew], [Peer.EPListen], [Peer.MRReg], [PeerDelete], [UtilsGetIBVContext], librpma(7).
-func PeerNew(ibvCtx *ibv.Context, peerPtr **Peer) error {
-	r, _, err := c_rpma_peer_new(ibvCtx, peerPtr)
+// See also [Peer.ConnReqNew], [Peer.EPListen], [Peer.MRReg], [Peer.Delete], [UtilsGetIBVContext], librpma(7).
+func PeerNew(ibvCtx *ibv.Context) (peer *Peer, err error) {
+	var zpeer *Peer
+	r, _, err := c_rpma_peer_new(ibvCtx, &zpeer)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpeer, nil
 }
 
 // Read calls rpma_read (librpma.h): initiate the read operation.
@@ -1793,17 +2176,18 @@ func PeerNew(ibvCtx *ibv.Context, peerPtr **Peer) error {
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_read; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
 func (c *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_read(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_read", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_read", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Recv calls rpma_recv (librpma.h): initiate the receive operation.
@@ -1831,17 +2215,18 @@ func (c *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uin
 //   - RPMA_E_INVAL: conn == NULL; dst == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_recv(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
 func (c *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_recv(c, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Send calls rpma_send (librpma.h): initiate the send operation.
@@ -1864,17 +2249,18 @@ func (c *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Po
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; src == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
 func (c *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_send(c, src, offset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_send", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_send", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SendWithImm calls rpma_send_with_imm (librpma.h): initiate the send operation with immediate data.
@@ -1897,42 +2283,49 @@ func (c *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opCont
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; src == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
 func (c *Conn) SendWithImm(src *MRLocal, offset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_send_with_imm(c, src, offset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_send_with_imm", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_send_with_imm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQCfgDelete calls rpma_srq_cfg_delete (librpma.h): delete the shared RQ configuration object.
+// Delete calls rpma_srq_cfg_delete (librpma.h): delete the shared RQ configuration object.
 //
-// [SRQCfgDelete] deletes the shared RQ configuration object.
+// [SRQCfg.Delete] deletes the shared RQ configuration object.
 //
 // # Return value
 //
-// The [SRQCfgDelete] function returns 0 on success or a negative error code on failure. [SRQCfgDelete] sets *cfg_ptr value to NULL on success and on failure.
+// The [SRQCfg.Delete] function returns 0 on success or a negative error code on failure. [SRQCfg.Delete] sets *cfg_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// cfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfgNew], librpma(7).
-func SRQCfgDelete(cfgPtr **SRQCfg) error {
-	r, _, err := c_rpma_srq_cfg_delete(cfgPtr)
+func (srq *SRQCfg) Delete() error {
+	zsrq := srq
+	r, _, err := c_rpma_srq_cfg_delete(&zsrq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetRCQSize calls rpma_srq_cfg_get_rcq_size (librpma.h): get receive CQ size of the shared RQ.
@@ -1943,21 +2336,27 @@ func SRQCfgDelete(cfgPtr **SRQCfg) error {
 //
 // The [SRQCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRCQSize] does not set *rcq_size value on failure.
 //
+// # Go shape
+//
+// rcq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rcq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfgNew], [SRQCfg.SetRCQSize], librpma(7).
-func (srq *SRQCfg) GetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rcq_size(srq, rcqSize)
+func (srq *SRQCfg) GetRCQSize() (rcqSize int, err error) {
+	var zrcqSize uint32
+	r, _, err := c_rpma_srq_cfg_get_rcq_size(srq, &zrcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_get_rcq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_get_rcq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrcqSize), nil
 }
 
 // GetRQSize calls rpma_srq_cfg_get_rq_size (librpma.h): get RQ size of the shared RQ.
@@ -1968,21 +2367,27 @@ func (srq *SRQCfg) GetRCQSize(rcqSize *uint32) error {
 //
 // The [SRQCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRQSize] does not set *rq_size value on failure.
 //
+// # Go shape
+//
+// rq_size is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rq_size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfgNew], [SRQCfg.SetRQSize], librpma(7).
-func (srq *SRQCfg) GetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rq_size(srq, rqSize)
+func (srq *SRQCfg) GetRQSize() (rqSize int, err error) {
+	var zrqSize uint32
+	r, _, err := c_rpma_srq_cfg_get_rq_size(srq, &zrqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_get_rq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_get_rq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrqSize), nil
 }
 
 // SRQCfgNew calls rpma_srq_cfg_new (librpma.h): create a new shared RQ configuration object.
@@ -1999,22 +2404,28 @@ func (srq *SRQCfg) GetRQSize(rqSize *uint32) error {
 //
 // The [SRQCfgNew] function returns 0 on success or a negative error code on failure. [SRQCfgNew] does not set *cfg_ptr value on failure.
 //
+// # Go shape
+//
+// cfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfgDelete], [SRQCfg.GetRCQSize], [SRQCfg.GetRQSize], [SRQCfg.SetRCQSize], [SRQCfg.SetRQSize], [Peer.SRQNew], librpma(7).
-func SRQCfgNew(cfgPtr **SRQCfg) error {
-	r, _, err := c_rpma_srq_cfg_new(cfgPtr)
+// See also [SRQCfg.Delete], [SRQCfg.GetRCQSize], [SRQCfg.GetRQSize], [SRQCfg.SetRCQSize], [SRQCfg.SetRQSize], [Peer.SRQNew], librpma(7).
+func SRQCfgNew() (cfg *SRQCfg, err error) {
+	var zcfg *SRQCfg
+	r, _, err := c_rpma_srq_cfg_new(&zcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcfg, nil
 }
 
 // SetRCQSize calls rpma_srq_cfg_set_rcq_size (librpma.h): set receive CQ size of the shared RQ.
@@ -2027,21 +2438,30 @@ func SRQCfgNew(cfgPtr **SRQCfg) error {
 //
 // The [SRQCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// rcq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfg.GetRCQSize], [SRQCfgNew], [Peer.SRQNew], librpma(7).
-func (srq *SRQCfg) SetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rcq_size(srq, rcqSize)
+func (srq *SRQCfg) SetRCQSize(rcqSize int) error {
+	zrcqSize, err := carg.Uint32("rpma_srq_cfg_set_rcq_size", "rcq_size", rcqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_set_rcq_size", int32(r))
+	r, _, err := c_rpma_srq_cfg_set_rcq_size(srq, zrcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_set_rcq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetRQSize calls rpma_srq_cfg_set_rq_size (librpma.h): set RQ size of the shared RQ.
@@ -2052,47 +2472,62 @@ func (srq *SRQCfg) SetRCQSize(rcqSize uint32) error {
 //
 // The [SRQCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// rq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfgNew], [SRQCfg.GetRQSize], librpma(7).
-func (srq *SRQCfg) SetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rq_size(srq, rqSize)
+func (srq *SRQCfg) SetRQSize(rqSize int) error {
+	zrqSize, err := carg.Uint32("rpma_srq_cfg_set_rq_size", "rq_size", rqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_set_rq_size", int32(r))
+	r, _, err := c_rpma_srq_cfg_set_rq_size(srq, zrqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_set_rq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQDelete calls rpma_srq_delete (librpma.h): delete the shared RQ object.
+// Delete calls rpma_srq_delete (librpma.h): delete the shared RQ object.
 //
-// [SRQDelete] deletes the shared RQ object.
+// [SRQ.Delete] deletes the shared RQ object.
 //
 // # Return value
 //
-// The [SRQDelete] function returns 0 on success or a negative error code on failure. [SRQDelete] sets *srq_ptr value to NULL on success and on failure.
+// The [SRQ.Delete] function returns 0 on success or a negative error code on failure. [SRQ.Delete] sets *srq_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// srq_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: srq_ptr is NULL
 //   - RPMA_E_PROVIDER: ibv_destroy_cq(3), ibv_destroy_comp_channel(3), or ibv_destroy_srq(3) failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.SRQNew], [SRQ.GetRCQ], librpma(7).
-func SRQDelete(srqPtr **SRQ) error {
-	r, _, err := c_rpma_srq_delete(srqPtr)
+func (srq *SRQ) Delete() error {
+	zsrq := srq
+	r, _, err := c_rpma_srq_delete(&zsrq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetRCQ calls rpma_srq_get_rcq (librpma.h): get the receive CQ from the shared RQ object.
@@ -2103,21 +2538,27 @@ func SRQDelete(srqPtr **SRQ) error {
 //
 // The [SRQ.GetRCQ] function returns 0 on success or a negative error code on failure. [SRQ.GetRCQ] does not set *rcq_ptr value on failure.
 //
+// # Go shape
+//
+// rcq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: srq or rcq_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [SRQCfg.SetRCQSize], [Peer.SRQNew], librpma(7).
-func (srq *SRQ) GetRCQ(rcqPtr **CQ) error {
-	r, _, err := c_rpma_srq_get_rcq(srq, rcqPtr)
+func (srq *SRQ) GetRCQ() (rcq *CQ, err error) {
+	var zrcq *CQ
+	r, _, err := c_rpma_srq_get_rcq(srq, &zrcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_get_rcq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_get_rcq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zrcq, nil
 }
 
 // SRQNew calls rpma_srq_new (librpma.h): create a new shared RQ object.
@@ -2128,23 +2569,29 @@ func (srq *SRQ) GetRCQ(rcqPtr **CQ) error {
 //
 // The [Peer.SRQNew] function returns 0 on success or a negative error code on failure. [Peer.SRQNew] does not set *srq_ptr value on failure. If cfg is NULL, then the default values are used
 //
+// # Go shape
+//
+// srq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer or srq_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: ibv_create_srq(3), ibv_create_comp_channel(3), ibv_create_cq(3) or ibv_req_notify_cq(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQDelete], [SRQ.GetRCQ], librpma(7).
-func (p *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
-	r, _, err := c_rpma_srq_new(p, cfg, srqPtr)
+// See also [SRQ.Delete], [SRQ.GetRCQ], librpma(7).
+func (p *Peer) SRQNew(cfg *SRQCfg) (srq *SRQ, err error) {
+	var zsrq *SRQ
+	r, _, err := c_rpma_srq_new(p, cfg, &zsrq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zsrq, nil
 }
 
 // Recv calls rpma_srq_recv (librpma.h): initiate the receive operation in shared RQ.
@@ -2172,9 +2619,7 @@ func (p *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
 //   - RPMA_E_INVAL: srq == NULL; dst == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_srq_recv(3) failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], [Peer.SRQNew], librpma(7).
 func (srq *SRQ) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
@@ -2182,7 +2627,10 @@ func (srq *SRQ) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.P
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // UtilsConnEventToString calls rpma_utils_conn_event_2str (librpma.h): convert RPMA_CONN_* enum to a string.
@@ -2193,9 +2641,7 @@ func (srq *SRQ) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.P
 //
 // The [UtilsConnEventToString] function returns the const string representation of RPMA_CONN_* enums.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Conn.NextEvent], librpma(7).
 func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
@@ -2217,23 +2663,33 @@ func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
 //
 // The [UtilsGetIBVContext] function returns 0 on success or a negative error code on failure. [UtilsGetIBVContext] does not set *ibv_ctx_ptr value on failure.
 //
+// # Go shape
+//
+// ibv_ctx_ptr is a result; addr is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: addr or ibv_ctx_ptr is NULL or type is unknown
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_getaddrinfo(), rdma_create_id(), rdma_bind_addr() or rdma_resolve_addr() failed, the exact cause of the error can be read from the log
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_utils_get_ibv_context; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerNew], [UtilsIBVContextIsODPCapable], librpma(7).
-func UtilsGetIBVContext(addr *byte, type_ UtilIBVContextType, ibvCtxPtr **ibv.Context) error {
-	r, _, err := c_rpma_utils_get_ibv_context(addr, type_, ibvCtxPtr)
+func UtilsGetIBVContext(addr string, type_ UtilIBVContextType) (ibvCtx *ibv.Context, err error) {
+	var zibvCtx *ibv.Context
+	zaddr, err := carg.String("rpma_utils_get_ibv_context", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_utils_get_ibv_context", int32(r))
+	r, _, err := c_rpma_utils_get_ibv_context(zaddr, type_, &zibvCtx)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_utils_get_ibv_context", int32(r)); err != nil {
+		return nil, err
+	}
+	return zibvCtx, nil
 }
 
 // UtilsIBVContextIsODPCapable calls rpma_utils_ibv_context_is_odp_capable (librpma.h): is On-Demand Paging supported.
@@ -2244,22 +2700,28 @@ func UtilsGetIBVContext(addr *byte, type_ UtilIBVContextType, ibvCtxPtr **ibv.Co
 //
 // The [UtilsIBVContextIsODPCapable] function returns 0 on success or a negative error code on failure. The *is_odp_capable value on failure is undefined.
 //
+// # Go shape
+//
+// is_odp_capable is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ibv_ctx or is_odp_capable is NULL
 //   - RPMA_E_PROVIDER: ibv_query_device_ex() failed, the exact cause of the error can be read from the log
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_utils_ibv_context_is_odp_capable; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [UtilsGetIBVContext], librpma(7).
-func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context, isODPCapable *int32) error {
-	r, _, err := c_rpma_utils_ibv_context_is_odp_capable(ibvCtx, isODPCapable)
+func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context) (isODPCapable bool, err error) {
+	var zisODPCapable int32
+	r, _, err := c_rpma_utils_ibv_context_is_odp_capable(ibvCtx, &zisODPCapable)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_utils_ibv_context_is_odp_capable", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_utils_ibv_context_is_odp_capable", int32(r)); err != nil {
+		return false, err
+	}
+	return zisODPCapable != 0, nil
 }
 
 // Write calls rpma_write (librpma.h): initiate the write operation.
@@ -2282,17 +2744,18 @@ func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context, isODPCapable *int32) error
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
 func (c *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_write(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_write", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_write", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // WriteWithImm calls rpma_write_with_imm (librpma.h): initiate the write operation with immediate data.
@@ -2315,15 +2778,16 @@ func (c *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset ui
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
 func (c *Conn) WriteWithImm(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_write_with_imm(c, dst, dstOffset, src, srcOffset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_write_with_imm", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_write_with_imm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }

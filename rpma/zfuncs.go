@@ -102,6 +102,19 @@ import "C"
 // lib is librpma.so.0, opened on first use.
 var lib = dl.NewLib("librpma.so.0")
 
+// Load opens librpma.so.0 if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming librpma.so.0 when it is missing.
+func Load() error {
+	return lib.Load()
+}
+
+// Release describes the installed librpma.so.0: "" when Load fails; no symbol tells its releases apart here.
+func Release() string {
+	if Load() != nil {
+		return ""
+	}
+	return "librpma.so.0 (release not detected)"
+}
+
 var (
 	// sym_rpma_utils_get_ibv_context resolves rpma_utils_get_ibv_context (librpma.h).
 	sym_rpma_utils_get_ibv_context = &dl.Symbol{

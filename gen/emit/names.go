@@ -23,12 +23,36 @@ type Names struct {
 	Types map[string]string // record/enum key -> Go type name (local types only)
 	Vals  map[string]string // enumerator or macro -> Go constant name
 	deps  []*Names
+	enums map[string]*ir.Enum // local tagged enums by key
+}
+
+// Enum returns the tagged enum of key, local or of a dependency.
+func (n *Names) Enum(key string) *ir.Enum {
+	if e, ok := n.enums[key]; ok {
+		return e
+	}
+	for _, d := range n.deps {
+		if e := d.Enum(key); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// AllEnums calls f for every tagged enum named here or in a dependency.
+func (n *Names) AllEnums(f func(*ir.Enum)) {
+	for _, d := range n.deps {
+		d.AllEnums(f)
+	}
+	for _, e := range n.enums {
+		f(e)
+	}
 }
 
 // NewNames names every local symbol of pkg. deps are the Names of the
 // packages spec.Deps, already built.
 func NewNames(spec input.Spec, pkg *ir.Package, deps []*Names) (*Names, error) {
-	n := &Names{Spec: spec, Path: Module + "/" + spec.Name, Types: map[string]string{}, Vals: map[string]string{}, deps: deps}
+	n := &Names{Spec: spec, Path: Module + "/" + spec.Name, Types: map[string]string{}, Vals: map[string]string{}, deps: deps, enums: map[string]*ir.Enum{}}
 	used := map[string]string{} // Go name -> C symbol
 	claim := func(goName, c string) error {
 		if prev, ok := used[goName]; ok {
@@ -62,6 +86,7 @@ func NewNames(spec input.Spec, pkg *ir.Package, deps []*Names) (*Names, error) {
 			return nil, err
 		}
 		n.Types[e.Key] = g
+		n.enums[e.Key] = e
 	}
 	type val struct{ c, g string }
 	var vals []val

@@ -59,6 +59,9 @@ func Files(repo, name string) (map[string][]byte, error) {
 	}
 	e := emit.New(r.Pkg, r.Names)
 	e.Spec = set
+	if e.Measured, err = emit.LoadMeasured(filepath.Join(repo, "tools", "doccheck", "known.yaml")); err != nil {
+		return nil, err
+	}
 	return e.Files()
 }
 

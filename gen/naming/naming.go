@@ -155,7 +155,7 @@ func shared(a, b []string) int {
 	return n
 }
 
-func endsInDigit(s string) bool   { return s != "" && unicode.IsDigit(rune(s[len(s)-1])) }
+func endsInDigit(s string) bool     { return s != "" && unicode.IsDigit(rune(s[len(s)-1])) }
 func startsWithDigit(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
 
 // GoWords splits a Go identifier into its words: a run of capitals is one

@@ -40,11 +40,9 @@ func dev() *ibv.Device {
 		return fxDev
 	}
 	name := os.Getenv("RXE_A_DEV")
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
+	list, err := ibv.GetDeviceList()
 	must("dev", err)
-	onExit(func() error { ibv.FreeDeviceList(list); return nil })
-	for _, d := range unsafe.Slice(list, n) {
+	for _, d := range list {
 		if s, err := d.GetName(); err == nil && s == name {
 			fxDev = d
 			return d
@@ -65,8 +63,8 @@ func ctx() *ibv.Context {
 
 func devAttr() *ibv.DeviceAttr {
 	if fxDevAttr == nil {
-		var a ibv.DeviceAttr
-		must("dev_attr", ctx().QueryDevice(&a))
+		a, err := ctx().QueryDevice()
+		must("dev_attr", err)
 		fxDevAttr = &a
 	}
 	return fxDevAttr
@@ -133,7 +131,7 @@ func mr() *ibv.MR {
 	if fxMR == nil {
 		p := pd()
 		fxBuf = cmem(4096)
-		m, err := p.RegMR(unsafe.Pointer(&fxBuf[0]), 4096, int32(ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead))
+		m, err := p.RegMR(fxBuf, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead)
 		must("mr", err)
 		fxMR = m
 		onExit(func() error { return closeIf(&fxMR, (*ibv.MR).Dereg) })
@@ -175,20 +173,20 @@ func cqx() *ibv.CQEx {
 func toRTS(q *ibv.QP, dqpn uint32) error {
 	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1,
 		QPAccessFlags: uint32(ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead | ibv.AccessFlagsMWBind)},
-		int32(ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags)); err != nil {
+		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
-	var g ibv.GID
-	if err := q.Context.QueryGID(1, 1, &g); err != nil {
+	g, err := q.Context.QueryGID(1, 1)
+	if err != nil {
 		return err
 	}
 	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTR, PathMTU: ibv.MTU1024, DestQPNum: dqpn, MaxDestRdAtomic: 1, MinRNRTimer: 1,
 		AHAttr: ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{DGID: g, SGIDIndex: 1, HopLimit: 1}}},
-		int32(ibv.QPAttrMaskState|ibv.QPAttrMaskAv|ibv.QPAttrMaskPathMTU|ibv.QPAttrMaskDestQPN|ibv.QPAttrMaskRQPSN|ibv.QPAttrMaskMaxDestRdAtomic|ibv.QPAttrMaskMinRNRTimer)); err != nil {
+		ibv.QPAttrMaskState|ibv.QPAttrMaskAv|ibv.QPAttrMaskPathMTU|ibv.QPAttrMaskDestQPN|ibv.QPAttrMaskRQPSN|ibv.QPAttrMaskMaxDestRdAtomic|ibv.QPAttrMaskMinRNRTimer); err != nil {
 		return err
 	}
 	return q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
-		int32(ibv.QPAttrMaskState|ibv.QPAttrMaskTimeout|ibv.QPAttrMaskRetryCnt|ibv.QPAttrMaskRNRRetry|ibv.QPAttrMaskSQPSN|ibv.QPAttrMaskMaxQPRdAtomic))
+		ibv.QPAttrMaskState|ibv.QPAttrMaskTimeout|ibv.QPAttrMaskRetryCnt|ibv.QPAttrMaskRNRRetry|ibv.QPAttrMaskSQPSN|ibv.QPAttrMaskMaxQPRdAtomic)
 }
 
 func lqp() *ibv.QP {
@@ -205,7 +203,9 @@ func lqp() *ibv.QP {
 func ah() *ibv.AH {
 	if fxAH == nil {
 		a := ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
-		must("ah gid", ctx().QueryGID(1, 1, &a.GRH.DGID))
+		g, err := ctx().QueryGID(1, 1)
+		must("ah gid", err)
+		a.GRH.DGID = g
 		h, err := pd().CreateAH(&a)
 		must("ah", err)
 		fxAH = h
@@ -279,10 +279,8 @@ func sendWR(sg *ibv.SGE, num int, flags ibv.SendFlags) *ibv.SendWR {
 // sendSelf posts a receive and a signaled 8-byte send on a QP connected to itself and
 // waits (300 ms) until both completions are in their CQs, without consuming them.
 func sendSelf(q *ibv.QP) {
-	var br *ibv.RecvWR
-	var bs *ibv.SendWR
-	must("send_self", q.PostRecv(recvWR(sge(64, 64), 1), &br))
-	must("send_self", q.PostSend(sendWR(sge(0, 8), 1, ibv.SendFlagsSignaled), &bs))
+	must("send_self", errOf(q.PostRecv(recvWR(sge(64, 64), 1))))
+	must("send_self", errOf(q.PostSend(sendWR(sge(0, 8), 1, ibv.SendFlagsSignaled))))
 	time.Sleep(300 * time.Millisecond)
 }
 
@@ -314,12 +312,10 @@ func srqLimitQP() *ibv.QP {
 	must("srq limit", err)
 	onExit(q.Destroy)
 	must("srq limit", toRTS(q, q.QPNum))
-	var br *ibv.RecvWR
-	var bs *ibv.SendWR
 	w := recvWR(sge(0, 64), 1)
-	must("srq limit", fxSRQ.PostRecv(w, &br))
-	must("srq limit", fxSRQ.PostRecv(w, &br))
-	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, int32(ibv.SRQAttrMaskLimit)))
-	must("srq limit", q.PostSend(sendWR(sge(0, 64), 1, 0), &bs))
+	must("srq limit", errOf(fxSRQ.PostRecv(w)))
+	must("srq limit", errOf(fxSRQ.PostRecv(w)))
+	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, ibv.SRQAttrMaskLimit))
+	must("srq limit", errOf(q.PostSend(sendWR(sge(0, 64), 1, 0))))
 	return q
 }

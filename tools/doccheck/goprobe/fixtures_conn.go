@@ -29,17 +29,15 @@ func epQPAttr() *ibv.QPInitAttr {
 // list is freed after the probe.
 func addrinfo(env, service string, flags int32) *rdmacm.Addrinfo {
 	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PortSpaceTCP)}
-	var ai *rdmacm.Addrinfo
-	must("getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv(env)), cstr(service), &h, &ai))
+	ai, err := rdmacm.Getaddrinfo(os.Getenv(env), service, &h)
+	must("getaddrinfo", err)
 	onExit(func() error { ai.Freeaddrinfo(); return nil })
 	return ai
 }
 
-// endpoint creates an endpoint as *id, destroyed after the probe unless cleared. (The id
-// passes through a local: see rpmaDelete.)
+// endpoint creates an endpoint as *id, destroyed after the probe unless cleared.
 func endpoint(id **rdmacm.CMID, ai *rdmacm.Addrinfo, qp *ibv.QPInitAttr) error {
-	var local *rdmacm.CMID
-	err := rdmacm.CreateEP(&local, ai, nil, qp)
+	local, err := rdmacm.CreateEP(ai, nil, qp)
 	*id = local
 	if err == nil {
 		destroyEPAtExit(id)
@@ -55,12 +53,12 @@ func destroyEPAtExit(id **rdmacm.CMID) {
 // acceptNext takes the next connection request on lid and rejects it, or accepts it as
 // srv (destroyed after the probe).
 func acceptNext(reject bool) error {
-	var id *rdmacm.CMID
-	if err := fxLid.GetRequest(&id); err != nil {
+	id, err := fxLid.GetRequest()
+	if err != nil {
 		return err
 	}
 	if reject {
-		err := id.Reject(nil, 0)
+		err := id.Reject(nil)
 		id.DestroyEP()
 		return err
 	}
@@ -104,10 +102,10 @@ func connected() {
 	}
 	fxCBuf, fxSBuf = cmem(4096), cmem(4096)
 	var err error
-	fxCMR, err = fxCli.RegMsgs(unsafe.Pointer(&fxCBuf[0]), 4096)
+	fxCMR, err = fxCli.RegMsgs(fxCBuf)
 	must("conn mrs", err)
 	onExit(func() error { return closeIf(&fxCMR, rdmacm.DeregMR) })
-	fxSMR, err = fxSrv.RegMsgs(unsafe.Pointer(&fxSBuf[0]), 4096)
+	fxSMR, err = fxSrv.RegMsgs(fxSBuf)
 	must("conn mrs", err)
 	onExit(func() error { return closeIf(&fxSMR, rdmacm.DeregMR) })
 }
@@ -119,6 +117,10 @@ func srv() *rdmacm.CMID { connected(); return fxSrv }
 // cptr and sptr are addresses in cbuf and sbuf.
 func cptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxCBuf[off]) }
 func sptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxSBuf[off]) }
+
+// cbuf and sbuf are n bytes at off of the registered buffers of cli and srv.
+func cbuf(off, n int) []byte { connected(); return fxCBuf[off : off+n] }
+func sbuf(off, n int) []byte { connected(); return fxSBuf[off : off+n] }
 
 // csges is n entries of 8 bytes each, consecutive in cbuf (Go memory: the rdma_post_*v
 // wrappers copy the list into C memory).

@@ -75,8 +75,7 @@ func qpx() *ibv.QPEx { wqp(); return fxQPX }
 // returns qpx.
 func wrBegin() *ibv.QPEx {
 	x := qpx()
-	var bad *ibv.RecvWR
-	must("wr_begin", fxWQP.PostRecv(recvWR(sge(2048, 256), 1), &bad))
+	must("wr_begin", errOf(fxWQP.PostRecv(recvWR(sge(2048, 256), 1))))
 	must("wr_start", x.Start())
 	x.WRID, x.WRFlags = 7, uint32(ibv.SendFlagsSignaled)
 	return x
