@@ -95,7 +95,7 @@ func (cq *CQ) AckEvents(nevents uint32) {
 //
 // # Go shape
 //
-// flags is a [UverbsAdviseMRFlag]; num_sge is len(sgList). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+// flags is of type [UverbsAdviseMRFlag]; num_sge is len(sgList). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
@@ -3418,7 +3418,7 @@ func (fa *FlowAction) ModifyESP(esp *FlowActionESPAttr) error {
 //
 // # Go shape
 //
-// attr_mask is a [QPAttrMask].
+// attr_mask is of type [QPAttrMask].
 //
 // Convention zero_or_errno.
 //
@@ -3502,7 +3502,7 @@ func (qp *QP) ModifyRateLimit(attr *QPRateLimitAttr) error {
 //
 // # Go shape
 //
-// srq_attr_mask is a [SRQAttrMask].
+// srq_attr_mask is of type [SRQAttrMask].
 //
 // Convention zero_or_errno.
 //
@@ -4654,7 +4654,7 @@ func (c *Context) QueryPortSpeed(portNum uint8) (portSpeed uint64, err error) {
 //
 // # Go shape
 //
-// attr and init_attr are results; attr_mask is a [QPAttrMask].
+// attr and init_attr are results; attr_mask is of type [QPAttrMask].
 //
 // Convention zero_or_errno.
 //
@@ -4712,7 +4712,7 @@ func (qp *QP) Query(attrMask QPAttrMask) (attr QPAttr, initAttr QPInitAttr, err 
 //
 // # Go shape
 //
-// flags is a [QueryQPDataInOrderFlags].
+// flags is of type [QueryQPDataInOrderFlags].
 //
 // Convention value.
 //
@@ -4927,7 +4927,7 @@ func (cc *CompCntr) Read() (value uint64, err error) {
 //
 // # Go shape
 //
-// ncounters is len(countersValue); flags is a [ReadCountersFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+// ncounters is len(countersValue); flags is of type [ReadCountersFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (c *Counters) Read(countersValue []uint64, flags ReadCountersFlags) error {
@@ -5041,7 +5041,7 @@ func (cc *CompCntr) ReadErr() (value uint64, err error) {
 //
 // # Go shape
 //
-// length is len(addr); access is a [AccessFlags].
+// length is len(addr); access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5095,7 +5095,7 @@ func (pd *PD) RegBufMR(buf *Buf, addr []byte, access AccessFlags) (*MR, error) {
 //
 // # Go shape
 //
-// access is a [AccessFlags].
+// access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5125,7 +5125,7 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access AccessFlags
 //
 // # Go shape
 //
-// fd is an int; access is a [AccessFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+// fd is an int; access is of type [AccessFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
@@ -5181,7 +5181,7 @@ func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int, acc
 //
 // # Go shape
 //
-// length is len(addr); access is a [AccessFlags].
+// length is len(addr); access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5251,7 +5251,7 @@ func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 //
 // # Go shape
 //
-// length is len(addr); access is a [AccessFlags].
+// length is len(addr); access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5279,7 +5279,7 @@ func (pd *PD) RegMRIOVA(addr []byte, iova uint64, access AccessFlags) (*MR, erro
 //
 // # Go shape
 //
-// length is len(addr); access is a [AccessFlags].
+// length is len(addr); access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5365,7 +5365,7 @@ func (cq *CQ) ReqNotify(solicitedOnly bool) error {
 //
 // # Go shape
 //
-// flags is a [ReregMRFlags]; length is len(addr); access is a [AccessFlags].
+// flags is of type [ReregMRFlags]; length is len(addr); access is of type [AccessFlags].
 //
 // # Memory
 //
@@ -5944,7 +5944,7 @@ func (cq *CQEx) WCReadVendorErr() (uint32, error) {
 //
 // # Go shape
 //
-// the result is a [WCFlags].
+// the result is of type [WCFlags].
 //
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //

@@ -1521,7 +1521,7 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 //
 // # Go shape
 //
-// advice is a [ibv.AdviseMRAdvice]; flags is a [ibv.UverbsAdviseMRFlag].
+// advice is of type [ibv.AdviseMRAdvice]; flags is of type [ibv.UverbsAdviseMRFlag].
 //
 // # Errors
 //

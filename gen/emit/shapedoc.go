@@ -40,7 +40,7 @@ func (e *Emitter) shapeDoc(a apiFunc) string {
 		case shPort:
 			parts = append(parts, p.Name+" is a uint8")
 		case shEnum:
-			parts = append(parts, fmt.Sprintf("%s is a [%s]", p.Name, e.docType(ps.enum)))
+			parts = append(parts, fmt.Sprintf("%s is of type [%s]", p.Name, e.docType(ps.enum)))
 		case shRecvInOut:
 			parts = append(parts, p.Name+" is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call")
 		}
@@ -56,7 +56,7 @@ func (e *Emitter) shapeDoc(a apiFunc) string {
 		parts = append(parts, fmt.Sprintf("the array is copied into a Go slice and released with %s", sh.free.Name))
 	}
 	if sh.ret.kind == shEnum {
-		parts = append(parts, fmt.Sprintf("the result is a [%s]", e.docType(sh.ret.enum)))
+		parts = append(parts, fmt.Sprintf("the result is of type [%s]", e.docType(sh.ret.enum)))
 	}
 	if len(parts) == 0 {
 		return ""
