@@ -222,8 +222,8 @@ type cPingPong struct{ p *C.struct_bench_pp }
 // SGE, with the given work-request IDs.
 func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, send ibv.SGE, sendID uint64, recv ibv.SGE, recvID uint64) (*cPingPong, error) {
 	p := C.bench_pp_new(C.uintptr_t(uintptr(unsafe.Pointer(qp))), C.uintptr_t(uintptr(unsafe.Pointer(scq))), C.uintptr_t(uintptr(unsafe.Pointer(rcq))),
-		C.uint64_t(send.Addr), C.uint32_t(send.Length), C.uint32_t(send.Lkey), C.uint64_t(sendID),
-		C.uint64_t(recv.Addr), C.uint32_t(recv.Length), C.uint32_t(recv.Lkey), C.uint64_t(recvID))
+		C.uint64_t(send.Addr), C.uint32_t(send.Length), C.uint32_t(send.LKey), C.uint64_t(sendID),
+		C.uint64_t(recv.Addr), C.uint32_t(recv.Length), C.uint32_t(recv.LKey), C.uint64_t(recvID))
 	if p == nil {
 		return nil, fmt.Errorf("bench_pp_new: out of memory")
 	}

@@ -25,10 +25,10 @@ func BenchmarkWriteRate(b *testing.B) {
 		ws := make([]rdma.SendWork, batch)
 		for i := range ws {
 			sg, _ := src.mr.SGE(0, size)
-			ws[i] = rdma.SendWork{ID: uint64(i), Op: ibv.WRRDMAWrite, SGEs: []ibv.SGE{sg},
+			ws[i] = rdma.SendWork{ID: uint64(i), Op: ibv.WROpcodeRDMAWrite, SGEs: []ibv.SGE{sg},
 				RemoteAddr: dst.mr.Addr(), RKey: dst.mr.RKey()}
 		}
-		ws[batch-1].Flags = ibv.SendSignaled
+		ws[batch-1].Flags = ibv.SendFlagsSignaled
 		wcs := make([]ibv.WC, depth/batch)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -47,7 +47,7 @@ func BenchmarkWriteRate(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, wc := range wcs[:k] {
-				if wc.Status != ibv.WCSuccess {
+				if wc.Status != ibv.WCStatusSuccess {
 					b.Fatalf("write: %s", ibv.WCStatusStr(wc.Status))
 				}
 			}
@@ -99,7 +99,7 @@ func newPair(b *testing.B, a, bdev string, gid, depth int) (*pairNode, *pairNode
 		n.buf, err = rdma.AllocBuffer(1 << 16)
 		must(err)
 		b.Cleanup(func() { must(n.buf.Free()) })
-		n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessLocalWrite|ibv.AccessRemoteWrite|ibv.AccessRemoteRead)
+		n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead)
 		must(err)
 		b.Cleanup(func() { must(n.mr.Close()) })
 		n.cq, err = n.dev.NewCQ(2*depth, nil)

@@ -89,7 +89,7 @@ func newNode(devName string, gidIndex int) (*node, rdma.Endpoint, error) {
 	if n.buf, err = rdma.AllocBuffer(2 * maxMsg); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
-	if n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessLocalWrite); err != nil {
+	if n.mr, err = n.pd.Register(n.buf.Bytes(), ibv.AccessFlagsLocalWrite); err != nil {
 		return n, rdma.Endpoint{}, err
 	}
 	if n.cc, err = n.dev.NewCompChannel(); err != nil {
@@ -150,7 +150,7 @@ const (
 // from the node's memory region, never inline (see node).
 func (n *node) sendWork(size int) rdma.SendWork {
 	sg, _ := n.mr.SGE(0, size)
-	return rdma.SendWork{ID: sendID, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}
+	return rdma.SendWork{ID: sendID, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{sg}}
 }
 
 // send posts w; awaitRecv waits for its completion.
@@ -213,7 +213,7 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 				return err
 			}
 			if k > 0 {
-				if wcs[0].Status != ibv.WCSuccess || wcs[0].WRID != sendID {
+				if wcs[0].Status != ibv.WCStatusSuccess || wcs[0].WRID != sendID {
 					return fmt.Errorf("send completion %d: %s", wcs[0].WRID, ibv.WCStatusStr(wcs[0].Status))
 				}
 				n.sending = false
@@ -225,7 +225,7 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 				return err
 			}
 			if k > 0 {
-				if wcs[0].Status != ibv.WCSuccess || wcs[0].WRID != recvID {
+				if wcs[0].Status != ibv.WCStatusSuccess || wcs[0].WRID != recvID {
 					return fmt.Errorf("receive completion %d: %s", wcs[0].WRID, ibv.WCStatusStr(wcs[0].Status))
 				}
 				n.lastRecv = wcs[0].ByteLen
@@ -249,7 +249,7 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 // clears n.sending.
 func (n *node) handle(wcs []ibv.WC, recv rdma.RecvWork, got *bool) error {
 	for _, wc := range wcs {
-		if wc.Status != ibv.WCSuccess {
+		if wc.Status != ibv.WCStatusSuccess {
 			return fmt.Errorf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 		}
 		switch wc.WRID {

@@ -224,7 +224,7 @@ func newFlusher(b *testing.B, dev string, n int) *flusher {
 	buf, err := rdma.AllocBuffer(4096)
 	must(err)
 	b.Cleanup(func() { must(buf.Free()) })
-	mr, err := pd.Register(buf.Bytes(), ibv.AccessLocalWrite)
+	mr, err := pd.Register(buf.Bytes(), ibv.AccessFlagsLocalWrite)
 	must(err)
 	b.Cleanup(func() { must(mr.Close()) })
 	f := &flusher{settle: 20 * time.Millisecond}
@@ -254,7 +254,7 @@ func (f *flusher) fill(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsReset}, ibv.QPStateValue))
+	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateReset}, ibv.QPAttrMaskState))
 	for { // what a round left (it stops at drainRound completions or its poll budget)
 		n, err := f.cq.PollBatch(256)
 		must(err)
@@ -262,9 +262,9 @@ func (f *flusher) fill(b *testing.B) {
 			break
 		}
 	}
-	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	must(f.qp.PostRecv(f.recv...))
-	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	must(f.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 	time.Sleep(f.settle)
 }
 

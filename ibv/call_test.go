@@ -63,3 +63,21 @@ func TestShimThroughLayout(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, WCOpcode(unix.Getpid()), op)
 }
+
+// TestDeviceListClose: the list GetDeviceList returns is released once, by
+// its first Close; All and Len are empty after it, and a nil list is fine.
+func TestDeviceListClose(t *testing.T) {
+	list, err := GetDeviceList()
+	if err != nil {
+		t.Skipf("libibverbs.so.1 not installed: %v", err)
+	}
+	n := list.Len()
+	assert.Len(t, list.All(), n)
+	assert.NoError(t, list.Close())
+	assert.NoError(t, list.Close(), "a second Close does nothing")
+	assert.Zero(t, list.Len())
+	assert.Nil(t, list.All())
+	var none *DeviceList
+	assert.NoError(t, none.Close())
+	assert.Zero(t, none.Len())
+}

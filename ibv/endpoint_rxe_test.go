@@ -39,13 +39,12 @@ func mmapPage(t *testing.T, n int) []byte {
 
 // openDevice opens the rxe device named dev.
 func openDevice(t *testing.T, dev string) *Context {
-	var n int32
-	list, err := GetDeviceList(&n)
+	list, err := GetDeviceList()
 	require.NoError(t, err)
-	defer FreeDeviceList(list)
+	defer func() { require.NoError(t, list.Close()) }()
 	var names []string
-	for _, d := range unsafe.Slice(list, n) {
-		name, err := d.GetDeviceName()
+	for _, d := range list.All() {
+		name, err := d.GetName()
 		require.NoError(t, err)
 		names = append(names, name)
 		if name == dev {
@@ -63,18 +62,20 @@ func openDevice(t *testing.T, dev string) *Context {
 func newEndpoint(t *testing.T, dev string, gidIndex int) *endpoint {
 	e := &endpoint{ctx: openDevice(t, dev)}
 	t.Cleanup(func() { require.NoError(t, e.ctx.CloseDevice()) })
-	require.NoError(t, e.ctx.QueryPort(1, &e.port))
-	require.Equal(t, PortActive, e.port.State, "port 1 of %s", dev)
-	require.NoError(t, e.ctx.QueryGID(1, int32(gidIndex), &e.gid))
-
 	var err error
+	e.port, err = e.ctx.QueryPort(1)
+	require.NoError(t, err)
+	require.Equal(t, PortStateActive, e.port.State, "port 1 of %s", dev)
+	e.gid, err = e.ctx.QueryGID(1, gidIndex)
+	require.NoError(t, err)
+
 	e.pd, err = e.ctx.AllocPD()
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.pd.Dealloc()) })
 
 	e.buf = mmapPage(t, bufSize)
 	e.wrs = mmapPage(t, 4096)
-	e.mr, err = e.pd.RegMR(unsafe.Pointer(&e.buf[0]), bufSize, int32(AccessLocalWrite|AccessRemoteWrite|AccessRemoteRead))
+	e.mr, err = e.pd.RegMR(e.buf, AccessFlagsLocalWrite|AccessFlagsRemoteWrite|AccessFlagsRemoteRead)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.mr.Dereg()) })
 
@@ -84,10 +85,10 @@ func newEndpoint(t *testing.T, dev string, gidIndex int) *endpoint {
 	e.cq, err = e.ctx.CreateCQ(16, nil, e.ch, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.cq.Destroy()) })
-	require.NoError(t, e.cq.ReqNotify(0))
+	require.NoError(t, e.cq.ReqNotify(false))
 
 	e.qp, err = e.pd.CreateQP(&QPInitAttr{
-		SendCQ: e.cq, RecvCQ: e.cq, QPType: QptRC,
+		SendCQ: e.cq, RecvCQ: e.cq, QPType: QPTypeRC,
 		Cap: QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 1, MaxRecvSGE: 1},
 	})
 	require.NoError(t, err)
@@ -99,32 +100,31 @@ func newEndpoint(t *testing.T, dev string, gidIndex int) *endpoint {
 // a global route through GID index gidIndex.
 func (e *endpoint) connect(t *testing.T, remoteQPN uint32, remoteGID GID, gidIndex int) {
 	require.NoError(t, e.qp.Modify(&QPAttr{
-		QPState: QpsInit, PortNum: 1,
-		QPAccessFlags: uint32(AccessLocalWrite | AccessRemoteWrite | AccessRemoteRead),
-	}, int32(QPStateValue|QPPkeyIndex|QPPort|QPAccessFlags)))
+		QPState: QPStateInit, PortNum: 1,
+		QPAccessFlags: uint32(AccessFlagsLocalWrite | AccessFlagsRemoteWrite | AccessFlagsRemoteRead),
+	}, QPAttrMaskState|QPAttrMaskPKeyIndex|QPAttrMaskPort|QPAttrMaskAccessFlags))
 
 	rtr := QPAttr{
-		QPState: QpsRtr, PathMTU: MTU1024, DestQPNum: remoteQPN,
+		QPState: QPStateRTR, PathMTU: MTU1024, DestQPNum: remoteQPN,
 		MaxDestRdAtomic: 1, MinRNRTimer: 12,
 		AHAttr: AHAttr{IsGlobal: 1, PortNum: 1, GRH: GlobalRoute{DGID: remoteGID, SGIDIndex: uint8(gidIndex), HopLimit: 1}},
 	}
-	require.NoError(t, e.qp.Modify(&rtr, int32(QPStateValue|QPAv|QPPathMTU|QPDestQPN|QPRqPSN|QPMaxDestRdAtomic|QPMinRNRTimer)))
+	require.NoError(t, e.qp.Modify(&rtr, QPAttrMaskState|QPAttrMaskAv|QPAttrMaskPathMTU|QPAttrMaskDestQPN|QPAttrMaskRQPSN|QPAttrMaskMaxDestRdAtomic|QPAttrMaskMinRNRTimer))
 
 	require.NoError(t, e.qp.Modify(&QPAttr{
-		QPState: QpsRts, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1,
-	}, int32(QPStateValue|QPTimeout|QPRetryCnt|QPRNRRetry|QPSqPSN|QPMaxQPRdAtomic)))
+		QPState: QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1,
+	}, QPAttrMaskState|QPAttrMaskTimeout|QPAttrMaskRetryCnt|QPAttrMaskRNRRetry|QPAttrMaskSQPSN|QPAttrMaskMaxQPRdAtomic))
 
-	var attr QPAttr
-	var init QPInitAttr
-	require.NoError(t, e.qp.Query(&attr, int32(QPStateValue), &init))
-	require.Equal(t, QpsRts, attr.QPState)
+	attr, _, err := e.qp.Query(QPAttrMaskState)
+	require.NoError(t, err)
+	require.Equal(t, QPStateRTS, attr.QPState)
 }
 
 // sge places one SGE for n bytes of the buffer at off in the WR page at
 // slot, returning it.
 func (e *endpoint) sge(slot, off, n int) *SGE {
 	s := (*SGE)(unsafe.Pointer(&e.wrs[2048+slot*int(unsafe.Sizeof(SGE{}))]))
-	*s = SGE{Addr: uint64(uintptr(unsafe.Pointer(&e.buf[off]))), Length: uint32(n), Lkey: e.mr.Lkey}
+	*s = SGE{Addr: uint64(uintptr(unsafe.Pointer(&e.buf[off]))), Length: uint32(n), LKey: e.mr.LKey}
 	return s
 }
 
@@ -147,10 +147,10 @@ func (e *endpoint) pollOne(t *testing.T) WC {
 	var wc WC
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		n, err := e.cq.Poll(1, &wc)
+		n, err := e.cq.Poll(unsafe.Slice(&wc, 1))
 		require.NoError(t, err)
 		if n == 1 {
-			require.Equal(t, WCSuccess, wc.Status, "completion status %s", WCStatusStr(wc.Status))
+			require.Equal(t, WCStatusSuccess, wc.Status, "completion status %s", WCStatusStr(wc.Status))
 			return wc
 		}
 		time.Sleep(time.Millisecond)
@@ -162,10 +162,9 @@ func (e *endpoint) pollOne(t *testing.T) WC {
 // waitEvent blocks on e's completion channel until the armed CQ reports,
 // acknowledges the event and re-arms the CQ.
 func (e *endpoint) waitEvent(t *testing.T) {
-	var cq *CQ
-	var cqCtx unsafe.Pointer
-	require.NoError(t, e.ch.GetCQEvent(&cq, &cqCtx))
+	cq, _, err := e.ch.GetCQEvent()
+	require.NoError(t, err)
 	require.Equal(t, e.cq, cq)
-	e.cq.AckCQEvents(1)
-	require.NoError(t, e.cq.ReqNotify(0))
+	e.cq.AckEvents(1)
+	require.NoError(t, e.cq.ReqNotify(false))
 }

@@ -24,14 +24,14 @@ func TestExtendedVerbs(t *testing.T) {
 	ctx := openDevice(t, env.Nodes[0].Dev)
 	defer func() { require.NoError(t, ctx.CloseDevice()) }()
 
-	var attr DeviceAttr
-	require.NoError(t, ctx.QueryDevice(&attr))
-	var ex DeviceAttrEx
-	require.NoError(t, ctx.QueryDeviceEx(nil, &ex))
+	attr, err := ctx.QueryDevice()
+	require.NoError(t, err)
+	ex, err := ctx.QueryDeviceEx(nil)
+	require.NoError(t, err)
 	assert.Equal(t, attr.MaxCQE, ex.OrigAttr.MaxCQE)
 	assert.Equal(t, attr.MaxQP, ex.OrigAttr.MaxQP)
 
-	err := ctx.QueryDeviceEx(&QueryDeviceExInput{CompMask: 1}, &ex)
+	_, err = ctx.QueryDeviceEx(&QueryDeviceExInput{CompMask: 1})
 	assert.ErrorIs(t, err, unix.EINVAL)
 	var e *Error
 	require.True(t, errors.As(err, &e))
@@ -49,11 +49,11 @@ func TestExtendedVerbs(t *testing.T) {
 		mask QPInitAttrMask
 		ops  QPCreateSendOpsFlags
 	}{
-		{"pd only: ibv_create_qp", QPInitAttrPD, 0},
-		{"send ops: create_qp_ex", QPInitAttrPD | QPInitAttrSendOpsFlags, QPExWithSend},
+		{"pd only: ibv_create_qp", QPInitAttrMaskPD, 0},
+		{"send ops: create_qp_ex", QPInitAttrMaskPD | QPInitAttrMaskSendOpsFlags, QPCreateSendOpsFlagsSend},
 	} {
 		qp, err := ctx.CreateQPEx(&QPInitAttrEx{
-			SendCQ: cq, RecvCQ: cq, QPType: QptRC, PD: pd,
+			SendCQ: cq, RecvCQ: cq, QPType: QPTypeRC, PD: pd,
 			Cap:      QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1},
 			CompMask: uint32(c.mask), SendOpsFlags: uint64(c.ops),
 		})
@@ -69,7 +69,7 @@ func TestExtendedVerbs(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.NotZero(t, qp.QPNum, c.name)
 		if c.ops != 0 {
-			qpx, err := qp.QPToQPEx()
+			qpx, err := qp.ToQPEx()
 			require.NoError(t, err, c.name)
 			assert.NotNil(t, qpx.WRSend, "%s: the provider's wr_send", c.name)
 		}
@@ -82,7 +82,7 @@ func TestExtendedVerbs(t *testing.T) {
 	defer func() { require.NoError(t, mw.Dealloc()) }()
 
 	// ibv_bind_mw binds type 1 windows only: EINVAL before the provider.
-	qp, err := pd.CreateQP(&QPInitAttr{SendCQ: cq, RecvCQ: cq, QPType: QptRC,
+	qp, err := pd.CreateQP(&QPInitAttr{SendCQ: cq, RecvCQ: cq, QPType: QPTypeRC,
 		Cap: QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, qp.Destroy()) }()
@@ -93,7 +93,7 @@ func TestExtendedVerbs(t *testing.T) {
 
 	// rxe has no work queues: ibv_create_wq fails (pointer_or_null: the
 	// cause is not promised), an *Error naming it.
-	wq, err := ctx.CreateWQ(&WQInitAttr{WQType: WqtRq, MaxWR: 4, MaxSGE: 1, PD: pd, CQ: cq})
+	wq, err := ctx.CreateWQ(&WQInitAttr{WQType: WQTypeWqtRQ, MaxWR: 4, MaxSGE: 1, PD: pd, CQ: cq})
 	assert.Nil(t, wq)
 	require.Error(t, err)
 	require.True(t, errors.As(err, &e), "%T: %v", err, err)

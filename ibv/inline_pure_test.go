@@ -19,9 +19,9 @@ func TestFlowLabelToUDPSport(t *testing.T) {
 }
 
 func TestIsQPTSupported(t *testing.T) {
-	caps := uint32(1)<<uint32(QptRC) | uint32(1)<<uint32(QptUD)
-	assert.True(t, IsQPTSupported(caps, QptRC))
-	assert.True(t, IsQPTSupported(caps, QptUD))
-	assert.False(t, IsQPTSupported(caps, QptUC))
+	caps := uint32(1)<<uint32(QPTypeRC) | uint32(1)<<uint32(QPTypeUD)
+	assert.True(t, IsQPTSupported(caps, QPTypeRC))
+	assert.True(t, IsQPTSupported(caps, QPTypeUD))
+	assert.False(t, IsQPTSupported(caps, QPTypeUC))
 	assert.False(t, IsQPTSupported(caps, QPType(40)))
 }

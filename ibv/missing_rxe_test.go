@@ -23,8 +23,7 @@ func TestNewerThanInstalled(t *testing.T) {
 	env := rxetest.Guest(t)
 	ctx := openDevice(t, env.Nodes[0].Dev)
 	defer func() { require.NoError(t, ctx.CloseDevice()) }()
-	var speed uint64
-	err := ctx.QueryPortSpeed(1, &speed)
+	speed, err := ctx.QueryPortSpeed(1)
 	if env.Release >= 65 {
 		var m *MissingError
 		require.False(t, errors.As(err, &m), "rdma-core %s has the symbol: %v", env.RdmaCore, err)

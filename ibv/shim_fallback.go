@@ -51,7 +51,7 @@ func c_ibv_query_device_ex(context *Context, input *QueryDeviceExInput, attr *De
 // c_ibv_create_qp_ex: ibv_create_qp when only the PD is set, else the op
 // create_qp_ex; NULL with errno EOPNOTSUPP without it.
 func c_ibv_create_qp_ex(context *Context, qpInitAttrEx *QPInitAttrEx) (r *QP, errno syscall.Errno, err error) {
-	if qpInitAttrEx.CompMask == uint32(QPInitAttrPD) {
+	if qpInitAttrEx.CompMask == uint32(QPInitAttrMaskPD) {
 		return c_ibv_create_qp(qpInitAttrEx.PD, (*QPInitAttr)(unsafe.Pointer(qpInitAttrEx)))
 	}
 	v := verbsGetCtx(context)
@@ -68,9 +68,9 @@ func c_ibv_create_qp_ex(context *Context, qpInitAttrEx *QPInitAttrEx) (r *QP, er
 // without it.
 func c_ibv_create_srq_ex(context *Context, srqInitAttrEx *SRQInitAttrEx) (r *SRQ, errno syscall.Errno, err error) {
 	mask := srqInitAttrEx.CompMask
-	basic := uint32(SRQInitAttrPD | SRQInitAttrType)
-	if mask&^basic == 0 && mask&uint32(SRQInitAttrPD) != 0 &&
-		(mask&uint32(SRQInitAttrType) == 0 || srqInitAttrEx.SRQType == SrqtBasic) {
+	basic := uint32(SRQInitAttrMaskPD | SRQInitAttrMaskType)
+	if mask&^basic == 0 && mask&uint32(SRQInitAttrMaskPD) != 0 &&
+		(mask&uint32(SRQInitAttrMaskType) == 0 || srqInitAttrEx.SRQType == SRQTypeBasic) {
 		return c_ibv_create_srq(srqInitAttrEx.PD, (*SRQInitAttr)(unsafe.Pointer(srqInitAttrEx)))
 	}
 	v := verbsGetCtx(context)

@@ -23,7 +23,7 @@ func c____ibv_query_port(context *Context, portNum uint8, portAttr *PortAttr) (r
 	vctx := verbsGetCtx(context)
 	if vctx == nil || vctx.Sz < uint64(unsafe.Sizeof(*vctx)-unsafe.Offsetof(vctx.QueryPort)) || vctx.QueryPort == nil {
 		*portAttr = PortAttr{}
-		return c_ibv_query_port(context, portNum, (*CompatIbvPortAttr)(unsafe.Pointer(portAttr)))
+		return c_ibv_query_port(context, portNum, (*CompatIBVPortAttr)(unsafe.Pointer(portAttr)))
 	}
 	cr, cerr := C.zhand_query_port(vctx.QueryPort, unsafe.Pointer(context), C.uint8_t(portNum), unsafe.Pointer(portAttr), C.uint64_t(unsafe.Sizeof(*portAttr)))
 	errno, _ = cerr.(syscall.Errno)

@@ -3,51 +3,47 @@
 package ibv
 
 import (
+	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dl "github.com/goverbs/goverbs/internal/dl"
 	unix "golang.org/x/sys/unix"
+	"slices"
 	"unsafe"
 )
 
-// QueryCompCntrCapsImpl calls _ibv_query_comp_cntr_caps (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_comp_cntr_caps that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (context *Context) QueryCompCntrCapsImpl(caps *CompCntrCaps, capsSize uint64) error {
-	r, _, err := c__ibv_query_comp_cntr_caps(context, caps, capsSize)
+// DeviceList is the array ibv_get_device_list (infiniband/verbs.h) returns, from [GetDeviceList]: its entries stay valid until Close releases it (ibv_free_device_list). Open or take what is needed before Close; the C library's page says entries not opened by then are no longer valid. A DeviceList is not safe for concurrent use.
+type DeviceList struct {
+	c   **Device
+	all []*Device
+}
+
+// All returns the entries, in C's order (a copy of the array; the entries themselves are C's, valid until Close). nil after Close.
+func (l *DeviceList) All() []*Device {
+	if l == nil {
+		return nil
+	}
+	return l.all
+}
+
+// Len is the number of entries (0 after Close).
+func (l *DeviceList) Len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.all)
+}
+
+// Close releases the array (ibv_free_device_list); a second Close, or Close of a nil list, does nothing. It returns the error of a library that could not be loaded, and nil otherwise (ibv_free_device_list returns nothing).
+func (l *DeviceList) Close() error {
+	if l == nil || l.c == nil {
+		return nil
+	}
+	_, err := c_ibv_free_device_list(l.c)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("_ibv_query_comp_cntr_caps", int32(r))
-}
-
-// QueryGIDExImpl calls _ibv_query_gid_ex (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) QueryGIDExImpl(portNum uint32, gidIndex uint32, entry *GIDEntry, flags uint32, entrySize uint64) error {
-	r, _, err := c__ibv_query_gid_ex(context, portNum, gidIndex, entry, flags, entrySize)
-	if err != nil {
-		return err
-	}
-	return cerr.ZeroOrErrno("_ibv_query_gid_ex", int32(r))
-}
-
-// QueryGIDTableImpl calls _ibv_query_gid_table (infiniband/verbs.h): (no manual page documents it).
-//
-// # Failure
-//
-// C convention count_or_neg_errno (a non-negative count on success, a negated errno value on failure; errno not set): a failure is an *[Error] naming _ibv_query_gid_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) QueryGIDTableImpl(entries *GIDEntry, maxEntries uint64, flags uint32, entrySize uint64) (int, error) {
-	r, _, err := c__ibv_query_gid_table(context, entries, maxEntries, flags, entrySize)
-	if err != nil {
-		return 0, err
-	}
-	if err := cerr.CountOrNegErrno("_ibv_query_gid_table", int64(r)); err != nil {
-		return 0, err
-	}
-	return int(r), nil
+	l.c, l.all = nil, nil
+	return nil
 }
 
 // Ack calls ibv_ack_async_event (infiniband/verbs.h): get or acknowledge asynchronous events.
@@ -62,41 +58,35 @@ func (context *Context) QueryGIDTableImpl(entries *GIDEntry, maxEntries uint64, 
 //
 // All async events that [Context.GetAsyncEvent] returns must be acknowledged using [AsyncEvent.Ack]. To avoid races, destroying an object (CQ, SRQ or QP) will wait for all affiliated events for the object to be acknowledged; this avoids an application retrieving an affiliated event after the corresponding object has already been destroyed.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [Device.Open].
-func (event *AsyncEvent) Ack() {
-	_, err := c_ibv_ack_async_event(event)
-	if err != nil {
-		panic(err)
+func (ae *AsyncEvent) Ack() {
+	if _, err := c_ibv_ack_async_event(ae); err != nil {
+		panic(dl.Unavailable("ibv", err))
 	}
 }
 
-// AckCQEvents calls ibv_ack_cq_events (infiniband/verbs.h): get and acknowledge completion queue (CQ) events.
+// AckEvents calls ibv_ack_cq_events (infiniband/verbs.h): get and acknowledge completion queue (CQ) events.
 //
-// [CQ.AckCQEvents] acknowledges nevents events on the CQ cq.
+// [CQ.AckEvents] acknowledges nevents events on the CQ cq.
 //
 // # Return value
 //
-// [CQ.AckCQEvents] returns no value.
+// [CQ.AckEvents] returns no value.
 //
 // # Notes
 //
-// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckCQEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
+// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
 //
-// Calling [CQ.AckCQEvents] may be relatively expensive in the datapath, since it must take a mutex. Therefore it may be better to amortize this cost by keeping a count of the number of events needing acknowledgement and acking several completion events in one call to [CQ.AckCQEvents].
+// Calling [CQ.AckEvents] may be relatively expensive in the datapath, since it must take a mutex. Therefore it may be better to amortize this cost by keeping a count of the number of events needing acknowledgement and acking several completion events in one call to [CQ.AckEvents].
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
-func (cq *CQ) AckCQEvents(nevents uint32) {
-	_, err := c_ibv_ack_cq_events(cq, nevents)
-	if err != nil {
-		panic(err)
+func (cq *CQ) AckEvents(nevents uint32) {
+	if _, err := c_ibv_ack_cq_events(cq, nevents); err != nil {
+		panic(dl.Unavailable("ibv", err))
 	}
 }
 
@@ -139,6 +129,10 @@ func (cq *CQ) AckCQEvents(nevents uint32) {
 //
 // If IBV_ADVISE_MR_FLAG_FLUSH is specified then the underlying pages are guaranteed to be updated in the HCA before returning SUCCESS. Otherwise the driver can choose to postpone the posting of the new translations to the HCA. When performing a local RDMA access operation it is recommended to use IBV_ADVISE_MR_FLAG_FLUSH flag with one of the pre-fetch advices to increase probability that the pages translations are valid in the HCA and avoid future page faults.
 //
+// # Go shape
+//
+// flags is of type [UverbsAdviseMRFlag]; num_sge is len(sgList). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - EFAULT: In one of the following: o When the range requested is out of the MR bounds, or when parts of it are not part of the process address space. o One of the lkeys provided in the scatter gather list is invalid or with wrong write access.
@@ -150,22 +144,27 @@ func (cq *CQ) AckCQEvents(nevents uint32) {
 //   - EOPNOTSUPP: libibverbs or provider driver doesn’t support the [PD.AdviseMR] verb (ENOSYS may sometimes be returned by old versions of libibverbs).
 //   - EPERM: In one of the following: o Referencing a valid lkey outside the caller’s security scope. o The advice is IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE but the specified MR in the scatter gather list is not registered as writable access.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_advise_mr that unwraps to the errno, so errors.Is(err, unix.EFAULT) holds for a failure with EFAULT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMR], [MR.Rereg], [MR.Dereg].
-func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE uint32) error {
-	r, _, err := c_ibv_advise_mr(pd, advice, flags, sgList, numSGE)
+func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags UverbsAdviseMRFlag, sgList []SGE) error {
+	znumSGE, err := carg.Uint32("ibv_advise_mr", "num_sge", len(sgList))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_advise_mr", int32(r))
+	r, _, err := c_ibv_advise_mr(pd, advice, uint32(flags), carg.Slice(sgList), znumSGE)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrErrno("ibv_advise_mr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // AllocBuf calls ibv_alloc_buf (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [Buf.Free] releases a buffer handle returned by [PD.AllocBuf]. The protection domain used for allocation must remain valid until the buffer is freed.
 //
@@ -175,7 +174,7 @@ func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE 
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
 //   - size: Size of the buffer to allocate, in bytes ([PD.AllocBuf]).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //   - addr: The start address to register ([PD.RegBufMR]): the buffer base returned by [PD.AllocBuf] or an address within that buffer.
 //
 // # Return value
@@ -186,20 +185,23 @@ func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags uint32, sgList *SGE, numSGE 
 //
 // Applications running in a CoCo guest that need unprotected/shared memory should first create a parent domain with IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC, then use that parent domain as the pd argument to [PD.AllocBuf] and [PD.RegBufMR] (or [PD.RegMREx] with IBV_REG_MR_MASK_BUF).
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_buf; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// buf is a result.
+//
+// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (pd *PD) AllocBuf(size uint64, buf **Buf) (unsafe.Pointer, error) {
-	r, _, err := c_ibv_alloc_buf(pd, size, buf)
+func (pd *PD) AllocBuf(size uint64) (ret unsafe.Pointer, buf *Buf, err error) {
+	var zbuf *Buf
+	r, _, err := c_ibv_alloc_buf(pd, size, &zbuf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cerr.PointerOrNull("ibv_alloc_buf", unsafe.Pointer(r)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return r, nil
+	return r, zbuf, nil
 }
 
 // AllocDM calls ibv_alloc_dm (infiniband/verbs.h): allocate or free a device memory buffer (DMs) and perform memory copy to or from it.
@@ -214,13 +216,11 @@ func (pd *PD) AllocBuf(size uint64, buf **Buf) (unsafe.Pointer, error) {
 //
 // [Context.AllocDM] may fail if device has no more free device memory left, where the maximum amount of allocated memory is provided by the max_dm_size attribute in ibv_device_attr_ex struct. [DM.Free] may fail if any other resources (such as an MR) is still associated with the DM being freed.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDeviceEx].
-func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
-	r, errno, err := c_ibv_alloc_dm(context, attr)
+func (c *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
+	r, errno, err := c_ibv_alloc_dm(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -243,27 +243,18 @@ func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
 // # attr
 //
 //	enum ibv_tph_mem_type {
-//
 //	    IBV_TPH_MEM_TYPE_VM, /* volatile memory */
-//
 //	    IBV_TPH_MEM_TYPE_PM, /* persistent memory */
 //	};
 //	enum ibv_dmah_init_attr_mask {
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_CPU_ID = 1 << 0,
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_PH = 1 << 1,
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE = 1 << 2,
 //	};
 //	struct ibv_dmah_init_attr {
-//
 //	    uint32_t comp_mask; /* From ibv_dmah_init_attr_mask */
-//
 //	    uint32_t cpu_id;
-//
 //	    uint8_t ph;
-//
 //	    uint8_t tph_mem_type; /* From enum ibv_tph_mem_type */
 //	};
 //
@@ -279,13 +270,11 @@ func (context *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
 //
 // [Context.AllocDMAH] returns a pointer to the allocated dma handle object, or NULL if the request fails.
 //
-// # Failure
-//
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_dmah; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
-func (context *Context) AllocDMAH(attr *DmahInitAttr) (*Dmah, error) {
-	r, _, err := c_ibv_alloc_dmah(context, attr)
+func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
+	r, _, err := c_ibv_alloc_dmah(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -309,9 +298,7 @@ func (context *Context) AllocDMAH(attr *DmahInitAttr) (*Dmah, error) {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
-// # Failure
-//
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_alloc_mw; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
@@ -341,9 +328,7 @@ func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
 //
 // [PD.AllocNullMR] returns a pointer to the allocated MR, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_null_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMR], [MR.Dereg].
 func (pd *PD) AllocNullMR() (*MR, error) {
@@ -370,25 +355,19 @@ func (pd *PD) AllocNullMR() (*MR, error) {
 // The attr argument specifies the following:
 //
 //	enum ibv_parent_domain_init_attr_mask {
-//
 //	IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = 1 << 0,
 //	IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = 1 << 1,
 //	IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = 1 << 2,
-//
 //	};
 //	struct ibv_parent_domain_init_attr {
-//
 //	struct ibv_pd *pd; /* reference to a protection domain, can't be NULL */
 //	struct ibv_td *td; /* reference to a thread domain, or NULL */
 //	uint32_t comp_mask;
 //	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
-//
 //	               size_t alignment, uint64_t resource_type);
 //	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
-//
 //	             uint64_t resource_type);
 //	void *pd_context;
-//
 //	};
 //
 // # Arguments
@@ -413,13 +392,15 @@ func (pd *PD) AllocNullMR() (*MR, error) {
 //
 // [Context.AllocParentDomain] returns a pointer to the allocated struct ibv_pd object, or NULL if the request fails (and sets errno to indicate the failure reason).
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_parent_domain that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read attr in Go memory only if the pointers it holds (PD, TD, PDContext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.Dealloc], [Context.AllocPD], [Context.AllocTD].
-func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, error) {
-	r, errno, err := c_ibv_alloc_parent_domain(context, attr)
+func (c *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, error) {
+	r, errno, err := c_ibv_alloc_parent_domain(c, attr)
 	if err != nil {
 		return nil, err
 	}
@@ -437,13 +418,11 @@ func (context *Context) AllocParentDomain(attr *ParentDomainInitAttr) (*PD, erro
 //
 // [Context.AllocPD] returns a pointer to the allocated PD, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [PD.RegMR], [PD.CreateSRQ], [PD.CreateQP], [PD.CreateAH], [PD.CreateAHFromWC].
-func (context *Context) AllocPD() (*PD, error) {
-	r, errno, err := c_ibv_alloc_pd(context)
+func (c *Context) AllocPD() (*PD, error) {
+	r, errno, err := c_ibv_alloc_pd(c)
 	if err != nil {
 		return nil, err
 	}
@@ -467,13 +446,11 @@ func (context *Context) AllocPD() (*PD, error) {
 //
 // [Context.AllocTD] returns a pointer to the allocated struct ibv_td object, or NULL if the request fails (and sets errno to indicate the failure reason).
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_alloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain].
-func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
-	r, errno, err := c_ibv_alloc_td(context, initAttr)
+func (c *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
+	r, errno, err := c_ibv_alloc_td(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +460,7 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 	return r, nil
 }
 
-// AttachCountersPointFlow calls ibv_attach_counters_point_flow (infiniband/verbs.h): attach individual counter definition to a flow object.
+// AttachPointFlow calls ibv_attach_counters_point_flow (infiniband/verbs.h): attach individual counter definition to a flow object.
 //
 // Attach counters point are a family of APIs to attach individual counter description definition to a verb object at a specific index location.
 //
@@ -510,20 +487,15 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 // # counter_attach_attr Argument
 //
 //	struct ibv_counter_attach_attr {
-//
 //	    enum ibv_counter_description counter_desc;
-//
 //	    uint32_t index;
-//
 //	    uint32_t comp_mask;
 //	};
 //
 // # counter_desc Argument
 //
 //	enum ibv_counter_description {
-//
 //	    IBV_COUNTER_PACKETS,
-//
 //	    IBV_COUNTER_BYTES,
 //	};
 //
@@ -533,11 +505,15 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 //
 // # Return value
 //
-// [Counters.AttachCountersPointFlow] returns 0 on success, or the value of errno on failure (which indicates the failure reason)
+// [Counters.AttachPointFlow] returns 0 on success, or the value of errno on failure (which indicates the failure reason)
 //
 // # Notes
 //
 // Counter values in each index location are cleared upon creation when calling [Context.CreateCounters]. Attaching counters points will only increase these values accordingly.
+//
+// # Memory
+//
+// cgo lets C read flow in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // # Errors
 //
@@ -546,15 +522,16 @@ func (context *Context) AllocTD(initAttr *TDInitAttr) (*TD, error) {
 //   - ENOMEM: not enough memory
 //   - ENOTSUP: counter_desc is not supported on the requested object
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_counters_point_flow that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) AttachCountersPointFlow(attr *CounterAttachAttr, flow *Flow) error {
-	r, _, err := c_ibv_attach_counters_point_flow(counters, attr, flow)
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (c *Counters) AttachPointFlow(attr *CounterAttachAttr, flow *Flow) error {
+	r, _, err := c_ibv_attach_counters_point_flow(c, attr, flow)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_attach_counters_point_flow", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_attach_counters_point_flow", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // AttachMcast calls ibv_attach_mcast (infiniband/verbs.h): attach and detach a queue pair (QPs) to/from a multicast group.
@@ -573,9 +550,7 @@ func (counters *Counters) AttachCountersPointFlow(attr *CounterAttachAttr, flow 
 //
 // In order to receive multicast messages, a join request for the multicast group must be sent to the subnet administrator (SA), so that the fabric’s multicast routing is configured to deliver messages to the local port.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_attach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [PD.CreateQP].
 func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
@@ -583,7 +558,10 @@ func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_attach_mcast", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_attach_mcast", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // BindMW calls ibv_bind_mw (infiniband/verbs.h): post a request to bind a type 1 memory window to a memory region.
@@ -593,20 +571,16 @@ func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
 // The argument mw_bind is an ibv_mw_bind struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_mw_bind {
-//
 //	uint64_t                     wr_id;           /* User defined WR ID */
 //	unsigned int                 send_flags;      /* Use ibv_send_flags */
 //	struct ibv_mw_bind_info      bind_info;       /* MW bind information */
-//
 //	}
 //
 //	struct ibv_mw_bind_info {
-//
 //	struct ibv_mr                *mr;             /* The MR to bind the MW to */
 //	uint64_t                     addr;            /* The address the MW should start at */
 //	uint64_t                     length;          /* The length (in bytes) the MW should span */
 //	unsigned int                 mw_access_flags; /* Access flags to the MW. Use ibv_access_flags */
-//
 //	};
 //
 // The QP Transport Service Type must be either UC, RC or XRC_SEND for bind operations.
@@ -633,9 +607,11 @@ func (qp *QP) AttachMcast(gid *GID, lid uint16) error {
 //
 // Note that for type 2 MW, one should directly post bind WR to the QP, using ibv_post_send.
 //
-// # Failure
+// # Memory
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_bind_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read mw in Go memory only if the pointers it holds (Context, PD) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. cgo lets C read mwBind in Go memory only if the pointers it holds (MR) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.AllocMW], [QP.PostSend], [CQ.Poll], [PD.RegMR].
 func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
@@ -643,7 +619,10 @@ func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_bind_mw", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_bind_mw", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CloseDevice calls ibv_close_device (infiniband/verbs.h): open and close an RDMA device context.
@@ -660,17 +639,18 @@ func (qp *QP) BindMW(mw *MW, mwBind *MWBind) error {
 //
 // Setting the environment variable **RDMAV_ALLOW_DISASSOC_DESTROY** tells the library to relate an EIO from destroy commands as a success as the kernel resources were already released. This comes to prevent memory leakage in the user space area upon device disassociation. Applications using this flag cannot call ibv_get_cq_event or ibv_get_async_event concurrently with any call to an object destruction function.
 //
-// # Failure
-//
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_close_device; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one.
 //
 // See also [GetDeviceList], [Context.QueryDevice], [Context.QueryPort], [Context.QueryGID], [Context.QueryPKey].
-func (context *Context) CloseDevice() error {
-	r, _, err := c_ibv_close_device(context)
+func (c *Context) CloseDevice() error {
+	r, _, err := c_ibv_close_device(c)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOne("ibv_close_device", int32(r))
+	if err := cerr.ZeroOrMinusOne("ibv_close_device", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Close calls ibv_close_xrcd (infiniband/verbs.h): open or close an XRC protection domain (XRCDs).
@@ -685,9 +665,7 @@ func (context *Context) CloseDevice() error {
 //
 // [XRCD.Close] may fail if any other resource is still associated with the XRCD being closed.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_close_xrcd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
 func (xrcd *XRCD) Close() error {
@@ -695,7 +673,10 @@ func (xrcd *XRCD) Close() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_close_xrcd", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_close_xrcd", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CreateAH calls ibv_create_ah (infiniband/verbs.h): create or destroy an address handle (AH).
@@ -703,7 +684,6 @@ func (xrcd *XRCD) Close() error {
 // [PD.CreateAH] creates an address handle (AH) associated with the protection domain pd. The argument attr is an ibv_ah_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_ah_attr {
-//
 //	struct ibv_global_route grh;            /* Global Routing Header (GRH) attributes */
 //	uint16_t                dlid;           /* Destination LID */
 //	uint8_t                 sl;             /* Service Level */
@@ -711,17 +691,14 @@ func (xrcd *XRCD) Close() error {
 //	uint8_t                 static_rate;    /* Maximum static rate */
 //	uint8_t                 is_global;      /* GRH attributes are valid */
 //	uint8_t                 port_num;       /* Physical port number */
-//
 //	};
 //
 //	struct ibv_global_route {
-//
 //	union ibv_gid           dgid;           /* Destination GID or MGID */
 //	uint32_t                flow_label;     /* Flow label */
 //	uint8_t                 sgid_index;     /* Source GID index */
 //	uint8_t                 hop_limit;      /* Hop limit */
 //	uint8_t                 traffic_class;  /* Traffic class */
-//
 //	};
 //
 // # Return value
@@ -732,9 +709,7 @@ func (xrcd *XRCD) Close() error {
 //
 // If port flag IBV_QPF_GRH_REQUIRED is set then [PD.CreateAH] must be created with definition of 'struct ibv_ah_attr { .is_global = 1; .grh = {...}; }'.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [Context.AllocPD], [Context.InitAHFromWC], [PD.CreateAHFromWC].
 func (pd *PD) CreateAH(attr *AHAttr) (*AH, error) {
@@ -756,9 +731,7 @@ func (pd *PD) CreateAH(attr *AHAttr) (*AH, error) {
 //
 // [PD.CreateAHFromWC] returns a pointer to the created AH, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_ah_from_wc that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [Device.Open], [Context.AllocPD], [PD.CreateAH], [AH.Destroy], [CQ.Poll].
 func (pd *PD) CreateAHFromWC(wc *WC, grh *GRH, portNum uint8) (*AH, error) {
@@ -784,13 +757,11 @@ func (pd *PD) CreateAHFromWC(wc *WC, grh *GRH, portNum uint8) (*AH, error) {
 //
 // A "completion channel" is an abstraction introduced by libibverbs that does not exist in the InfiniBand Architecture verbs specification or RDMA Protocol Verbs Specification. A completion channel is essentially file descriptor that is used to deliver completion notifications to a userspace process. When a completion event is generated for a completion queue (CQ), the event is delivered via the completion channel attached to that CQ. This may be useful to steer completion events to different threads by using multiple completion channels.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
-func (context *Context) CreateCompChannel() (*CompChannel, error) {
-	r, errno, err := c_ibv_create_comp_channel(context)
+func (c *Context) CreateCompChannel() (*CompChannel, error) {
+	r, errno, err := c_ibv_create_comp_channel(c)
 	if err != nil {
 		return nil, err
 	}
@@ -813,9 +784,7 @@ func (context *Context) CreateCompChannel() (*CompChannel, error) {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -826,17 +795,12 @@ func (context *Context) CreateCompChannel() (*CompChannel, error) {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -856,13 +820,11 @@ func (context *Context) CreateCompChannel() (*CompChannel, error) {
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention pointer_or_null_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, error) {
-	r, errno, err := c_ibv_create_comp_cntr(context, ccAttr)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (c *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, error) {
+	r, errno, err := c_ibv_create_comp_cntr(c, ccAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -890,7 +852,6 @@ func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, err
 // # init_attr Argument
 //
 //	struct ibv_counters_init_attr {
-//
 //	    int comp_mask;
 //	};
 //
@@ -905,11 +866,9 @@ func (context *Context) CreateCompCntr(ccAttr *CompCntrInitAttr) (*CompCntr, err
 //   - ENOMEM: [Context.CreateCounters] could not create ibv_counters object, not enough memory
 //   - EOPNOTSUPP: [Context.CreateCounters] is not currently supported on this device (ENOSYS may sometimes be returned by old versions of libibverbs).
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_counters that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, error) {
-	r, errno, err := c_ibv_create_counters(context, initAttr)
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (c *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, error) {
+	r, errno, err := c_ibv_create_counters(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -931,13 +890,27 @@ func (context *Context) CreateCounters(initAttr *CountersInitAttr) (*Counters, e
 //
 // [Context.CreateCQ] may create a CQ with size greater than or equal to the requested size. Check the cqe attribute in the returned CQ for the actual size.
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cqe is an int; comp_vector is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
-// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
-func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (*CQ, error) {
-	r, errno, err := c_ibv_create_cq(context, cqe, cqContext, channel, compVector)
+// # Memory
+//
+// cgo lets C read channel in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno.
+//
+// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP].
+func (c *Context) CreateCQ(cqe int, cqContext unsafe.Pointer, channel *CompChannel, compVector int) (*CQ, error) {
+	zcqe, err := carg.Int32("ibv_create_cq", "cqe", cqe)
+	if err != nil {
+		return nil, err
+	}
+	zcompVector, err := carg.Int32("ibv_create_cq", "comp_vector", compVector)
+	if err != nil {
+		return nil, err
+	}
+	r, errno, err := c_ibv_create_cq(c, zcqe, cqContext, channel, zcompVector)
 	if err != nil {
 		return nil, err
 	}
@@ -952,7 +925,6 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 // [Context.CreateCQEx] creates a completion queue (CQ) for RDMA device context context. The argument cq_attr is a pointer to struct ibv_cq_init_attr_ex as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_cq_init_attr_ex {
-//
 //	int                     cqe;               /* Minimum number of entries required for CQ */
 //	void                    *cq_context;       /* Consumer-supplied context returned for completion events */
 //	struct ibv_comp_channel *channel;          /* Completion channel where completion events will be queued. May be NULL if completion events will not be used. */
@@ -961,44 +933,27 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 //	uint32_t                comp_mask;         /* compatibility mask (extended verb). */
 //	uint32_t                flags              /* One or more flags from enum ibv_create_cq_attr_flags */
 //	struct ibv_pd           *parent_domain;    /* Parent domain to be used by this CQ */
-//
 //	};
 //	enum ibv_wc_flags_ex {
-//
 //	        IBV_WC_EX_WITH_BYTE_LEN              = 1 << 0,  /* Require byte len in WC */
-//
 //	        IBV_WC_EX_WITH_IMM                   = 1 << 1,  /* Require immediate in WC */
-//
 //	        IBV_WC_EX_WITH_QP_NUM                = 1 << 2,  /* Require QP number in WC */
-//
 //	        IBV_WC_EX_WITH_SRC_QP                = 1 << 3,  /* Require source QP in WC */
-//
 //	        IBV_WC_EX_WITH_SLID                  = 1 << 4,  /* Require slid in WC */
-//
 //	        IBV_WC_EX_WITH_SL                    = 1 << 5,  /* Require sl in WC */
-//
 //	        IBV_WC_EX_WITH_DLID_PATH_BITS        = 1 << 6,  /* Require dlid path bits in WC */
-//
 //	        IBV_WC_EX_WITH_COMPLETION_TIMESTAMP  = 1 << 7,  /* Require completion device timestamp in WC /*
-//
 //	        IBV_WC_EX_WITH_CVLAN                 = 1 << 8,  /* Require VLAN info in WC */
-//
 //	        IBV_WC_EX_WITH_FLOW_TAG		     = 1 << 9,  /* Require flow tag in WC */
-//
 //	        IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK  = 1 << 11, /* Require completion wallclock timestamp in WC */
 //	};
 //	enum ibv_cq_init_attr_mask {
-//
 //	        IBV_CQ_INIT_ATTR_MASK_FLAGS             = 1 << 0,
-//
 //	        IBV_CQ_INIT_ATTR_MASK_PD                = 1 << 1,
 //	};
 //	enum ibv_create_cq_attr_flags {
-//
 //	        IBV_CREATE_CQ_ATTR_SINGLE_THREADED      = 1 << 0, /* This CQ is used from a single threaded, thus no locking is required */
-//
 //	        IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN       = 1 << 1, /* This CQ will not pass to error state if overrun, CQE always will be written to next entry.
-//
 //	                                                           * An application must be designed to avoid ever overflowing the CQ, otherwise CQEs might be lost.
 //
 //	                                                           */
@@ -1011,10 +966,8 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 // Polling fields in the completion: Below members and functions are used in order to poll the current completion. The current completion is the completion which the iterator points to (start_poll and next_poll advances this iterator). Only fields that the user requested via wc_flags in ibv_create_cq_ex could be queried. In addition, some fields are only valid in certain opcodes and status codes. uint64_t wr_id - Can be accessed directly from struct ibv_cq_ex. enum ibv_wc_status - Can be accessed directly from struct ibv_cq_ex. enum ibv_wc_opcode ibv_wc_read_opcode(struct ibv_cq_ex *cq); Get the opcode from the current completion. uint32_t ibv_wc_read_vendor_err(struct ibv_cq_ex *cq); Get the vendor error from the current completion. uint32_t ibv_wc_read_byte_len(struct ibv_cq_ex *cq); Get the payload length from the current completion. __be32 ibv_wc_read_imm_data(struct ibv_cq_ex *cq); Get the immediate data field from the current completion. uint32_t ibv_wc_read_invalidated_rkey(struct ibv_cq_ex *cq); Get the rkey invalided by the SEND_INVAL from the current completion. uint32_t ibv_wc_read_qp_num(struct ibv_cq_ex *cq); Get the QP number field from the current completion. uint32_t ibv_wc_read_src_qp(struct ibv_cq_ex *cq); Get the source QP number field from the current completion. unsigned int ibv_wc_read_wc_flags(struct ibv_cq_ex *cq); Get the QP flags field from the current completion. uint16_t ibv_wc_read_pkey_index(struct ibv_cq_ex *cq); Get the pkey index field from the current completion. uint32_t ibv_wc_read_slid(struct ibv_cq_ex *cq); Get the slid field from the current completion. uint8_t ibv_wc_read_sl(struct ibv_cq_ex *cq); Get the sl field from the current completion. uint8_t ibv_wc_read_dlid_path_bits(struct ibv_cq_ex *cq); Get the dlid_path_bits field from the current completion. uint64_t ibv_wc_read_completion_ts(struct ibv_cq_ex *cq); Get the completion timestamp from the current completion in HCA clock units. uint64_t ibv_wc_read_completion_wallclock_ns(struct ibv_cq_ex *cq); Get the completion timestamp from the current completion and convert it from HCA clock units to wall clock nanoseconds. uint16_t ibv_wc_read_cvlan(struct ibv_cq_ex *cq); Get the CVLAN field from the current completion. uint32_t ibv_wc_read_flow_tag(struct ibv_cq_ex *cq); Get flow tag from the current completion. void ibv_wc_read_tm_info(struct ibv_cq_ex *cq, struct ibv_wc_tm_info *tm_info); Get tag matching info from the current completion.
 //
 //	struct ibv_wc_tm_info {
-//
 //	uint64_t tag;  /* tag from TMH */
 //	uint32_t priv; /* opaque user data from TMH */
-//
 //	};
 //
 // # Return value
@@ -1027,13 +980,15 @@ func (context *Context) CreateCQ(cqe int32, cqContext unsafe.Pointer, channel *C
 //
 // CQ should be destroyed with ibv_destroy_cq.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_cq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read cqAttr in Go memory only if the pointers it holds (CQContext, Channel, ParentDomain) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
-func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
-	r, errno, err := c_ibv_create_cq_ex(context, cqAttr)
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+//
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
+func (c *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
+	r, errno, err := c_ibv_create_cq_ex(c, cqAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1050,7 +1005,6 @@ func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 // allows a user application QP qp to be attached into a specified flow flow which is defined in <infiniband/verbs.h>
 //
 //	struct ibv_flow_attr {
-//
 //	uint32_t comp_mask;                     /* Future extendibility */
 //	enum ibv_flow_attr_type type;           /* Rule type - see below */
 //	uint16_t size;                          /* Size of command */
@@ -1069,23 +1023,18 @@ func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 //	};
 //
 //	enum ibv_flow_attr_type {
-//
 //	IBV_FLOW_ATTR_NORMAL		= 0x0,		/* Steering according to rule specifications */
 //	IBV_FLOW_ATTR_ALL_DEFAULT	= 0x1,		/* Default unicast and multicast rule - receive all Eth traffic which isn't steered to any QP */
 //	IBV_FLOW_ATTR_MC_DEFAULT 	= 0x2,		/* Default multicast rule - receive all Eth multicast traffic which isn't steered to any QP */
 //	IBV_FLOW_ATTR_SNIFFER		= 0x3,		/* Sniffer rule - receive all port traffic */
-//
 //	};
 //
 //	enum ibv_flow_flags {
-//
 //	IBV_FLOW_ATTR_FLAGS_DONT_TRAP       = 1 << 1,	/* Rule doesn't trap received packets, allowing them to match lower prioritized rules */
 //	IBV_FLOW_ATTR_FLAGS_EGRESS          = 1 << 2,	/* Match sent packets against EGRESS rules and carry associated actions if required */
-//
 //	};
 //
 //	enum ibv_flow_spec_type {
-//
 //	IBV_FLOW_SPEC_ETH                       = 0x20,   /* Flow specification of L2 header */
 //	IBV_FLOW_SPEC_IPV4                      = 0x30,   /* Flow specification of IPv4 header */
 //	IBV_FLOW_SPEC_IPV6                      = 0x31,   /* Flow specification of IPv6 header */
@@ -1101,17 +1050,14 @@ func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 //	IBV_FLOW_SPEC_ACTION_DROP               = 0x1001, /* Action dropping matched packet */
 //	IBV_FLOW_SPEC_ACTION_HANDLE             = 0x1002, /* Carry out an action created by ibv_create_flow_action_xxxx verb */
 //	IBV_FLOW_SPEC_ACTION_COUNT              = 0x1003, /* Action count matched packet with a ibv_counters handle */
-//
 //	};
 //
 //	Flow specification general structure:
 //	struct ibv_flow_spec_xxx {
-//
 //	enum ibv_flow_spec_type  type;
 //	uint16_t  size;                  /* Flow specification size = sizeof(struct ibv_flow_spec_xxx) */
 //	struct ibv_flow_xxx_filter val;
 //	struct ibv_flow_xxx_filter mask; /* Defines which bits from the filter value are applicable when looking for a match in the incoming packet */
-//
 //	};
 //
 //	Each spec struct holds the relevant network layer parameters for matching. To enforce the match, the user sets a mask for each parameter.
@@ -1151,9 +1097,7 @@ func (context *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 //   - ENXIO: Device managed flow steering isn't currently supported
 //   - EPERM: No permissions to add the flow steering rule
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 	r, errno, err := c_ibv_create_flow(qp, flow)
 	if err != nil {
@@ -1180,15 +1124,10 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 // # ESP attributes
 //
 //	struct ibv_flow_action_esp_attr {
-//
 //	    uint32_t   spi;
-//
 //	    uint32_t   seq;
-//
 //	    uint32_t   tfc_pad;
-//
 //	    uint32_t   flags;
-//
 //	    uint64_t   hard_limit_pkts;
 //	};
 //
@@ -1248,7 +1187,6 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 // For decryption the implementation uses the following state machine to determine ESN:
 //
 //	if (!overlap) {
-//
 //	    use esn // regardless of packet.seq
 //	} else { // new_window
 //
@@ -1272,17 +1210,11 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 // The AES GCM crypto algorithm as defined by RFC4106. This struct is to be provided in keymat_ptr when keymat_proto is set to IBV_ACTION_ESP_KEYMAT_AES_GCM.
 //
 //	struct ibv_flow_action_esp_aes_keymat_aes_gcm {
-//
 //	    uint64_t   iv;
-//
 //	    uint32_t   iv_algo; /* Use enum ib_uverbs_flow_action_esp_aes_gcm_keymat_iv_algo */
-//
 //	    uint32_t   salt;
-//
 //	    uint32_t   icv_len;
-//
 //	    uint32_t   key_len;
-//
 //	    uint32_t   aes_key[256 / 32];
 //	};
 //
@@ -1311,13 +1243,9 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 // This setting is only used in IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD mode.
 //
 //	struct ibv_flow_action_esp_encap {
-//
 //	    void        *val;        /* pointer to struct ibv_flow_xxxx_filter */
-//
 //	    struct ibv_flow_action_esp_encap   *next_ptr;
-//
 //	    uint16_t    len;            /* Len of mask and pointer (separately) */
-//
 //	    uint16_t    type;           /* Use flow_spec enum */
 //	};
 //
@@ -1327,13 +1255,15 @@ func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 //
 // Upon success ibv_create_flow_action_esp will return a new struct ibv_flow_action object, on error NULL will be returned and errno will be set.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read esp in Go memory only if the pointers it holds (ESPAttr, KeymatPtr, ReplayPtr, ESPEncap) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, error) {
-	r, errno, err := c_ibv_create_flow_action_esp(ctx, esp)
+func (c *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, error) {
+	r, errno, err := c_ibv_create_flow_action_esp(c, esp)
 	if err != nil {
 		return nil, err
 	}
@@ -1348,7 +1278,6 @@ func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, er
 // [PD.CreateQP] creates a queue pair (QP) associated with the protection domain pd. The argument qp_init_attr is an ibv_qp_init_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_qp_init_attr {
-//
 //	void                   *qp_context;     /* Associated context of the QP */
 //	struct ibv_cq          *send_cq;        /* CQ to be associated with the Send Queue (SQ) */
 //	struct ibv_cq          *recv_cq;        /* CQ to be associated with the Receive Queue (RQ) */
@@ -1356,17 +1285,14 @@ func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, er
 //	struct ibv_qp_cap       cap;            /* QP capabilities */
 //	enum ibv_qp_type        qp_type;        /* QP Transport Service Type: IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_RAW_PACKET or IBV_QPT_DRIVER */
 //	int                     sq_sig_all;     /* If set, each Work Request (WR) submitted to the SQ generates a completion entry */
-//
 //	};
 //
 //	struct ibv_qp_cap {
-//
 //	uint32_t                max_send_wr;    /* Requested max number of outstanding WRs in the SQ */
 //	uint32_t                max_recv_wr;    /* Requested max number of outstanding WRs in the RQ */
 //	uint32_t                max_send_sge;   /* Requested max number of scatter/gather (s/g) elements in a WR in the SQ */
 //	uint32_t                max_recv_sge;   /* Requested max number of s/g elements in a WR in the RQ */
 //	uint32_t                max_inline_data;/* Requested max number of data (bytes) that can be posted inline to the SQ, otherwise 0 */
-//
 //	};
 //
 // The function [PD.CreateQP] will update the qp_init_attr->cap struct with the actual QP values of the QP that was created; the values will be greater than or equal to the values requested.
@@ -1381,9 +1307,11 @@ func (ctx *Context) CreateFlowActionESP(esp *FlowActionESPAttr) (*FlowAction, er
 //
 // The attributes max_recv_wr and max_recv_sge are ignored by [PD.CreateQP] if the QP is to be associated with an SRQ.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cgo lets C read qpInitAttr in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query].
 func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
@@ -1402,7 +1330,6 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 // [Context.CreateQPEx] creates a queue pair (QP) associated with the protection domain pd. The argument qp_init_attr_ex is an ibv_qp_init_attr_ex struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_qp_init_attr_ex {
-//
 //	void                   *qp_context;     /* Associated context of the QP */
 //	struct ibv_cq          *send_cq;        /* CQ to be associated with the Send Queue (SQ) */
 //	struct ibv_cq          *recv_cq;        /* CQ to be associated with the Receive Queue (RQ) */
@@ -1419,40 +1346,32 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //	struct ibv_rx_hash_conf  rx_hash_conf;  /* RX hash configuration to be used */
 //	uint32_t                source_qpn;     /* Source QP number, creation flag IBV_QP_CREATE_SOURCE_QPN should be set, few NOTEs below */
 //	uint64_t                send_ops_flags; /* Select which QP send ops will be defined in struct ibv_qp_ex. Use enum ibv_qp_create_send_ops_flags */
-//
 //	};
 //
 //	struct ibv_qp_cap {
-//
 //	uint32_t                max_send_wr;    /* Requested max number of outstanding WRs in the SQ */
 //	uint32_t                max_recv_wr;    /* Requested max number of outstanding WRs in the RQ */
 //	uint32_t                max_send_sge;   /* Requested max number of scatter/gather (s/g) elements in a WR in the SQ */
 //	uint32_t                max_recv_sge;   /* Requested max number of s/g elements in a WR in the RQ */
 //	uint32_t                max_inline_data;/* Requested max number of data (bytes) that can be posted inline to the SQ, otherwise 0 */
-//
 //	};
 //
 //	enum ibv_qp_create_flags {
-//
 //	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB       = 1 << 1, /* Prevent self multicast loopback */
 //	IBV_QP_CREATE_SCATTER_FCS               = 1 << 8, /* FCS field will be scattered to host memory */
 //	IBV_QP_CREATE_CVLAN_STRIPPING           = 1 << 9, /* CVLAN field will be stripped from incoming packets */
 //	IBV_QP_CREATE_SOURCE_QPN                = 1 << 10, /* The created QP will use the source_qpn as its wire QP number */
 //	IBV_QP_CREATE_PCI_WRITE_END_PADDING     = 1 << 11, /* Incoming packets will be padded to cacheline size */
-//
 //	};
 //
 //	struct ibv_rx_hash_conf {
-//
 //	uint8_t                rx_hash_function;       /* RX hash function, use enum ibv_rx_hash_function_flags */
 //	uint8_t                rx_hash_key_len;        /* RX hash key length */
 //	uint8_t                *rx_hash_key;           /* RX hash key data */
 //	uint64_t               rx_hash_fields_mask;    /* RX fields that should participate in the hashing, use enum ibv_rx_hash_fields */
-//
 //	};
 //
 //	enum ibv_rx_hash_fields {
-//
 //	IBV_RX_HASH_SRC_IPV4            = 1 << 0,
 //	IBV_RX_HASH_DST_IPV4            = 1 << 1,
 //	IBV_RX_HASH_SRC_IPV6            = 1 << 2,
@@ -1467,11 +1386,9 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //	 * For applying RSS on the inner packet, then the following field should be set with one of the L3/L4 fields.
 //	*/
 //	IBV_RX_HASH_INNER		= (1UL << 31),
-//
 //	};
 //
 //	struct ibv_qp_create_send_ops_flags {
-//
 //	IBV_QP_EX_WITH_RDMA_WRITE		= 1 << 0,
 //	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM	= 1 << 1,
 //	IBV_QP_EX_WITH_SEND			= 1 << 2,
@@ -1483,7 +1400,6 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //	IBV_QP_EX_WITH_BIND_MW			= 1 << 8,
 //	IBV_QP_EX_WITH_SEND_WITH_INV		= 1 << 9,
 //	IBV_QP_EX_WITH_TSO			= 1 << 10,
-//
 //	};
 //
 // The function [Context.CreateQPEx] will update the qp_init_attr_ex->cap struct with the actual QP values of the QP that was created; the values will be greater than or equal to the values requested.
@@ -1498,13 +1414,15 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // The attribute source_qpn is supported only on UD QP, without flow steering RX should not be possible.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_qp_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read qpInitAttrEx in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ, PD, XRCD, RWQIndTbl, RxHashKey) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
-func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
-	r, _, err := c_ibv_create_qp_ex(context, qpInitAttrEx)
+func (c *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
+	r, _, err := c_ibv_create_qp_ex(c, qpInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
@@ -1519,11 +1437,9 @@ func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 // [Context.CreateRWQIndTable] creates a RWQ IND TBL associated with the ibv_context context. The argument init_attr is an ibv_rwq_ind_table_init_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_rwq_ind_table_init_attr {
-//
 //	uint32_t        log_ind_tbl_size;     /* Log, base 2, of Indirection table size */
 //	struct          ibv_wq **ind_tbl;     /* Each entry is a pointer to Receive Work Queue */
 //	uint32_t        comp_mask;            /* Identifies valid fields. Use ibv_ind_table_init_attr_mask */
-//
 //	};
 //
 // The function [Context.CreateRWQIndTable] will create a RWQ IND TBL that holds a table of Receive Work Queue. For further usage of the created object see below NOTES.
@@ -1536,13 +1452,15 @@ func (context *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 //
 // The created object should be used as part of [Context.CreateQPEx] to enable dispatching of incoming packets based on some RX hash configuration.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_rwq_ind_table; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read initAttr in Go memory only if the pointers it holds (IndTbl) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
-func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
-	r, _, err := c_ibv_create_rwq_ind_table(context, initAttr)
+func (c *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
+	r, _, err := c_ibv_create_rwq_ind_table(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1557,18 +1475,14 @@ func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIn
 // [PD.CreateSRQ] creates a shared receive queue (SRQ) associated with the protection domain pd. The argument srq_init_attr is an ibv_srq_init_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_srq_init_attr {
-//
 //	void                   *srq_context;    /* Associated context of the SRQ */
 //	struct ibv_srq_attr     attr;           /* SRQ attributes */
-//
 //	};
 //
 //	struct ibv_srq_attr {
-//
 //	uint32_t                max_wr;         /* Requested max number of outstanding work requests (WRs) in the SRQ */
 //	uint32_t                max_sge;        /* Requested max number of scatter elements per WR */
 //	uint32_t                srq_limit;      /* The limit value of the SRQ (irrelevant for ibv_create_srq) */
-//
 //	};
 //
 // The function [PD.CreateSRQ] will update the srq_init_attr struct with the original values of the SRQ that was created; the values of max_wr and max_sge will be greater than or equal to the values requested.
@@ -1577,9 +1491,11 @@ func (context *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIn
 //
 // [PD.CreateSRQ] returns a pointer to the created SRQ, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cgo lets C read srqInitAttr in Go memory only if the pointers it holds (SRQContext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno.
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
@@ -1598,7 +1514,6 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 // [Context.CreateSRQEx] creates a shared receive queue (SRQ) supporting both basic and xrc modes. The argument srq_init_attr_ex is an ibv_srq_init_attr_ex struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_srq_init_attr_ex {
-//
 //	void                   *srq_context;    /* Associated context of the SRQ */
 //	struct ibv_srq_attr     attr;           /* SRQ attributes */
 //	uint32_t                comp_mask;      /* Identifies valid fields */
@@ -1607,22 +1522,17 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 //	struct ibv_xrcd        *xrcd;           /* XRC domain to associate with the SRQ */
 //	struct ibv_cq          *cq;             /* CQ to associate with the SRQ for XRC mode */
 //	struct ibv_tm_cap       tm_cap;         /* Tag matching attributes */
-//
 //	};
 //
 //	struct ibv_srq_attr {
-//
 //	uint32_t                max_wr;         /* Requested max number of outstanding work requests (WRs) in the SRQ */
 //	uint32_t                max_sge;        /* Requested max number of scatter elements per WR */
 //	uint32_t                srq_limit;      /* The limit value of the SRQ */
-//
 //	};
 //
 //	struct ibv_tm_cap {
-//
 //	uint32_t                max_num_tags;   /* Tag matching list size */
 //	uint32_t                max_ops;        /* Number of outstanding tag list operations */
-//
 //	};
 //
 // The function [Context.CreateSRQEx] will update the srq_init_attr_ex struct with the original values of the SRQ that was created; the values of max_wr and max_sge will be greater than or equal to the values requested.
@@ -1631,13 +1541,15 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 //
 // [Context.CreateSRQEx] returns a pointer to the created SRQ, or NULL if the request fails.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_srq_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read srqInitAttrEx in Go memory only if the pointers it holds (SRQContext, PD, XRCD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
-func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
-	r, _, err := c_ibv_create_srq_ex(context, srqInitAttrEx)
+func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
+	r, _, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
@@ -1652,7 +1564,6 @@ func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) 
 // [Context.CreateWQ] creates a WQ associated with the ibv_context context. The argument wq_init_attr is an ibv_wq_init_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_wq_init_attr {
-//
 //	void                      *wq_context;    /* Associated context of the WQ */
 //	enum ibv_wq_type           wq_type;       /* WQ type */
 //	uint32_t                   max_wr;        /* Requested max number of outstanding WRs in the WQ */
@@ -1665,13 +1576,11 @@ func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) 
 //	};
 //
 //	enum ibv_wq_flags {
-//
 //	IBV_WQ_FLAGS_CVLAN_STRIPPING            = 1 << 0, /* CVLAN field will be stripped from incoming packets */
 //	IBV_WQ_FLAGS_SCATTER_FCS                = 1 << 1, /* FCS field will be scattered to host memory */
 //	IBV_WQ_FLAGS_DELAY_DROP                 = 1 << 2, /* Packets won't be dropped immediately if no receive WQEs */
 //	IBV_WQ_FLAGS_PCI_WRITE_END_PADDING      = 1 << 3, /* Incoming packets will be padded to cacheline size */
 //	IBV_WQ_FLAGS_RESERVED                   = 1 << 4,
-//
 //	};
 //
 // The function [Context.CreateWQ] will update the wq_init_attr->max_wr and wq_init_attr->max_sge fields with the actual WQ values of the WQ that was created; the values will be greater than or equal to the values requested.
@@ -1680,13 +1589,15 @@ func (context *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) 
 //
 // [Context.CreateWQ] returns a pointer to the created WQ, or NULL if the request fails.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_create_wq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read wqInitAttr in Go memory only if the pointers it holds (WQContext, PD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [WQ.Modify].
-func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
-	r, _, err := c_ibv_create_wq(context, wqInitAttr)
+func (c *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
+	r, _, err := c_ibv_create_wq(c, wqInitAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -1696,36 +1607,27 @@ func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 	return r, nil
 }
 
-// DeallocDMAH calls ibv_dealloc_dmah (infiniband/verbs.h): deallocate a dma handle.
+// Dealloc calls ibv_dealloc_dmah (infiniband/verbs.h): deallocate a dma handle.
 //
-// Once the ibv_dmah usage has been ended [Dmah.DeallocDMAH] should be called.
+// Once the ibv_dmah usage has been ended [DMAH.Dealloc] should be called.
 //
 // # Arguments
 //
 // # attr
 //
 //	enum ibv_tph_mem_type {
-//
 //	    IBV_TPH_MEM_TYPE_VM, /* volatile memory */
-//
 //	    IBV_TPH_MEM_TYPE_PM, /* persistent memory */
 //	};
 //	enum ibv_dmah_init_attr_mask {
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_CPU_ID = 1 << 0,
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_PH = 1 << 1,
-//
 //	    IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE = 1 << 2,
 //	};
 //	struct ibv_dmah_init_attr {
-//
 //	    uint32_t comp_mask; /* From ibv_dmah_init_attr_mask */
-//
 //	    uint32_t cpu_id;
-//
 //	    uint8_t ph;
-//
 //	    uint8_t tph_mem_type; /* From enum ibv_tph_mem_type */
 //	};
 //
@@ -1739,19 +1641,20 @@ func (context *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 //
 // # Return value
 //
-// [Dmah.DeallocDMAH] returns 0 upon success, otherwise the errno value.
+// [DMAH.Dealloc] returns 0 upon success, otherwise the errno value.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_dmah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
-func (dmah *Dmah) DeallocDMAH() error {
+func (dmah *DMAH) Dealloc() error {
 	r, _, err := c_ibv_dealloc_dmah(dmah)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_dealloc_dmah", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_dealloc_dmah", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Dealloc calls ibv_dealloc_mw (infiniband/verbs.h): allocate or deallocate a memory window (MW).
@@ -1766,9 +1669,7 @@ func (dmah *Dmah) DeallocDMAH() error {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_mw that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (mw *MW) Dealloc() error {
@@ -1776,7 +1677,10 @@ func (mw *MW) Dealloc() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_dealloc_mw", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_dealloc_mw", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Dealloc calls ibv_dealloc_pd (infiniband/verbs.h): allocate or deallocate a protection domain (PDs).
@@ -1791,9 +1695,7 @@ func (mw *MW) Dealloc() error {
 //
 // [PD.Dealloc] may fail if any other resource is still associated with the PD being freed.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [PD.RegMR], [PD.CreateSRQ], [PD.CreateQP], [PD.CreateAH], [PD.CreateAHFromWC].
 func (pd *PD) Dealloc() error {
@@ -1801,7 +1703,10 @@ func (pd *PD) Dealloc() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_dealloc_pd", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_dealloc_pd", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Dealloc calls ibv_dealloc_td (infiniband/verbs.h): allocate and deallocate thread domain object.
@@ -1812,9 +1717,7 @@ func (pd *PD) Dealloc() error {
 //
 // [TD.Dealloc] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dealloc_td that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain].
 func (td *TD) Dealloc() error {
@@ -1822,7 +1725,10 @@ func (td *TD) Dealloc() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_dealloc_td", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_dealloc_td", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Dereg calls ibv_dereg_mr (infiniband/verbs.h): register or deregister a memory region (MR).
@@ -1837,17 +1743,18 @@ func (td *TD) Dealloc() error {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
-// # Failure
+// Convention zero_or_errno.
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_dereg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (mr *MR) Dereg() error {
 	r, _, err := c_ibv_dereg_mr(mr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_dereg_mr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_dereg_mr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_ah (infiniband/verbs.h): create or destroy an address handle (AH).
@@ -1858,9 +1765,7 @@ func (mr *MR) Dereg() error {
 //
 // [AH.Destroy] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_ah that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [Context.AllocPD], [Context.InitAHFromWC], [PD.CreateAHFromWC].
 func (ah *AH) Destroy() error {
@@ -1868,7 +1773,10 @@ func (ah *AH) Destroy() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_ah", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_ah", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_comp_channel (infiniband/verbs.h): create or destroy a completion event channel.
@@ -1885,17 +1793,18 @@ func (ah *AH) Destroy() error {
 //
 // [CompChannel.Destroy] fails if any CQs are still associated with the completion event channel being destroyed.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [Device.Open], [Context.CreateCQ], [CompChannel.GetCQEvent].
-func (channel *CompChannel) Destroy() error {
-	r, _, err := c_ibv_destroy_comp_channel(channel)
+func (cc *CompChannel) Destroy() error {
+	r, _, err := c_ibv_destroy_comp_channel(cc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_comp_channel", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_comp_channel", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_comp_cntr (infiniband/verbs.h): Create or destroy a completion counter.
@@ -1911,9 +1820,7 @@ func (channel *CompChannel) Destroy() error {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -1924,17 +1831,12 @@ func (channel *CompChannel) Destroy() error {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -1955,17 +1857,18 @@ func (channel *CompChannel) Destroy() error {
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Destroy() error {
-	r, _, err := c_ibv_destroy_comp_cntr(compCntr)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Destroy() error {
+	r, _, err := c_ibv_destroy_comp_cntr(cc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_counters (infiniband/verbs.h): Create or destroy a counters handle.
@@ -1980,7 +1883,6 @@ func (compCntr *CompCntr) Destroy() error {
 // # init_attr Argument
 //
 //	struct ibv_counters_init_attr {
-//
 //	    int comp_mask;
 //	};
 //
@@ -1994,15 +1896,16 @@ func (compCntr *CompCntr) Destroy() error {
 //
 //   - EINVAL: invalid parameter supplied [Counters.Destroy]
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) Destroy() error {
-	r, _, err := c_ibv_destroy_counters(counters)
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (c *Counters) Destroy() error {
+	r, _, err := c_ibv_destroy_counters(c)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_counters", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_counters", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_cq (infiniband/verbs.h): create or destroy a completion queue (CQ).
@@ -2017,17 +1920,18 @@ func (counters *Counters) Destroy() error {
 //
 // [CQ.Destroy] fails if any queue pair is still associated with this CQ.
 //
-// # Failure
+// Convention zero_or_errno.
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP].
+// See also [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP].
 func (cq *CQ) Destroy() error {
 	r, _, err := c_ibv_destroy_cq(cq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_cq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_cq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_flow (infiniband/verbs.h): create or destroy flow steering rules.
@@ -2061,15 +1965,16 @@ func (cq *CQ) Destroy() error {
 //   - ENXIO: Device managed flow steering isn't currently supported
 //   - EPERM: No permissions to add the flow steering rule
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (flowID *Flow) Destroy() error {
-	r, _, err := c_ibv_destroy_flow(flowID)
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (f *Flow) Destroy() error {
+	r, _, err := c_ibv_destroy_flow(f)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_flow", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_flow", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_flow_action (infiniband/verbs.h): Flow action esp for verbs.
@@ -2087,15 +1992,10 @@ func (flowID *Flow) Destroy() error {
 // # ESP attributes
 //
 //	struct ibv_flow_action_esp_attr {
-//
 //	    uint32_t   spi;
-//
 //	    uint32_t   seq;
-//
 //	    uint32_t   tfc_pad;
-//
 //	    uint32_t   flags;
-//
 //	    uint64_t   hard_limit_pkts;
 //	};
 //
@@ -2155,7 +2055,6 @@ func (flowID *Flow) Destroy() error {
 // For decryption the implementation uses the following state machine to determine ESN:
 //
 //	if (!overlap) {
-//
 //	    use esn // regardless of packet.seq
 //	} else { // new_window
 //
@@ -2179,17 +2078,11 @@ func (flowID *Flow) Destroy() error {
 // The AES GCM crypto algorithm as defined by RFC4106. This struct is to be provided in keymat_ptr when keymat_proto is set to IBV_ACTION_ESP_KEYMAT_AES_GCM.
 //
 //	struct ibv_flow_action_esp_aes_keymat_aes_gcm {
-//
 //	    uint64_t   iv;
-//
 //	    uint32_t   iv_algo; /* Use enum ib_uverbs_flow_action_esp_aes_gcm_keymat_iv_algo */
-//
 //	    uint32_t   salt;
-//
 //	    uint32_t   icv_len;
-//
 //	    uint32_t   key_len;
-//
 //	    uint32_t   aes_key[256 / 32];
 //	};
 //
@@ -2218,29 +2111,26 @@ func (flowID *Flow) Destroy() error {
 // This setting is only used in IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD mode.
 //
 //	struct ibv_flow_action_esp_encap {
-//
 //	    void        *val;        /* pointer to struct ibv_flow_xxxx_filter */
-//
 //	    struct ibv_flow_action_esp_encap   *next_ptr;
-//
 //	    uint16_t    len;            /* Len of mask and pointer (separately) */
-//
 //	    uint16_t    type;           /* Use flow_spec enum */
 //	};
 //
 // Each link in the list specifies a network header in the same manner as the flow steering API. The header should be selected from a supported header in `enum ibv_flow_spec_type'.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_flow_action that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (action *FlowAction) Destroy() error {
-	r, _, err := c_ibv_destroy_flow_action(action)
+func (fa *FlowAction) Destroy() error {
+	r, _, err := c_ibv_destroy_flow_action(fa)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_flow_action", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_flow_action", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_qp (infiniband/verbs.h): create or destroy a queue pair (QP).
@@ -2257,9 +2147,7 @@ func (action *FlowAction) Destroy() error {
 //
 // IBV_QPT_DRIVER does not represent a specific service and is used for vendor specific QP logic.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query].
 func (qp *QP) Destroy() error {
@@ -2267,7 +2155,10 @@ func (qp *QP) Destroy() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_qp", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_qp", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_rwq_ind_table (infiniband/verbs.h): create or destroy a Receive Work Queue Indirection Table (RWQ IND TBL).
@@ -2282,17 +2173,18 @@ func (qp *QP) Destroy() error {
 //
 // The created object should be used as part of [Context.CreateQPEx] to enable dispatching of incoming packets based on some RX hash configuration.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_rwq_ind_table that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
-func (rwqIndTable *RWQIndTable) Destroy() error {
-	r, _, err := c_ibv_destroy_rwq_ind_table(rwqIndTable)
+func (rwq *RWQIndTable) Destroy() error {
+	r, _, err := c_ibv_destroy_rwq_ind_table(rwq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_rwq_ind_table", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_rwq_ind_table", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_srq (infiniband/verbs.h): create or destroy a shared receive queue (SRQ).
@@ -2307,9 +2199,7 @@ func (rwqIndTable *RWQIndTable) Destroy() error {
 //
 // [SRQ.Destroy] fails if any queue pair is still associated with this SRQ.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (srq *SRQ) Destroy() error {
@@ -2317,7 +2207,10 @@ func (srq *SRQ) Destroy() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_srq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_srq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Destroy calls ibv_destroy_wq (infiniband/verbs.h): create or destroy a Work Queue (WQ).
@@ -2328,9 +2221,7 @@ func (srq *SRQ) Destroy() error {
 //
 // [WQ.Destroy] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_destroy_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [WQ.Modify].
 func (wq *WQ) Destroy() error {
@@ -2338,7 +2229,10 @@ func (wq *WQ) Destroy() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_destroy_wq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_destroy_wq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // DetachMcast calls ibv_detach_mcast (infiniband/verbs.h): attach and detach a queue pair (QPs) to/from a multicast group.
@@ -2357,9 +2251,7 @@ func (wq *WQ) Destroy() error {
 //
 // In order to receive multicast messages, a join request for the multicast group must be sent to the subnet administrator (SA), so that the fabric’s multicast routing is configured to deliver messages to the local port.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_detach_mcast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [PD.CreateQP].
 func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
@@ -2367,18 +2259,21 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_detach_mcast", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_detach_mcast", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// DMExportDMABufFD calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h): export dmabuf fd for a given ibv_dm.
+// ExportDMABufFD calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h): export dmabuf fd for a given ibv_dm.
 //
-// [DM.DMExportDMABufFD] exports a dmabuf fd that is associated with the given dm.
+// [DM.ExportDMABufFD] exports a dmabuf fd that is associated with the given dm.
 //
 // The returned fd can be later used for DMA and RDMA operations associated with it.
 //
 // Once the usage has been ended close() should be called while supplying the fd.
 //
-// This call will release resources that were earlier allocated using the [DM.DMExportDMABufFD] API.
+// This call will release resources that were earlier allocated using the [DM.ExportDMABufFD] API.
 //
 // # Arguments
 //
@@ -2386,14 +2281,12 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 //
 // # Return value
 //
-// [DM.DMExportDMABufFD] returns an fd number >= 0 upon success, or -1 if the request fails and errno set to the error.
+// [DM.ExportDMABufFD] returns an fd number >= 0 upon success, or -1 if the request fails and errno set to the error.
 //
-// # Failure
-//
-// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_dm_export_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention count_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
-func (dm *DM) DMExportDMABufFD() (int, error) {
+func (dm *DM) ExportDMABufFD() (int, error) {
 	r, errno, err := c_ibv_dm_export_dmabuf_fd(dm)
 	if err != nil {
 		return 0, err
@@ -2408,14 +2301,14 @@ func (dm *DM) DMExportDMABufFD() (int, error) {
 //
 // This function indicates the end of polling batch of work completions. After calling this function, the user should start a new batch by calling start_poll.
 //
-// # Failure
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallEndPoll() error {
-	_, err := c_ibv_end_poll(cq)
-	return err
+	if _, err := c_ibv_end_poll(cq); err != nil {
+		return err
+	}
+	return nil
 }
 
 // EventTypeStr calls ibv_event_type_str (infiniband/verbs.h): Return string describing event_type enum value.
@@ -2426,42 +2319,38 @@ func (cq *CQEx) CallEndPoll() error {
 //
 // These functions return a constant string that describes the enum value passed as their argument.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 func EventTypeStr(event EventType) string {
 	r, _, err := c_ibv_event_type_str(event)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return unix.BytePtrToString(r)
 }
 
-// ExportBufDMABufFD calls ibv_export_buf_dmabuf_fd (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
+// ExportDMABufFD calls ibv_export_buf_dmabuf_fd (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
-// [Buf.ExportBufDMABufFD] exports a new file descriptor for a buffer that is backed by a DMA-buf. This allows applications to pass provider-allocated memory to other APIs that import DMA-buf file descriptors. The returned file descriptor is owned by the caller and should be closed with close(2) when no longer needed. Calling [Buf.ExportBufDMABufFD] does not transfer ownership of the buffer handle or the internal descriptor used by libibverbs.
+// [Buf.ExportDMABufFD] exports a new file descriptor for a buffer that is backed by a DMA-buf. This allows applications to pass provider-allocated memory to other APIs that import DMA-buf file descriptors. The returned file descriptor is owned by the caller and should be closed with close(2) when no longer needed. Calling [Buf.ExportDMABufFD] does not transfer ownership of the buffer handle or the internal descriptor used by libibverbs.
 //
 // # Arguments
 //
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //
 // # Return value
 //
-// [Buf.ExportBufDMABufFD] returns a file descriptor >= 0 on success, or -1 if the request fails with errno set. If buf is not backed by a DMA-buf, errno is set to ENODATA.
+// [Buf.ExportDMABufFD] returns a file descriptor >= 0 on success, or -1 if the request fails with errno set. If buf is not backed by a DMA-buf, errno is set to ENODATA.
 //
 // # Errors
 //
 //   - ENODATA: If buf is not backed by a DMA-buf, errno is set to ENODATA.
 //
-// # Failure
-//
-// C convention count_or_minus_one_errno (a non-negative value on success, -1 on failure with errno set): a failure is an *[Error] naming ibv_export_buf_dmabuf_fd that unwraps to the errno, so errors.Is(err, unix.ENODATA) holds for a failure with ENODATA. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention count_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (buf *Buf) ExportBufDMABufFD() (int, error) {
-	r, errno, err := c_ibv_export_buf_dmabuf_fd(buf)
+func (b *Buf) ExportDMABufFD() (int, error) {
+	r, errno, err := c_ibv_export_buf_dmabuf_fd(b)
 	if err != nil {
 		return 0, err
 	}
@@ -2497,9 +2386,7 @@ func (buf *Buf) ExportBufDMABufFD() (int, error) {
 //
 //   - EINVAL: An error value of EINVAL indicates that there had been RDMA memory registration already and it is therefore not safe anymore to fork.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_fork_init that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also exec(3), fork(2), [GetDeviceList], system(3), wait(2).
 func ForkInit() error {
@@ -2507,66 +2394,35 @@ func ForkInit() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_fork_init", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_fork_init", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Free calls ibv_free_buf (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [Buf.Free] releases a buffer handle returned by [PD.AllocBuf]. The protection domain used for allocation must remain valid until the buffer is freed.
 //
 // # Arguments
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //
 // # Return value
 //
 // [Buf.Free] does not return a value.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (buf *Buf) Free() error {
-	_, err := c_ibv_free_buf(buf)
-	return err
-}
-
-// FreeDeviceList calls ibv_free_device_list (infiniband/verbs.h): get and release list of available RDMA devices.
-//
-// [FreeDeviceList] frees the array of devices list returned by [GetDeviceList].
-//
-// # Static linking
-//
-// If libibverbs is statically linked to the application then all provider drivers must also be statically linked. The library will not load dynamic providers when static linking is used.
-//
-// To link the providers set the RDMA_STATIC_PROVIDERS define to the comma separated list of desired providers when compiling the application. The special keyword `all' will statically link all supported libibverbs providers.
-//
-// This is intended to be used along with pkg-config(1) to setup the proper flags for libibverbs linking.
-//
-// # Return value
-//
-// [FreeDeviceList] returns no value.
-//
-// # Notes
-//
-// Client code should open all the devices it intends to use with [Device.Open] before calling [FreeDeviceList]. Once it frees the array with [FreeDeviceList], it will be able to use only the open devices; pointers to unopened devices will no longer be valid.
-//
-// Setting the environment variable IBV_SHOW_WARNINGS will cause warnings to be emitted to stderr if a kernel verbs device is discovered, but no corresponding userspace driver can be found for it.
-//
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [ForkInit], [Device.GetDeviceGUID], [Device.GetDeviceName], [Device.GetDeviceIndex], [Device.Open].
-func FreeDeviceList(list **Device) {
-	_, err := c_ibv_free_device_list(list)
-	if err != nil {
-		panic(err)
+func (b *Buf) Free() error {
+	if _, err := c_ibv_free_buf(b); err != nil {
+		return err
 	}
+	return nil
 }
 
 // Free calls ibv_free_dm (infiniband/verbs.h): allocate or free a device memory buffer (DMs) and perform memory copy to or from it.
@@ -2574,11 +2430,9 @@ func FreeDeviceList(list **Device) {
 // [DM.Free] free the device memory buffer dm.
 //
 //	struct ibv_alloc_dm_attr {
-//
 //	size_t length;			/* Length of desired device memory buffer */
 //	uint32_t log_align_req;		/* Log base 2 of address alignment requirement */
 //	uint32_t comp_mask;		/* Compatibility mask that defines which of the following variables are valid */
-//
 //	};
 //	Address alignment may be required in cases where RDMA atomic operations will be performed using the device memory.
 //
@@ -2594,9 +2448,7 @@ func FreeDeviceList(list **Device) {
 //
 // [Context.AllocDM] may fail if device has no more free device memory left, where the maximum amount of allocated memory is provided by the max_dm_size attribute in ibv_device_attr_ex struct. [DM.Free] may fail if any other resources (such as an MR) is still associated with the DM being freed.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_free_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDeviceEx].
 func (dm *DM) Free() error {
@@ -2604,7 +2456,10 @@ func (dm *DM) Free() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_free_dm", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_free_dm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // GetAsyncEvent calls ibv_get_async_event (infiniband/verbs.h): get or acknowledge asynchronous events.
@@ -2612,18 +2467,14 @@ func (dm *DM) Free() error {
 // [Context.GetAsyncEvent] waits for the next async event of the RDMA device context context and returns it through the pointer event, which is an ibv_async_event struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_async_event {
-//
 //	union {
-//
 //	struct ibv_cq  *cq;             /* CQ that got the event */
 //	struct ibv_qp  *qp;             /* QP that got the event */
 //	struct ibv_srq *srq;            /* SRQ that got the event */
 //	struct ibv_wq  *wq;             /* WQ that got the event */
 //	int             port_num;       /* port number that got the event */
-//
 //	} element;
 //	enum ibv_event_type     event_type;     /* type of the event */
-//
 //	};
 //
 // One member of the element union will be valid, depending on the event_type member of the structure. event_type will be one of the following events:
@@ -2677,17 +2528,23 @@ func (dm *DM) Free() error {
 //
 // [Context.GetAsyncEvent] is a blocking function. If multiple threads call this function simultaneously, then when an async event occurs, only one thread will receive it, and it is not possible to predict which thread will receive it.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_async_event; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// event is a result.
+//
+// Convention zero_or_minus_one.
 //
 // See also [Device.Open].
-func (context *Context) GetAsyncEvent(event *AsyncEvent) error {
-	r, _, err := c_ibv_get_async_event(context, event)
+func (c *Context) GetAsyncEvent() (event AsyncEvent, err error) {
+	var zevent AsyncEvent
+	r, _, err := c_ibv_get_async_event(c, &zevent)
 	if err != nil {
-		return err
+		return AsyncEvent{}, err
 	}
-	return cerr.ZeroOrMinusOne("ibv_get_async_event", int32(r))
+	if err := cerr.ZeroOrMinusOne("ibv_get_async_event", int32(r)); err != nil {
+		return AsyncEvent{}, err
+	}
+	return zevent, nil
 }
 
 // GetCQEvent calls ibv_get_cq_event (infiniband/verbs.h): get and acknowledge completion queue (CQ) events.
@@ -2700,61 +2557,64 @@ func (context *Context) GetAsyncEvent(event *AsyncEvent) error {
 //
 // # Notes
 //
-// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckCQEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
+// All completion events that [CompChannel.GetCQEvent] returns must be acknowledged using [CQ.AckEvents]. To avoid races, destroying a CQ will wait for all completion events to be acknowledged; this guarantees a one-to-one correspondence between acks and successful gets.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_cq_event; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cq and cq_context are results.
+//
+// Convention zero_or_minus_one.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
-func (channel *CompChannel) GetCQEvent(cq **CQ, cqContext *unsafe.Pointer) error {
-	r, _, err := c_ibv_get_cq_event(channel, cq, cqContext)
+func (cc *CompChannel) GetCQEvent() (cq *CQ, cqContext unsafe.Pointer, err error) {
+	var zcq *CQ
+	var zcqContext unsafe.Pointer
+	r, _, err := c_ibv_get_cq_event(cc, &zcq, &zcqContext)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(r))
+	if err := cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(r)); err != nil {
+		return nil, nil, err
+	}
+	return zcq, zcqContext, nil
 }
 
-// GetDeviceGUID calls ibv_get_device_guid (infiniband/verbs.h): get an RDMA device’s GUID.
+// GetGUID calls ibv_get_device_guid (infiniband/verbs.h): get an RDMA device’s GUID.
 //
-// [Device.GetDeviceGUID] returns the Global Unique IDentifier (GUID) of the RDMA device device.
+// [Device.GetGUID] returns the Global Unique IDentifier (GUID) of the RDMA device device.
 //
 // # Return value
 //
-// [Device.GetDeviceGUID] returns the GUID of the device in network byte order.
+// [Device.GetGUID] returns the GUID of the device in network byte order.
 //
 // # Byte order
 //
 // The result (C: __be64) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes64) on a little-endian host.
 //
-// # Failure
+// Convention value.
 //
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Device.GetDeviceIndex], [GetDeviceList], [Device.GetDeviceName], [Device.Open].
-func (device *Device) GetDeviceGUID() uint64 {
-	r, _, err := c_ibv_get_device_guid(device)
+// See also [Device.GetIndex], [GetDeviceList], [Device.GetName], [Device.Open].
+func (d *Device) GetGUID() uint64 {
+	r, _, err := c_ibv_get_device_guid(d)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
 
-// GetDeviceIndex calls ibv_get_device_index (infiniband/verbs.h): get an RDMA device index.
+// GetIndex calls ibv_get_device_index (infiniband/verbs.h): get an RDMA device index.
 //
-// [Device.GetDeviceIndex] returns stable IB device index as it is assigned by the kernel.
+// [Device.GetIndex] returns stable IB device index as it is assigned by the kernel.
 //
 // # Return value
 //
-// [Device.GetDeviceIndex] returns an index, or -1 if the kernel doesn’t support device indexes.
+// [Device.GetIndex] returns an index, or -1 if the kernel doesn’t support device indexes.
 //
-// # Failure
+// Convention count_or_minus_one.
 //
-// C convention count_or_minus_one (a non-negative value on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_device_index; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Device.GetDeviceName], [Device.GetDeviceGUID], [GetDeviceList], [Device.Open].
-func (device *Device) GetDeviceIndex() (int, error) {
-	r, _, err := c_ibv_get_device_index(device)
+// See also [Device.GetName], [Device.GetGUID], [GetDeviceList], [Device.Open].
+func (d *Device) GetIndex() (int, error) {
+	r, _, err := c_ibv_get_device_index(d)
 	if err != nil {
 		return 0, err
 	}
@@ -2768,7 +2628,7 @@ func (device *Device) GetDeviceIndex() (int, error) {
 //
 // [GetDeviceList] returns a NULL-terminated array of RDMA devices currently available. The argument num_devices is optional; if not NULL, it is set to the number of devices returned in the array.
 //
-// [FreeDeviceList] frees the array of devices list returned by [GetDeviceList].
+// ibv_free_device_list() frees the array of devices list returned by [GetDeviceList].
 //
 // # Static linking
 //
@@ -2786,43 +2646,48 @@ func (device *Device) GetDeviceIndex() (int, error) {
 //
 // [GetDeviceList] returns the array of available RDMA devices, or sets errno and returns NULL if the request fails. If no devices are found then num_devices is set to 0, and non-NULL is returned.
 //
+// # Go shape
+//
+// the array is returned as a list whose Close releases it (ibv_free_device_list); the entries are valid until then.
+//
 // # Errors
 //
 //   - ENOMEM: Insufficient memory to complete the operation.
 //   - ENOSYS: No kernel support for RDMA.
 //   - EPERM: Permission denied.
 //
-// # Failure
+// Convention pointer_or_null_errno.
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_get_device_list that unwraps to the errno, so errors.Is(err, unix.ENOMEM) holds for a failure with ENOMEM. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [ForkInit], [Device.GetDeviceGUID], [Device.GetDeviceName], [Device.GetDeviceIndex], [Device.Open].
-func GetDeviceList(numDevices *int32) (**Device, error) {
-	r, errno, err := c_ibv_get_device_list(numDevices)
+// See also [ForkInit], [Device.GetGUID], [Device.GetName], [Device.GetIndex], [Device.Open].
+func GetDeviceList() (*DeviceList, error) {
+	var znumDevices int32
+	r, errno, err := c_ibv_get_device_list(&znumDevices)
 	if err != nil {
 		return nil, err
 	}
 	if err := cerr.PointerOrNullErrno("ibv_get_device_list", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
-	return r, nil
+	list := &DeviceList{
+		all: slices.Clone(unsafe.Slice(r, znumDevices)),
+		c:   r,
+	}
+	return list, nil
 }
 
-// GetDeviceName calls ibv_get_device_name (infiniband/verbs.h): get an RDMA device’s name.
+// GetName calls ibv_get_device_name (infiniband/verbs.h): get an RDMA device’s name.
 //
-// [Device.GetDeviceName] returns a human-readable name associated with the RDMA device device.
+// [Device.GetName] returns a human-readable name associated with the RDMA device device.
 //
 // # Return value
 //
-// [Device.GetDeviceName] returns a pointer to the device name, or NULL if the request fails.
+// [Device.GetName] returns a pointer to the device name, or NULL if the request fails.
 //
-// # Failure
+// Convention pointer_or_null.
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_get_device_name; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Device.GetDeviceGUID], [GetDeviceList], [Device.Open].
-func (device *Device) GetDeviceName() (string, error) {
-	r, _, err := c_ibv_get_device_name(device)
+// See also [Device.GetGUID], [GetDeviceList], [Device.Open].
+func (d *Device) GetName() (string, error) {
+	r, _, err := c_ibv_get_device_name(d)
 	if err != nil {
 		return "", err
 	}
@@ -2844,13 +2709,11 @@ func (device *Device) GetDeviceName() (string, error) {
 //
 // pkey (C: __be16) is in network byte order (big-endian).
 //
-// # Failure
-//
-// C convention count_or_minus_one (a non-negative value on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_get_pkey_index; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention count_or_minus_one.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryGID], [Context.QueryPKey], [Context.QueryPort].
-func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
-	r, _, err := c_ibv_get_pkey_index(context, portNum, pkey)
+func (c *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
+	r, _, err := c_ibv_get_pkey_index(c, portNum, pkey)
 	if err != nil {
 		return 0, err
 	}
@@ -2860,25 +2723,31 @@ func (context *Context) GetPKeyIndex(portNum uint8, pkey uint16) (int, error) {
 	return int(r), nil
 }
 
-// GetSRQNum calls ibv_get_srq_num (infiniband/verbs.h): return srq number associated with the given shared receive queue (SRQ).
+// GetNum calls ibv_get_srq_num (infiniband/verbs.h): return srq number associated with the given shared receive queue (SRQ).
 //
-// [SRQ.GetSRQNum] return srq number associated with the given XRC shared receive queue The argument srq is an ibv_srq struct, as defined in <infiniband/verbs.h>. srq_num is an output parameter that holds the returned srq number.
+// [SRQ.GetNum] return srq number associated with the given XRC shared receive queue The argument srq is an ibv_srq struct, as defined in <infiniband/verbs.h>. srq_num is an output parameter that holds the returned srq number.
 //
 // # Return value
 //
-// [SRQ.GetSRQNum] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.GetNum] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_get_srq_num that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// srq_num is a result.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [Context.CreateSRQEx], [SRQ.Modify].
-func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
-	r, _, err := c_ibv_get_srq_num(srq, srqNum)
+func (srq *SRQ) GetNum() (srqNum uint32, err error) {
+	var zsrqNum uint32
+	r, _, err := c_ibv_get_srq_num(srq, &zsrqNum)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrErrno("ibv_get_srq_num", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_get_srq_num", int32(r)); err != nil {
+		return 0, err
+	}
+	return zsrqNum, nil
 }
 
 // ImportDevice calls ibv_import_device (infiniband/verbs.h): import a device from a given command FD.
@@ -2893,13 +2762,19 @@ func (srq *SRQ) GetSRQNum(srqNum *uint32) error {
 //
 // [ImportDevice] returns a pointer to the allocated RDMA context, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cmd_fd is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention pointer_or_null_errno.
 //
 // See also [Device.Open], [Context.CloseDevice].
-func ImportDevice(cmdFD int32) (*Context, error) {
-	r, errno, err := c_ibv_import_device(cmdFD)
+func ImportDevice(cmdFD int) (*Context, error) {
+	zcmdFD, err := carg.Int32("ibv_import_device", "cmd_fd", cmdFD)
+	if err != nil {
+		return nil, err
+	}
+	r, errno, err := c_ibv_import_device(zcmdFD)
 	if err != nil {
 		return nil, err
 	}
@@ -2919,13 +2794,11 @@ func ImportDevice(cmdFD int32) (*Context, error) {
 //
 // [Context.ImportDM] returns a pointer to the allocated DM, or NULL if the request fails and errno is set.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [Context.AllocDM], [DM.Free].
-func (context *Context) ImportDM(dmHandle uint32) (*DM, error) {
-	r, errno, err := c_ibv_import_dm(context, dmHandle)
+func (c *Context) ImportDM(dmHandle uint32) (*DM, error) {
+	r, errno, err := c_ibv_import_dm(c, dmHandle)
 	if err != nil {
 		return nil, err
 	}
@@ -2949,9 +2822,7 @@ func (context *Context) ImportDM(dmHandle uint32) (*DM, error) {
 //
 // The addr field in the imported MR is not applicable, NULL value is expected.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [PD.RegMR], [PD.RegDMMR], [PD.RegMRIOVA], [PD.RegMRIOVA2], [MR.Dereg].
 func (pd *PD) ImportMR(mrHandle uint32) (*MR, error) {
@@ -2977,13 +2848,11 @@ func (pd *PD) ImportMR(mrHandle uint32) (*MR, error) {
 //
 // [Context.ImportPD] returns a pointer to the allocated PD, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_import_pd that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [Context.AllocPD], [PD.Dealloc].
-func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
-	r, errno, err := c_ibv_import_pd(context, pdHandle)
+func (c *Context) ImportPD(pdHandle uint32) (*PD, error) {
+	r, errno, err := c_ibv_import_pd(c, pdHandle)
 	if err != nil {
 		return nil, err
 	}
@@ -3006,9 +2875,7 @@ func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -3019,17 +2886,12 @@ func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -3055,17 +2917,18 @@ func (context *Context) ImportPD(pdHandle uint32) (*PD, error) {
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Inc(amount uint64) error {
-	r, _, err := c_ibv_inc_comp_cntr(compCntr, amount)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Inc(amount uint64) error {
+	r, _, err := c_ibv_inc_comp_cntr(cc, amount)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_inc_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_inc_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // IncErr calls ibv_inc_err_comp_cntr (infiniband/verbs.h): Increment a completion or error counter.
@@ -3081,9 +2944,7 @@ func (compCntr *CompCntr) Inc(amount uint64) error {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -3094,17 +2955,12 @@ func (compCntr *CompCntr) Inc(amount uint64) error {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -3128,17 +2984,18 @@ func (compCntr *CompCntr) Inc(amount uint64) error {
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_inc_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) IncErr(amount uint64) error {
-	r, _, err := c_ibv_inc_err_comp_cntr(compCntr, amount)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) IncErr(amount uint64) error {
+	r, _, err := c_ibv_inc_err_comp_cntr(cc, amount)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_inc_err_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_inc_err_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // InitAHFromWC calls ibv_init_ah_from_wc (infiniband/verbs.h): initialize or create an address handle (AH) from a work completion.
@@ -3153,17 +3010,23 @@ func (compCntr *CompCntr) IncErr(amount uint64) error {
 //
 // The filled structure ah_attr returned from [Context.InitAHFromWC] can be used to create a new AH using [PD.CreateAH].
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_init_ah_from_wc; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// ah_attr is a result.
+//
+// Convention zero_or_minus_one.
 //
 // See also [Device.Open], [Context.AllocPD], [PD.CreateAH], [AH.Destroy], [CQ.Poll].
-func (context *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH, ahAttr *AHAttr) error {
-	r, _, err := c_ibv_init_ah_from_wc(context, portNum, wc, grh, ahAttr)
+func (c *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH) (ahAttr AHAttr, err error) {
+	var zahAttr AHAttr
+	r, _, err := c_ibv_init_ah_from_wc(c, portNum, wc, grh, &zahAttr)
 	if err != nil {
-		return err
+		return AHAttr{}, err
 	}
-	return cerr.ZeroOrMinusOne("ibv_init_ah_from_wc", int32(r))
+	if err := cerr.ZeroOrMinusOne("ibv_init_ah_from_wc", int32(r)); err != nil {
+		return AHAttr{}, err
+	}
+	return zahAttr, nil
 }
 
 // IsForkInitialized calls ibv_is_fork_initialized (infiniband/verbs.h): check if fork support (ibv_fork_init) is enabled.
@@ -3178,15 +3041,13 @@ func (context *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH, ahAttr *AH
 //
 // The IBV_FORK_UNNEEDED return value takes precedence over IBV_FORK_DISABLED and IBV_FORK_ENABLED. If the kernel supports copy-on-fork for DMA pages then IBV_FORK_UNNEEDED will be returned regardless of whether [ForkInit] was called or not.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also fork(2), [ForkInit].
 func IsForkInitialized() ForkStatus {
 	r, _, err := c_ibv_is_fork_initialized()
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
@@ -3200,10 +3061,8 @@ func IsForkInitialized() ForkStatus {
 //
 //	int ibv_memcpy_to_dm(struct ibv_dm *dm, uint64_t dm_offset,
 //	                     void *host_addr, size_t length);
-//
 //	int ibv_memcpy_from_dm(void *host_addr, struct ibv_dm *dm,
 //				    uint64_t dm_offset, size_t length);
-//
 //	dm_offest
 //	is the byte offset from the beginning of the allocated device memory buffer to access.
 //
@@ -3217,17 +3076,26 @@ func IsForkInitialized() ForkStatus {
 //
 // [DM.MemcpyTo]/[MemcpyFromDM] returns 0 on success or the failure reason value on failure.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_from_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// length is len(hostAddr).
+//
+// # Memory
+//
+// C reads hostAddr during the call only: any memory will do. cgo lets C read dm in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDeviceEx].
-func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint64) error {
-	r, _, err := c_ibv_memcpy_from_dm(hostAddr, dm, dmOffset, length)
+func MemcpyFromDM(hostAddr []byte, dm *DM, dmOffset uint64) error {
+	r, _, err := c_ibv_memcpy_from_dm(carg.Bytes(hostAddr), dm, dmOffset, uint64(len(hostAddr)))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_memcpy_from_dm", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_memcpy_from_dm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // MemcpyTo calls ibv_memcpy_to_dm (infiniband/verbs.h): allocate or free a device memory buffer (DMs) and perform memory copy to or from it.
@@ -3239,10 +3107,8 @@ func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint6
 //
 //	int ibv_memcpy_to_dm(struct ibv_dm *dm, uint64_t dm_offset,
 //	                     void *host_addr, size_t length);
-//
 //	int ibv_memcpy_from_dm(void *host_addr, struct ibv_dm *dm,
 //				    uint64_t dm_offset, size_t length);
-//
 //	dm_offest
 //	is the byte offset from the beginning of the allocated device memory buffer to access.
 //
@@ -3256,17 +3122,26 @@ func MemcpyFromDM(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint6
 //
 // [DM.MemcpyTo]/[MemcpyFromDM] returns 0 on success or the failure reason value on failure.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_memcpy_to_dm that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// length is len(hostAddr).
+//
+// # Memory
+//
+// C reads hostAddr during the call only: any memory will do.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDeviceEx].
-func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) error {
-	r, _, err := c_ibv_memcpy_to_dm(dm, dmOffset, hostAddr, length)
+func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr []byte) error {
+	r, _, err := c_ibv_memcpy_to_dm(dm, dmOffset, carg.Bytes(hostAddr), uint64(len(hostAddr)))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_memcpy_to_dm", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_memcpy_to_dm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Modify calls ibv_modify_cq (infiniband/verbs.h): modify a completion queue (CQ).
@@ -3274,16 +3149,12 @@ func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) 
 // [CQ.Modify] modify a CQ cq. The argument cq_attr is an ibv_modify_cq_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_moderate_cq {
-//
 //	uint16_t cq_count;  /* number of completions per event */
 //	uint16_t cq_period; /* in micro seconds */
-//
 //	};
 //	struct ibv_modify_cq_attr {
-//
 //		uint32_t attr_mask;
 //		struct ibv_moderate_cq moderate;
-//
 //	};
 //
 // The function [CQ.Modify] will modify the CQ, based on the given cq_attr->attr_mask
@@ -3292,9 +3163,7 @@ func (dm *DM) MemcpyTo(dmOffset uint64, hostAddr unsafe.Pointer, length uint64) 
 //
 // returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ].
 func (cq *CQ) Modify(attr *ModifyCQAttr) error {
@@ -3302,10 +3171,13 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_cq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_cq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ModifyFlowActionESP calls ibv_modify_flow_action_esp (infiniband/verbs.h): Flow action esp for verbs.
+// ModifyESP calls ibv_modify_flow_action_esp (infiniband/verbs.h): Flow action esp for verbs.
 //
 // An IPSEC ESP flow steering action allows a flow steering rule to decrypt or encrypt a packet after matching. Each action contains the necessary information for this operation in the params argument.
 //
@@ -3322,15 +3194,10 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 // # ESP attributes
 //
 //	struct ibv_flow_action_esp_attr {
-//
 //	    uint32_t   spi;
-//
 //	    uint32_t   seq;
-//
 //	    uint32_t   tfc_pad;
-//
 //	    uint32_t   flags;
-//
 //	    uint64_t   hard_limit_pkts;
 //	};
 //
@@ -3390,7 +3257,6 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 // For decryption the implementation uses the following state machine to determine ESN:
 //
 //	if (!overlap) {
-//
 //	    use esn // regardless of packet.seq
 //	} else { // new_window
 //
@@ -3414,17 +3280,11 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 // The AES GCM crypto algorithm as defined by RFC4106. This struct is to be provided in keymat_ptr when keymat_proto is set to IBV_ACTION_ESP_KEYMAT_AES_GCM.
 //
 //	struct ibv_flow_action_esp_aes_keymat_aes_gcm {
-//
 //	    uint64_t   iv;
-//
 //	    uint32_t   iv_algo; /* Use enum ib_uverbs_flow_action_esp_aes_gcm_keymat_iv_algo */
-//
 //	    uint32_t   salt;
-//
 //	    uint32_t   icv_len;
-//
 //	    uint32_t   key_len;
-//
 //	    uint32_t   aes_key[256 / 32];
 //	};
 //
@@ -3453,29 +3313,30 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 // This setting is only used in IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD mode.
 //
 //	struct ibv_flow_action_esp_encap {
-//
 //	    void        *val;        /* pointer to struct ibv_flow_xxxx_filter */
-//
 //	    struct ibv_flow_action_esp_encap   *next_ptr;
-//
 //	    uint16_t    len;            /* Len of mask and pointer (separately) */
-//
 //	    uint16_t    type;           /* Use flow_spec enum */
 //	};
 //
 // Each link in the list specifies a network header in the same manner as the flow steering API. The header should be selected from a supported header in `enum ibv_flow_spec_type'.
 //
-// # Failure
+// # Memory
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_flow_action_esp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read esp in Go memory only if the pointers it holds (ESPAttr, KeymatPtr, ReplayPtr, ESPEncap) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
-func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
-	r, _, err := c_ibv_modify_flow_action_esp(action, esp)
+func (fa *FlowAction) ModifyESP(esp *FlowActionESPAttr) error {
+	r, _, err := c_ibv_modify_flow_action_esp(fa, esp)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_flow_action_esp", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_flow_action_esp", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Modify calls ibv_modify_qp (infiniband/verbs.h): modify the attributes of a queue pair (QP).
@@ -3483,7 +3344,6 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 // [QP.Modify] modifies the attributes of QP qp with the attributes in attr according to the mask attr_mask. The argument attr is an ibv_qp_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_qp_attr {
-//
 //	enum ibv_qp_state       qp_state;               /* Move the QP to this state */
 //	enum ibv_qp_state       cur_qp_state;           /* Assume this is the current QP state */
 //	enum ibv_mtu            path_mtu;               /* Path MTU (valid only for RC/UC QPs) */
@@ -3510,7 +3370,6 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //	uint8_t                 alt_port_num;           /* Alternate port number */
 //	uint8_t                 alt_timeout;            /* Local ack timeout for alternate path (valid only for RC QPs) */
 //	uint32_t                rate_limit;             /* Rate limit in kbps for packet pacing */
-//
 //	};
 //
 // For details on struct ibv_qp_cap see the description of [PD.CreateQP]. For details on struct ibv_ah_attr see the description of [PD.CreateAH].
@@ -3559,7 +3418,6 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //	Next state     Required attributes
 //	----------     ----------------------------------------
 //	Init           IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT,
-//
 //	               IBV_QP_QKEY
 //	RTR            IBV_QP_STATE
 //	RTS            IBV_QP_STATE, IBV_QP_SQ_PSN
@@ -3569,10 +3427,8 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //	Next state     Required attributes
 //	----------     ----------------------------------------
 //	Init           IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT,
-//
 //	               IBV_QP_ACCESS_FLAGS
 //	RTR            IBV_QP_STATE, IBV_QP_AV, IBV_QP_PATH_MTU,
-//
 //	               IBV_QP_DEST_QPN, IBV_QP_RQ_PSN
 //	RTS            IBV_QP_STATE, IBV_QP_SQ_PSN
 //
@@ -3581,15 +3437,11 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //	Next state     Required attributes
 //	----------     ----------------------------------------
 //	Init           IBV_QP_STATE, IBV_QP_PKEY_INDEX, IBV_QP_PORT,
-//
 //	               IBV_QP_ACCESS_FLAGS
 //	RTR            IBV_QP_STATE, IBV_QP_AV, IBV_QP_PATH_MTU,
-//
 //	               IBV_QP_DEST_QPN, IBV_QP_RQ_PSN,
-//
 //	               IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER
 //	RTS            IBV_QP_STATE, IBV_QP_SQ_PSN, IBV_QP_MAX_QP_RD_ATOMIC,
-//
 //	               IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_TIMEOUT
 //
 //	For QP Transport Service Type  IBV_QPT_RAW_PACKET:
@@ -3602,22 +3454,27 @@ func (action *FlowAction) ModifyFlowActionESP(esp *FlowActionESPAttr) error {
 //
 // If port flag IBV_QPF_GRH_REQUIRED is set then ah_attr and alt_ah_attr must be passed with definition of 'struct ibv_ah_attr { .is_global = 1; .grh = {...}; }'.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// attr_mask is of type [QPAttrMask].
+//
+// Convention zero_or_errno.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
-func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
-	r, _, err := c_ibv_modify_qp(qp, attr, attrMask)
+func (qp *QP) Modify(attr *QPAttr, attrMask QPAttrMask) error {
+	r, _, err := c_ibv_modify_qp(qp, attr, int32(attrMask))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_qp", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_qp", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ModifyQPRateLimit calls ibv_modify_qp_rate_limit (infiniband/verbs.h): modify the send rate limits attributes of a queue pair (QP).
+// ModifyRateLimit calls ibv_modify_qp_rate_limit (infiniband/verbs.h): modify the send rate limits attributes of a queue pair (QP).
 //
-// [QP.ModifyQPRateLimit] modifies the send rate limiting packet pacing attributes of QP qp with the attributes in attr. The argument attr is an ibv_qp_rate_limit_attr struct, as defined in <infiniband/verbs.h>.
+// [QP.ModifyRateLimit] modifies the send rate limiting packet pacing attributes of QP qp with the attributes in attr. The argument attr is an ibv_qp_rate_limit_attr struct, as defined in <infiniband/verbs.h>.
 //
 // The rate_limit defines the MAX send rate this QP will send as long as the link in not blocked and there are work requests in send queue.
 //
@@ -3626,33 +3483,32 @@ func (qp *QP) Modify(attr *QPAttr, attrMask int32) error {
 // Setting a value of 0 for max_burst_sz or typical_pkt_sz will use the devices defaults. typical_pkt_sz will default to the port's MTU value.
 //
 //	struct ibv_qp_rate_limit_attr {
-//
 //	uint32_t        rate_limit;     /* kbps */
 //	uint32_t        max_burst_sz;   /* bytes */
 //	uint16_t        typical_pkt_sz; /* bytes */
-//
 //	};
 //
 // # Return value
 //
-// [QP.ModifyQPRateLimit] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [QP.ModifyRateLimit] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Errors
 //
 //   - EINVAL: Invalid arguments.
 //   - EOPNOTSUPP: Function is not implemented for this device. (ENOSYS may sometimes be returned by old versions of libibverbs).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_qp_rate_limit that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Modify], [QP.Query].
-func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
+func (qp *QP) ModifyRateLimit(attr *QPRateLimitAttr) error {
 	r, _, err := c_ibv_modify_qp_rate_limit(qp, attr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_qp_rate_limit", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_qp_rate_limit", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Modify calls ibv_modify_srq (infiniband/verbs.h): modify attributes of a shared receive queue (SRQ).
@@ -3660,11 +3516,9 @@ func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
 // [SRQ.Modify] modifies the attributes of SRQ srq with the attributes in srq_attr according to the mask srq_attr_mask. The argument srq_attr is an ibv_srq_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_srq_attr {
-//
 //	uint32_t                max_wr;      /* maximum number of outstanding work requests (WRs) in the SRQ */
 //	uint32_t                max_sge;     /* number of scatter elements per WR (irrelevant for ibv_modify_srq) */
 //	uint32_t                srq_limit;   /* the limit value of the SRQ */
-//
 //	};
 //
 // The argument srq_attr_mask specifies the SRQ attributes to be modified. The argument is either 0 or the bitwise OR of one or more of the following flags:
@@ -3684,17 +3538,22 @@ func (qp *QP) ModifyQPRateLimit(attr *QPRateLimitAttr) error {
 //
 // Modifying the srq_limit arms the SRQ to produce an IBV_EVENT_SRQ_LIMIT_REACHED "low watermark" asynchronous event once the number of WRs in the SRQ drops below srq_limit.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// srq_attr_mask is of type [SRQAttrMask].
+//
+// Convention zero_or_errno.
 //
 // See also [Context.QueryDevice], [PD.CreateSRQ], [SRQ.Destroy], [SRQ.Query].
-func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
-	r, _, err := c_ibv_modify_srq(srq, srqAttr, srqAttrMask)
+func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask SRQAttrMask) error {
+	r, _, err := c_ibv_modify_srq(srq, srqAttr, int32(srqAttrMask))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_srq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_srq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Modify calls ibv_modify_wq (infiniband/verbs.h): Modify a Work Queue (WQ).
@@ -3702,13 +3561,11 @@ func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
 // [WQ.Modify] modifys a WQ wq. The argument wq_attr is an ibv_wq_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_wq_attr {
-//
 //	uint32_t                attr_mask;     /* Use enum ibv_wq_attr_mask */
 //	enum ibv_wq_state       wq_state;      /* Move to this state */
 //	enum ibv_wq_state       curr_wq_state; /* Assume this is the current state */
 //	uint32_t                flags;         /* Flags values to modify, use enum ibv_wq_flags */
 //	uint32_t                flags_mask;    /* Which flags to modify, use enum ibv_wq_flags */
-//
 //	};
 //
 // The function [WQ.Modify] will modify the WQ based on the given wq_attr->attr_mask
@@ -3717,9 +3574,7 @@ func (srq *SRQ) Modify(srqAttr *SRQAttr, srqAttrMask int32) error {
 //
 // returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_modify_wq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateWQ], [WQ.Destroy].
 func (wq *WQ) Modify(wqAttr *WQAttr) error {
@@ -3727,7 +3582,10 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_modify_wq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_modify_wq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CallNextPoll calls ibv_next_poll (infiniband/verbs.h): This function is called in order to get the next work completion.
@@ -3738,17 +3596,18 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 //
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state. Not a failure of the CQ.
 //
-// # Failure
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_next_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallNextPoll() error {
 	r, _, err := c_ibv_next_poll(cq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_next_poll", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_next_poll", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // NodeTypeStr calls ibv_node_type_str (infiniband/verbs.h): Return string describing node_type enum value.
@@ -3759,13 +3618,11 @@ func (cq *CQEx) CallNextPoll() error {
 //
 // These functions return a constant string that describes the enum value passed as their argument.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 func NodeTypeStr(nodeType NodeType) string {
 	r, _, err := c_ibv_node_type_str(nodeType)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return unix.BytePtrToString(r)
 }
@@ -3778,13 +3635,11 @@ func NodeTypeStr(nodeType NodeType) string {
 //
 // [Device.Open] returns a pointer to the allocated device context, or NULL if the request fails, and errno is set to indicate the reason.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_open_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also [GetDeviceList], [Context.QueryDevice], [Context.QueryPort], [Context.QueryGID], [Context.QueryPKey].
-func (device *Device) Open() (*Context, error) {
-	r, errno, err := c_ibv_open_device(device)
+func (d *Device) Open() (*Context, error) {
+	r, errno, err := c_ibv_open_device(d)
 	if err != nil {
 		return nil, err
 	}
@@ -3799,7 +3654,6 @@ func (device *Device) Open() (*Context, error) {
 // [Context.OpenQP] opens an existing queue pair (QP) associated with the extended protection domain xrcd. The argument qp_open_attr is an ibv_qp_open_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_qp_open_attr {
-//
 //	uint32_t          comp_mask;  /* Identifies valid fields */
 //	uint32_t          qp_num;     /* QP number */
 //	struct            *ibv_xrcd;  /* XRC domain */
@@ -3816,13 +3670,15 @@ func (device *Device) Open() (*Context, error) {
 //
 // [Context.OpenQP] will fail if a it is asked to open a QP that does not exist within the xrcd with the specified qp_num and qp_type.
 //
-// # Failure
+// # Memory
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_qp; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read qpOpenAttr in Go memory only if the pointers it holds (XRCD, QPContext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.CreateQP], [Context.CreateQPEx], [QP.Modify], [QP.Query].
-func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
-	r, _, err := c_ibv_open_qp(context, qpOpenAttr)
+func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
+	r, _, err := c_ibv_open_qp(c, qpOpenAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -3837,7 +3693,6 @@ func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 // [Context.OpenXRCD] open an XRC domain for the RDMA device context context xrcd_init_attr is an ibv_xrcd_init_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_xrcd_init_attr {
-//
 //	uint32_t         comp_mask;  /* Identifies valid fields */
 //	int              fd;
 //	int              oflag;
@@ -3853,13 +3708,11 @@ func (context *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 //
 // [Context.OpenXRCD] returns a pointer to the opened XRCD, or NULL if the request fails.
 //
-// # Failure
-//
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_open_xrcd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
-func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
-	r, _, err := c_ibv_open_xrcd(context, xrcdInitAttr)
+func (c *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
+	r, _, err := c_ibv_open_xrcd(c, xrcdInitAttr)
 	if err != nil {
 		return nil, err
 	}
@@ -3874,17 +3727,14 @@ func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
 // [CQ.Poll] polls the CQ cq for work completions and returns the first num_entries (or all available completions if the CQ contains fewer than this number) in the array wc. The argument wc is a pointer to an array of ibv_wc structs, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_wc {
-//
 //	uint64_t                wr_id;          /* ID of the completed Work Request (WR) */
 //	enum ibv_wc_status      status;         /* Status of the operation */
 //	enum ibv_wc_opcode      opcode;         /* Operation type specified in the completed WR */
 //	uint32_t                vendor_err;     /* Vendor error syndrome */
 //	uint32_t                byte_len;       /* Number of bytes transferred */
 //	union {
-//
 //	__be32                  imm_data;         /* Immediate data (in network byte order) */
 //	uint32_t                invalidated_rkey; /* Local RKey that was invalidated */
-//
 //	};
 //	uint32_t                qp_num;         /* Local QP number of completed WR */
 //	uint32_t                src_qp;         /* Source QP number (remote QP number) of completed WR (valid only for UD QPs) */
@@ -3893,7 +3743,6 @@ func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
 //	uint16_t                slid;           /* Source LID */
 //	uint8_t                 sl;             /* Service Level */
 //	uint8_t                 dlid_path_bits; /* DLID path bits (not applicable for multicast messages) */
-//
 //	};
 //
 // The attribute wc_flags describes the properties of the work completion. It is either 0 or the bitwise OR of one or more of the following flags:
@@ -3917,13 +3766,19 @@ func (context *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
 //
 // IBV_WC_DRIVER1 will be reported as a response to IBV_WR_DRIVER1 opcode; IBV_WC_DRIVER2/IBV_WC_DRIVER3 will be reported on specific driver operations.
 //
-// # Failure
+// # Go shape
 //
-// C convention count_or_negative (a non-negative count on success, a negative value on failure; errno not set): a failure is an *[Error] naming ibv_poll_cq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// num_entries is len(wc). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention count_or_negative. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [QP.PostRecv].
-func (cq *CQ) Poll(numEntries int32, wc *WC) (int, error) {
-	r, _, err := c_ibv_poll_cq(cq, numEntries, wc)
+func (cq *CQ) Poll(wc []WC) (int, error) {
+	znumEntries, err := carg.Int32("ibv_poll_cq", "num_entries", len(wc))
+	if err != nil {
+		return 0, err
+	}
+	r, _, err := c_ibv_poll_cq(cq, znumEntries, carg.Slice(wc))
 	if err != nil {
 		return 0, err
 	}
@@ -3941,13 +3796,11 @@ func (cq *CQ) Poll(numEntries int32, wc *WC) (int, error) {
 //
 // These functions return a constant string that describes the enum value passed as their argument.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 func PortStateStr(portState PortState) string {
 	r, _, err := c_ibv_port_state_str(portState)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return unix.BytePtrToString(r)
 }
@@ -3959,20 +3812,16 @@ func PortStateStr(portState PortState) string {
 // The argument wr is an ibv_recv_wr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_recv_wr {
-//
 //	uint64_t                wr_id;     /* User defined WR ID */
 //	struct ibv_recv_wr     *next;      /* Pointer to next WR in list, NULL if last WR */
 //	struct ibv_sge         *sg_list;   /* Pointer to the s/g array */
 //	int                     num_sge;   /* Size of the s/g array */
-//
 //	};
 //
 //	struct ibv_sge {
-//
 //	uint64_t                addr;      /* Start address of the local memory buffer */
 //	uint32_t                length;    /* Length of the buffer */
 //	uint32_t                lkey;      /* Key of the local Memory Region */
-//
 //	};
 //
 // # Return value
@@ -3983,21 +3832,31 @@ func PortStateStr(portState PortState) string {
 //
 // The buffers used by a WR can only be safely reused after WR the request is fully executed and a work completion has been retrieved from the corresponding completion queue (CQ).
 //
-// If the QP qp is associated with a shared receive queue, you must use the function [SRQ.PostSRQRecv], and not [QP.PostRecv], since the QP's own receive queue will not be used.
+// If the QP qp is associated with a shared receive queue, you must use the function [SRQ.PostRecv], and not [QP.PostRecv], since the QP's own receive queue will not be used.
 //
 // If a WR is being posted to a UD QP, the Global Routing Header (GRH) of the incoming message will be placed in the first 40 bytes of the buffer(s) in the scatter list. If no GRH is present in the incoming message, then the first bytes will be undefined. This means that in all cases, the actual data of the incoming message will start at an offset of 40 bytes into the buffer(s) in the scatter list.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// bad_wr is a result.
 //
-// See also [PD.CreateQP], [QP.PostSend], [SRQ.PostSRQRecv], [CQ.Poll].
-func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
-	r, _, err := c_ibv_post_recv(qp, wr, badWR)
+// # Memory
+//
+// cgo lets C read wr in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+//
+// See also [PD.CreateQP], [QP.PostSend], [SRQ.PostRecv], [CQ.Poll].
+func (qp *QP) PostRecv(wr *RecvWR) (badWR *RecvWR, err error) {
+	var zbadWR *RecvWR
+	r, _, err := c_ibv_post_recv(qp, wr, &zbadWR)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrErrno("ibv_post_recv", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_post_recv", int32(r)); err != nil {
+		return nil, err
+	}
+	return zbadWR, nil
 }
 
 // PostSend calls ibv_post_send (infiniband/verbs.h): post a list of work requests (WRs) to a send queue.
@@ -4007,7 +3866,6 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 // The argument wr is an ibv_send_wr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_send_wr {
-//
 //	uint64_t                wr_id;                  /* User defined WR ID */
 //	struct ibv_send_wr     *next;                   /* Pointer to next WR in list, NULL if last WR */
 //	struct ibv_sge         *sg_list;                /* Pointer to the s/g array */
@@ -4015,60 +3873,43 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 //	enum ibv_wr_opcode      opcode;                 /* Operation type */
 //	unsigned int            send_flags;             /* Flags of the WR properties */
 //	union {
-//
 //	__be32                  imm_data;               /* Immediate data (in network byte order) */
 //	uint32_t                invalidate_rkey;        /* Remote rkey to invalidate */
-//
 //	};
 //	union {
-//
 //	struct {
-//
 //	uint64_t        remote_addr;    /* Start address of remote memory buffer */
 //	uint32_t        rkey;           /* Key of the remote Memory Region */
-//
 //	} rdma;
 //	struct {
-//
 //	uint64_t        remote_addr;    /* Start address of remote memory buffer */
 //	uint64_t        compare_add;    /* Compare operand */
 //	uint64_t        swap;           /* Swap operand */
 //	uint32_t        rkey;           /* Key of the remote Memory Region */
-//
 //	} atomic;
 //	struct {
-//
 //	struct ibv_ah  *ah;             /* Address handle (AH) for the remote node address */
 //	uint32_t        remote_qpn;     /* QP number of the destination QP */
 //	uint32_t        remote_qkey;    /* Q_Key number of the destination QP */
-//
 //	} ud;
 //
 //	} wr;
 //	union {
-//
 //	struct {
-//
 //	uint32_t remote_srqn;            /* Number of the remote SRQ */
-//
 //	} xrc;
 //
 //	} qp_type;
 //	union {
-//
 //	struct {
-//
 //	struct ibv_mw            *mw;             /* Memory window (MW) of type 2 to bind */
 //	uint32_t                 rkey;            /* The desired new rkey of the MW */
 //	struct ibv_mw_bind_info  bind_info;       /* MW additional bind information */
-//
 //	} bind_mw;
 //	struct {
-//
 //	void			*hdr;	/* Pointer address of inline header */
 //	uint16_t		hdr_sz;	/* Inline header size */
 //	uint16_t		mss;	/* Maximum segment size for each TSO fragment */
-//
 //	} tso;
 //
 //	};
@@ -4076,22 +3917,17 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 //	};
 //
 //	struct ibv_mw_bind_info {
-//
 //	struct ibv_mr            *mr;             /* The Memory region (MR) to bind the MW to */
 //	uint64_t                 addr;           /* The address the MW should start at */
 //	uint64_t                 length;          /* The length (in bytes) the MW should span */
 //	unsigned int             mw_access_flags; /* Access flags to the MW. Use ibv_access_flags */
-//
 //	};
 //
 //	struct ibv_sge {
-//
 //	uint64_t                addr;                   /* Start address of the local memory buffer or number of bytes from the
-//
 //	                                                   start of the MR for MRs which are IBV_ACCESS_ZERO_BASED */
 //	uint32_t                length;                 /* Length of the buffer */
 //	uint32_t                lkey;                   /* Key of the local Memory Region */
-//
 //	};
 //
 // Each QP Transport Service Type supports a specific set of opcodes, as shown in the following table:
@@ -4130,32 +3966,40 @@ func (qp *QP) PostRecv(wr *RecvWR, badWR **RecvWR) error {
 //
 // IBV_WR_DRIVER1 is an opcode that should be used to issue a specific driver operation.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_send that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// bad_wr is a result.
 //
-// See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostSRQRecv], [CQ.Poll].
-func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
-	r, _, err := c_ibv_post_send(qp, wr, badWR)
+// # Memory
+//
+// cgo lets C read wr in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+//
+// See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostRecv], [CQ.Poll].
+func (qp *QP) PostSend(wr *SendWR) (badWR *SendWR, err error) {
+	var zbadWR *SendWR
+	r, _, err := c_ibv_post_send(qp, wr, &zbadWR)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrErrno("ibv_post_send", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_post_send", int32(r)); err != nil {
+		return nil, err
+	}
+	return zbadWR, nil
 }
 
-// PostSRQOps calls ibv_post_srq_ops (infiniband/verbs.h): perform on a special shared receive queue (SRQ) configuration manipulations.
+// PostOps calls ibv_post_srq_ops (infiniband/verbs.h): perform on a special shared receive queue (SRQ) configuration manipulations.
 //
-// The [SRQ.PostSRQOps] performs series of offload configuration manipulations on special types of SRQ srq. Currenlty it is used to configure tag matching SRQ. Series of configuration operations defined by linked lists of struct ibv_ops_wr elements starting from wr.
+// The [SRQ.PostOps] performs series of offload configuration manipulations on special types of SRQ srq. Currenlty it is used to configure tag matching SRQ. Series of configuration operations defined by linked lists of struct ibv_ops_wr elements starting from wr.
 //
 //	struct ibv_ops_wr {
-//
 //	uint64_t                wr_id;   /* User defined WR ID */
 //	/* Pointer to next WR in list, NULL if last WR */
 //	struct ibv_ops_wr      *next;
 //	enum ibv_ops_wr_opcode  opcode;  /* From enum ibv_ops_wr_opcode */
 //	int                     flags;   /* From enum ibv_ops_flags */
 //	struct {
-//
 //	/* Number of unexpected messages
 //
 //	 * handled by SW */
@@ -4165,13 +4009,11 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 //	 * and output parameter for the ADD opcode */
 //	uint32_t handle;
 //	struct {
-//
 //	uint64_t                recv_wr_id;   /* User defined WR ID for TM_RECV */
 //	struct ibv_sge         *sg_list; /* Pointer to the s/g array */
 //	int                     num_sge; /* Size of the s/g array */
 //	uint64_t                tag;
 //	uint64_t                mask;    /* Incoming message considered matching if
-//
 //	                                    TMH.tag & entry.mask == entry.tag */
 //
 //	} add;
@@ -4196,47 +4038,53 @@ func (qp *QP) PostSend(wr *SendWR, badWR **SendWR) error {
 //
 // # Return value
 //
-// [SRQ.PostSRQOps] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.PostOps] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_ops that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// bad_op is a result.
+//
+// # Memory
+//
+// cgo lets C read op in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateSRQEx].
-func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
-	r, _, err := c_ibv_post_srq_ops(srq, op, badOp)
+func (srq *SRQ) PostOps(op *OpsWR) (badOp *OpsWR, err error) {
+	var zbadOp *OpsWR
+	r, _, err := c_ibv_post_srq_ops(srq, op, &zbadOp)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrErrno("ibv_post_srq_ops", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_post_srq_ops", int32(r)); err != nil {
+		return nil, err
+	}
+	return zbadOp, nil
 }
 
-// PostSRQRecv calls ibv_post_srq_recv (infiniband/verbs.h): post a list of work requests (WRs) to a shared receive queue (SRQ).
+// PostRecv calls ibv_post_srq_recv (infiniband/verbs.h): post a list of work requests (WRs) to a shared receive queue (SRQ).
 //
-// [SRQ.PostSRQRecv] posts the linked list of work requests (WRs) starting with wr to the shared receive queue (SRQ) srq. It stops processing WRs from this list at the first failure (that can be detected immediately while requests are being posted), and returns this failing WR through bad_wr.
+// [SRQ.PostRecv] posts the linked list of work requests (WRs) starting with wr to the shared receive queue (SRQ) srq. It stops processing WRs from this list at the first failure (that can be detected immediately while requests are being posted), and returns this failing WR through bad_wr.
 //
 // The argument wr is an ibv_recv_wr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_recv_wr {
-//
 //	uint64_t                wr_id;     /* User defined WR ID */
 //	struct ibv_recv_wr     *next;      /* Pointer to next WR in list, NULL if last WR */
 //	struct ibv_sge         *sg_list;   /* Pointer to the s/g array */
 //	int                     num_sge;   /* Size of the s/g array */
-//
 //	};
 //
 //	struct ibv_sge {
-//
 //	uint64_t                addr;      /* Start address of the local memory buffer */
 //	uint32_t                length;    /* Length of the buffer */
 //	uint32_t                lkey;      /* Key of the local Memory Region */
-//
 //	};
 //
 // # Return value
 //
-// [SRQ.PostSRQRecv] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [SRQ.PostRecv] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
 // # Notes
 //
@@ -4244,35 +4092,55 @@ func (srq *SRQ) PostSRQOps(op *OpsWR, badOp **OpsWR) error {
 //
 // If a WR is being posted to a UD QP, the Global Routing Header (GRH) of the incoming message will be placed in the first 40 bytes of the buffer(s) in the scatter list. If no GRH is present in the incoming message, then the first bytes will be undefined. This means that in all cases, the actual data of the incoming message will start at an offset of 40 bytes into the buffer(s) in the scatter list.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_srq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// bad_recv_wr is a result.
+//
+// # Memory
+//
+// cgo lets C read recvWR in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.CreateQP], [QP.PostSend], [QP.PostRecv], [CQ.Poll].
-func (srq *SRQ) PostSRQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
-	r, _, err := c_ibv_post_srq_recv(srq, recvWR, badRecvWR)
+func (srq *SRQ) PostRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
+	var zbadRecvWR *RecvWR
+	r, _, err := c_ibv_post_srq_recv(srq, recvWR, &zbadRecvWR)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrErrno("ibv_post_srq_recv", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_post_srq_recv", int32(r)); err != nil {
+		return nil, err
+	}
+	return zbadRecvWR, nil
 }
 
 // PostWQRecv calls ibv_post_wq_recv (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_post_wq_recv that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
-	r, _, err := c_ibv_post_wq_recv(wq, recvWR, badRecvWR)
+// bad_recv_wr is a result.
+//
+// # Memory
+//
+// cgo lets C read recvWR in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (wq *WQ) PostWQRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
+	var zbadRecvWR *RecvWR
+	r, _, err := c_ibv_post_wq_recv(wq, recvWR, &zbadRecvWR)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrErrno("ibv_post_wq_recv", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_post_wq_recv", int32(r)); err != nil {
+		return nil, err
+	}
+	return zbadRecvWR, nil
 }
 
-// QPAttachCompCntr calls ibv_qp_attach_comp_cntr (infiniband/verbs.h): Attach a completion counter to a QP.
+// AttachCompCntr calls ibv_qp_attach_comp_cntr (infiniband/verbs.h): Attach a completion counter to a QP.
 //
-// [QP.QPAttachCompCntr] attaches the completion counter comp_cntr to the queue pair qp. The attr argument specifies which operation types should update the counter.
+// [QP.AttachCompCntr] attaches the completion counter comp_cntr to the queue pair qp. The attr argument specifies which operation types should update the counter.
 //
 // The QP must be in IBV_QPS_RESET or IBV_QPS_INIT state when attaching a completion counter. Attempting to attach a counter to a QP in any other state will fail with EINVAL.
 //
@@ -4293,23 +4161,15 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 // # ibv_qp_attach_comp_cntr_attr
 //
 //	enum ibv_qp_attach_comp_cntr_op {
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_SEND                    = 1 << 0,
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_RECV                    = 1 << 1,
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ               = 1 << 2,
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ        = 1 << 3,
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE              = 1 << 4,
-//
 //	    IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE       = 1 << 5,
 //	};
 //	struct ibv_qp_attach_comp_cntr_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    uint32_t op_mask;
 //	};
 //
@@ -4319,7 +4179,11 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 //
 // # Return value
 //
-// [QP.QPAttachCompCntr] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+// [QP.AttachCompCntr] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+//
+// # Memory
+//
+// cgo lets C read compCntr in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // # Errors
 //
@@ -4327,33 +4191,32 @@ func (wq *WQ) PostWQRecv(recvWR *RecvWR, badRecvWR **RecvWR) error {
 //   - EINVAL: Invalid argument(s) passed.
 //   - ENOTSUP: Requested operation is not supported on this device.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_qp_attach_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCompCntr], ibv_query_comp_cntr_caps(3), [PD.CreateQP].
-func (qp *QP) QPAttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) error {
+func (qp *QP) AttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) error {
 	r, _, err := c_ibv_qp_attach_comp_cntr(qp, compCntr, attr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_qp_attach_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_qp_attach_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// QPToQPEx calls ibv_qp_to_qp_ex (infiniband/verbs.h): to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+// ToQPEx calls ibv_qp_to_qp_ex (infiniband/verbs.h): to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
 // to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
 // # Notes
 //
-// Use [QP.QPToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+// Use [QP.ToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
 //
-// # Failure
-//
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_qp_to_qp_ex; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention pointer_or_null.
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
-func (qp *QP) QPToQPEx() (*QPEx, error) {
+func (qp *QP) ToQPEx() (*QPEx, error) {
 	r, _, err := c_ibv_qp_to_qp_ex(qp)
 	if err != nil {
 		return nil, err
@@ -4369,7 +4232,6 @@ func (qp *QP) QPToQPEx() (*QPEx, error) {
 // [Context.QueryDevice] returns the attributes of the device with context context. The argument device_attr is a pointer to an ibv_device_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_device_attr {
-//
 //	char                    fw_ver[64];             /* FW version */
 //	uint64_t                node_guid;              /* Node GUID (in network byte order) */
 //	uint64_t                sys_image_guid;         /* System image GUID (in network byte order) */
@@ -4410,7 +4272,6 @@ func (qp *QP) QPToQPEx() (*QPEx, error) {
 //	uint16_t                max_pkeys;              /* Maximum number of partitions */
 //	uint8_t                 local_ca_ack_delay;     /* Local CA ack delay */
 //	uint8_t                 phys_port_cnt;          /* Number of physical ports */
-//
 //	};
 //
 // # Return value
@@ -4421,17 +4282,23 @@ func (qp *QP) QPToQPEx() (*QPEx, error) {
 //
 // The maximum values returned by this function are the upper limits of supported resources by the device. However, it may not be possible to use these maximum values, since the actual number of any resource that can be created may be limited by the machine configuration, the amount of host memory, user permissions, and the amount of resources already in use by other users/processes.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// device_attr is a result.
+//
+// Convention zero_or_errno.
 //
 // See also [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
-	r, _, err := c_ibv_query_device(context, deviceAttr)
+func (c *Context) QueryDevice() (deviceAttr DeviceAttr, err error) {
+	var zdeviceAttr DeviceAttr
+	r, _, err := c_ibv_query_device(c, &zdeviceAttr)
 	if err != nil {
-		return err
+		return DeviceAttr{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_device", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_device", int32(r)); err != nil {
+		return DeviceAttr{}, err
+	}
+	return zdeviceAttr, nil
 }
 
 // QueryDeviceEx calls ibv_query_device_ex (infiniband/verbs.h): query an RDMA device's attributes including extended device properties.
@@ -4439,7 +4306,6 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 // [Context.QueryDeviceEx] returns the attributes of the device with context context. The argument input is a pointer to an ibv_query_device_ex_input structure, used for future extensions The argument attr is a pointer to an ibv_device_attr_ex struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_device_attr_ex {
-//
 //	struct ibv_device_attr orig_attr;
 //	uint32_t               comp_mask;                  /* Compatibility mask that defines which of the following variables are valid */
 //	struct ibv_odp_caps    odp_caps;                   /* On-Demand Paging capabilities */
@@ -4460,107 +4326,71 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 //
 //	};
 //	struct ibv_odp_caps {
-//
 //	        uint64_t general_odp_caps;    /* Mask with enum ibv_odp_general_cap_bits */
-//
 //	        struct {
-//
 //	                uint32_t rc_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
-//
 //	                uint32_t uc_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
-//
 //	                uint32_t ud_odp_caps; /* Mask with enum ibv_odp_tranport_cap_bits to know which operations are supported. */
-//
 //	        } per_transport_caps;
 //	};
 //	enum ibv_odp_general_cap_bits {
-//
 //	        IBV_ODP_SUPPORT = 1 << 0, /* On demand paging is supported */
-//
 //	        IBV_ODP_SUPPORT_IMPLICIT = 1 << 1, /* Implicit on demand paging is supported */
 //	};
 //	enum ibv_odp_transport_cap_bits {
-//
 //	        IBV_ODP_SUPPORT_SEND     = 1 << 0, /* Send operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_RECV     = 1 << 1, /* Receive operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_WRITE    = 1 << 2, /* RDMA-Write operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_READ     = 1 << 3, /* RDMA-Read operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_ATOMIC   = 1 << 4, /* RDMA-Atomic operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_SRQ_RECV = 1 << 5, /* SRQ receive operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_FLUSH    = 1 << 6, /* RDMA-Flush operations support on-demand paging */
-//
 //	        IBV_ODP_SUPPORT_ATOMIC_WRITE     = 1 << 7, /* RDMA-Atomic-write operations support on-demand paing */
 //	};
 //	struct ibv_tso_caps {
-//
 //	        uint32_t max_tso;        /* Maximum payload size in bytes supported for segmentation by TSO engine.*/
-//
 //	        uint32_t supported_qpts; /* Bitmap showing which QP types are supported by TSO operation. */
 //	};
 //	struct ibv_rss_caps {
-//
 //	        uint32_t supported_qpts;                   /* Bitmap showing which QP types are supported RSS */
-//
 //	        uint32_t max_rwq_indirection_tables;       /* Max receive work queue indirection tables */
-//
 //	        uint32_t max_rwq_indirection_table_size;   /* Max receive work queue indirection table size */
-//
 //	        uint64_t rx_hash_fields_mask;              /* Mask with enum ibv_rx_hash_fields to know which incoming packet's field can participates in the RX hash */
-//
 //	        uint8_t  rx_hash_function;                 /* Mask with enum ibv_rx_hash_function_flags to know which hash functions are supported */
 //	};
 //	struct ibv_packet_pacing_caps {
-//
 //	       uint32_t qp_rate_limit_min; /* Minimum rate limit in kbps */
-//
 //	       uint32_t qp_rate_limit_max; /* Maximum rate limit in kbps */
-//
 //	       uint32_t supported_qpts;    /* Bitmap showing which QP types are supported. */
 //	};
 //	enum ibv_raw_packet_caps {
-//
 //	IBV_RAW_PACKET_CAP_CVLAN_STRIPPING	= 1 << 0, /* CVLAN stripping is supported */
 //	IBV_RAW_PACKET_CAP_SCATTER_FCS		= 1 << 1, /* FCS scattering is supported */
 //	IBV_RAW_PACKET_CAP_IP_CSUM		= 1 << 2, /* IP CSUM offload is supported */
-//
 //	};
 //	enum ibv_tm_cap_flags {
-//
 //	IBV_TM_CAP_RC   = 1 << 0,            /* Support tag matching on RC transport */
-//
 //	};
 //	struct ibv_tm_caps {
-//
 //	uint32_t        max_rndv_hdr_size;   /* Max size of rendezvous request header */
 //	uint32_t        max_num_tags;        /* Max number of tagged buffers in a TM-SRQ matching list */
 //	uint32_t        flags;    	     /* From enum ibv_tm_cap_flags */
 //	uint32_t        max_ops;             /* Max number of outstanding list operations */
 //	uint32_t        max_sge;             /* Max number of SGEs in a tagged buffer */
-//
 //	};
 //	struct ibv_cq_moderation_caps {
 //		uint16_t max_cq_count;
 //		uint16_t max_cq_period;
 //	};
 //	enum ibv_pci_atomic_op_size {
-//
 //	IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP = 1 << 0,
 //	IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP = 1 << 1,
 //	IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP = 1 << 2,
-//
 //	};
 //	struct ibv_pci_atomic_caps {
-//
 //	uint16_t fetch_add;	/* Supported sizes for an atomic fetch and add operation, use enum ibv_pci_atomic_op_size */
 //	uint16_t swap;		/* Supported sizes for an atomic unconditional swap operation, use enum ibv_pci_atomic_op_size */
 //	uint16_t compare_swap;	/* Supported sizes for an atomic compare and swap operation, use enum ibv_pci_atomic_op_size */
-//
 //	};
 //
 // Extended device capability flags (device_cap_flags_ex):
@@ -4576,17 +4406,23 @@ func (context *Context) QueryDevice(deviceAttr *DeviceAttr) error {
 //
 // The maximum values returned by this function are the upper limits of supported resources by the device. However, it may not be possible to use these maximum values, since the actual number of any resource that can be created may be limited by the machine configuration, the amount of host memory, user permissions, and the amount of resources already in use by other users/processes.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_device_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// attr is a result.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAttrEx) error {
-	r, _, err := c_ibv_query_device_ex(context, input, attr)
+func (c *Context) QueryDeviceEx(input *QueryDeviceExInput) (attr DeviceAttrEx, err error) {
+	var zattr DeviceAttrEx
+	r, _, err := c_ibv_query_device_ex(c, input, &zattr)
 	if err != nil {
-		return err
+		return DeviceAttrEx{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_device_ex", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_device_ex", int32(r)); err != nil {
+		return DeviceAttrEx{}, err
+	}
+	return zattr, nil
 }
 
 // QueryECE calls ibv_query_ece (infiniband/verbs.h): query ECE options.
@@ -4602,11 +4438,8 @@ func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAtt
 // ## ece Argument: The ECE values.
 //
 //	struct ibv_ece {
-//
 //	    uint32_t vendor_id;
-//
 //	    uint32_t options;
-//
 //	    uint32_t comp_mask;
 //	};
 //
@@ -4623,22 +4456,28 @@ func (context *Context) QueryDeviceEx(input *QueryDeviceExInput, attr *DeviceAtt
 //   - EOPNOTSUPP: libibverbs or provider driver doesn’t support the [QP.SetECE] verb.
 //   - EINVAL: In one of the following: o The QP is invalid. o The ECE options are invalid.
 //
+// # Go shape
+//
+// ece is a result.
+//
 // # Errors
 //
 //   - EINVAL: In one of the following: o The QP is invalid. o The ECE options are invalid.
 //   - EOPNOTSUPP: libibverbs or provider driver doesn’t support the [QP.SetECE] verb.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [QP.SetECE].
-func (qp *QP) QueryECE(ece *ECE) error {
-	r, _, err := c_ibv_query_ece(qp, ece)
+func (qp *QP) QueryECE() (ece ECE, err error) {
+	var zece ECE
+	r, _, err := c_ibv_query_ece(qp, &zece)
 	if err != nil {
-		return err
+		return ECE{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_ece", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_ece", int32(r)); err != nil {
+		return ECE{}, err
+	}
+	return zece, nil
 }
 
 // QueryGID calls ibv_query_gid (infiniband/verbs.h): query an InfiniBand port’s GID table.
@@ -4649,17 +4488,27 @@ func (qp *QP) QueryECE(ece *ECE) error {
 //
 // [Context.QueryGID] returns 0 on success, and -1 on error.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_query_gid; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// gid is a result; index is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_minus_one.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryPKey], [Context.QueryPort].
-func (context *Context) QueryGID(portNum uint8, index int32, gid *GID) error {
-	r, _, err := c_ibv_query_gid(context, portNum, index, gid)
+func (c *Context) QueryGID(portNum uint8, index int) (gid GID, err error) {
+	var zgid GID
+	zindex, err := carg.Int32("ibv_query_gid", "index", index)
 	if err != nil {
-		return err
+		return GID{}, err
 	}
-	return cerr.ZeroOrMinusOne("ibv_query_gid", int32(r))
+	r, _, err := c_ibv_query_gid(c, portNum, zindex, &zgid)
+	if err != nil {
+		return GID{}, err
+	}
+	if err := cerr.ZeroOrMinusOne("ibv_query_gid", int32(r)); err != nil {
+		return GID{}, err
+	}
+	return zgid, nil
 }
 
 // QueryPKey calls ibv_query_pkey (infiniband/verbs.h): query an InfiniBand port’s P_Key table.
@@ -4670,17 +4519,27 @@ func (context *Context) QueryGID(portNum uint8, index int32, gid *GID) error {
 //
 // [Context.QueryPKey] returns 0 on success, and -1 on error.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one (0 on success, -1 on failure; errno not set): a failure is an *[Error] naming ibv_query_pkey; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// pkey is a result; index is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_minus_one.
 //
 // See also [Device.Open], [Context.QueryDevice], [Context.QueryGID], [Context.QueryPort].
-func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) error {
-	r, _, err := c_ibv_query_pkey(context, portNum, index, pkey)
+func (c *Context) QueryPKey(portNum uint8, index int) (pkey uint16, err error) {
+	var zpkey uint16
+	zindex, err := carg.Int32("ibv_query_pkey", "index", index)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrMinusOne("ibv_query_pkey", int32(r))
+	r, _, err := c_ibv_query_pkey(c, portNum, zindex, &zpkey)
+	if err != nil {
+		return 0, err
+	}
+	if err := cerr.ZeroOrMinusOne("ibv_query_pkey", int32(r)); err != nil {
+		return 0, err
+	}
+	return zpkey, nil
 }
 
 // QueryPort calls ibv_query_port (infiniband/verbs.h): query an RDMA port's attributes.
@@ -4688,7 +4547,6 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 // [Context.QueryPort] returns the attributes of port port_num for device context context through the pointer port_attr. The argument port_attr is an ibv_port_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_port_attr {
-//
 //	enum ibv_port_state     state;          /* Logical port state */
 //	enum ibv_mtu            max_mtu;        /* Max MTU supported by port */
 //	enum ibv_mtu            active_mtu;     /* Actual MTU */
@@ -4712,7 +4570,6 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 //	uint8_t                 flags;          /* Port flags */
 //	uint16_t                port_cap_flags2;/* Port capabilities */
 //	uint32_t                active_speed_ex;/* Currently active link speed, if it is 0 refer to active_speed instead */
-//
 //	};
 //
 //	possible values for the link layer field are IBV_LINK_LAYER_INFINIBAND,
@@ -4725,17 +4582,23 @@ func (context *Context) QueryPKey(portNum uint8, index int32, pkey *uint16) erro
 //
 // [Context.QueryPort] returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// port_attr is a result.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Query], [PD.CreateAH].
-func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
-	r, _, err := c____ibv_query_port(context, portNum, portAttr)
+func (c *Context) QueryPort(portNum uint8) (portAttr PortAttr, err error) {
+	var zportAttr PortAttr
+	r, _, err := c____ibv_query_port(c, portNum, &zportAttr)
 	if err != nil {
-		return err
+		return PortAttr{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_port", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_port", int32(r)); err != nil {
+		return PortAttr{}, err
+	}
+	return zportAttr, nil
 }
 
 // QueryPortSpeed calls ibv_query_port_speed (infiniband/verbs.h): query an RDMA port’s effective bandwidth in 100Mb/s granularity.
@@ -4762,17 +4625,23 @@ func (context *Context) QueryPort(portNum uint8, portAttr *PortAttr) error {
 //
 // port_speed pointer value is valid only when the function returns 0.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_port_speed that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// port_speed is a result; port_num is a uint8.
+//
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryPort].
-func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error {
-	r, _, err := c_ibv_query_port_speed(context, portNum, portSpeed)
+func (c *Context) QueryPortSpeed(portNum uint8) (portSpeed uint64, err error) {
+	var zportSpeed uint64
+	r, _, err := c_ibv_query_port_speed(c, uint32(portNum), &zportSpeed)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_port_speed", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_port_speed", int32(r)); err != nil {
+		return 0, err
+	}
+	return zportSpeed, nil
 }
 
 // Query calls ibv_query_qp (infiniband/verbs.h): get the attributes of a queue pair (QP).
@@ -4780,7 +4649,6 @@ func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error 
 // [QP.Query] gets the attributes specified in attr_mask for the QP qp and returns them through the pointers attr and init_attr. The argument attr is an ibv_qp_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_qp_attr {
-//
 //	enum ibv_qp_state       qp_state;            /* Current QP state */
 //	enum ibv_qp_state       cur_qp_state;        /* Current QP state - irrelevant for ibv_query_qp */
 //	enum ibv_mtu            path_mtu;            /* Path MTU (valid only for RC/UC QPs) */
@@ -4806,7 +4674,6 @@ func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error 
 //	uint8_t                 rnr_retry;           /* RNR retry (valid only for RC QPs) */
 //	uint8_t                 alt_port_num;        /* Alternate port number */
 //	uint8_t                 alt_timeout;         /* Local ack timeout for alternate path (valid only for RC QPs) */
-//
 //	};
 //
 // For details on struct ibv_qp_cap see the description of [PD.CreateQP]. For details on struct ibv_ah_attr see the description of [PD.CreateAH].
@@ -4823,22 +4690,29 @@ func (context *Context) QueryPortSpeed(portNum uint32, portSpeed *uint64) error 
 //
 // Multiple calls to [QP.Query] may yield some differences in the values returned for the following attributes: qp_state, path_mig_state, sq_draining, ah_attr (if APM is enabled).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// attr and init_attr are results; attr_mask is of type [QPAttrMask].
+//
+// Convention zero_or_errno.
 //
 // See also [PD.CreateQP], [QP.Destroy], [QP.Modify], [PD.CreateAH].
-func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
-	r, _, err := c_ibv_query_qp(qp, attr, attrMask, initAttr)
+func (qp *QP) Query(attrMask QPAttrMask) (attr QPAttr, initAttr QPInitAttr, err error) {
+	var zattr QPAttr
+	var zinitAttr QPInitAttr
+	r, _, err := c_ibv_query_qp(qp, &zattr, int32(attrMask), &zinitAttr)
 	if err != nil {
-		return err
+		return QPAttr{}, QPInitAttr{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_qp", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_qp", int32(r)); err != nil {
+		return QPAttr{}, QPInitAttr{}, err
+	}
+	return zattr, zinitAttr, nil
 }
 
-// QueryQPDataInOrder calls ibv_query_qp_data_in_order (infiniband/verbs.h): check if qp data is guaranteed to be in order.
+// QueryDataInOrder calls ibv_query_qp_data_in_order (infiniband/verbs.h): check if qp data is guaranteed to be in order.
 //
-// [QP.QueryQPDataInOrder] Checks whether WQE data is guaranteed to be written in-order, and thus reader may poll for data instead of poll for completion. This function indicates data is written in-order within each WQE, but cannot be used to determine ordering between separate WQEs. This function describes ordering at the receiving side of the QP, not the sending side.
+// [QP.QueryDataInOrder] Checks whether WQE data is guaranteed to be written in-order, and thus reader may poll for data instead of poll for completion. This function indicates data is written in-order within each WQE, but cannot be used to determine ordering between separate WQEs. This function describes ordering at the receiving side of the QP, not the sending side.
 //
 // # Arguments
 //
@@ -4862,7 +4736,7 @@ func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
 //
 // # Return value
 //
-// [QP.QueryQPDataInOrder] Return value is determined by flags. For each capability bit, 1 is returned if the data is guaranteed to be written in-order for selected operation and type, 0 otherwise. If IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS flag is used, return value can consist of following capabilities:
+// [QP.QueryDataInOrder] Return value is determined by flags. For each capability bit, 1 is returned if the data is guaranteed to be written in-order for selected operation and type, 0 otherwise. If IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS flag is used, return value can consist of following capabilities:
 //
 // IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG - All data is being written in order.
 //
@@ -4874,15 +4748,17 @@ func (qp *QP) Query(attr *QPAttr, attrMask int32, initAttr *QPInitAttr) error {
 //
 // Return value is valid only when the data is read by the CPU and relaxed ordering MR is not the target of the transfer.
 //
-// # Failure
+// # Go shape
 //
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// flags is of type [QueryQPDataInOrderFlags].
+//
+// Convention value.
 //
 // See also [QP.Query].
-func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
-	r, _, err := c_ibv_query_qp_data_in_order(qp, op, flags)
+func (qp *QP) QueryDataInOrder(op WROpcode, flags QueryQPDataInOrderFlags) int32 {
+	r, _, err := c_ibv_query_qp_data_in_order(qp, op, uint32(flags))
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
@@ -4892,13 +4768,10 @@ func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
 // [Context.QueryRTValuesEx] returns certain real time values of a device context. The argument attr is a pointer to an ibv_device_attr_ex struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_values_ex {
-//
 //	uint32_t             comp_mask;    /* Compatibility mask that defines the query/queried fields [in/out] */
 //	struct timespec      raw_clock;    /* HW raw clock */
-//
 //	};
 //	enum ibv_values_mask {
-//
 //	        IBV_VALUES_MASK_RAW_CLOCK = 1 << 0, /* HW raw clock */
 //	};
 //
@@ -4910,17 +4783,18 @@ func (qp *QP) QueryQPDataInOrder(op WROpcode, flags uint32) int32 {
 //
 // This extension verb only calls the provider, the provider has to query this value somehow and mark the queried values in the comp_mask field.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_rt_values_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDevice], [Device.Open], [Context.QueryPort], [Context.QueryPKey], [Context.QueryGID].
-func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
-	r, _, err := c_ibv_query_rt_values_ex(context, values)
+func (c *Context) QueryRTValuesEx(values *ValuesEx) error {
+	r, _, err := c_ibv_query_rt_values_ex(c, values)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_query_rt_values_ex", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_rt_values_ex", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Query calls ibv_query_srq (infiniband/verbs.h): get the attributes of a shared receive queue (SRQ).
@@ -4928,11 +4802,9 @@ func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
 // [SRQ.Query] gets the attributes of the SRQ srq and returns them through the pointer srq_attr. The argument srq_attr is an ibv_srq_attr struct, as defined in <infiniband/verbs.h>.
 //
 //	struct ibv_srq_attr {
-//
 //	uint32_t                max_wr;         /* maximum number of outstanding work requests (WRs) in the SRQ */
 //	uint32_t                max_sge;        /* maximum number of scatter elements per WR */
 //	uint32_t                srq_limit;      /* the limit value of the SRQ */
-//
 //	};
 //
 // # Return value
@@ -4943,17 +4815,23 @@ func (context *Context) QueryRTValuesEx(values *ValuesEx) error {
 //
 // If the value returned for srq_limit is 0, then the SRQ limit reached ("low watermark") event is not (or no longer) armed, and no asynchronous events will be generated until the event is rearmed.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_query_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// srq_attr is a result.
+//
+// Convention zero_or_errno.
 //
 // See also [PD.CreateSRQ], [SRQ.Destroy], [SRQ.Modify].
-func (srq *SRQ) Query(srqAttr *SRQAttr) error {
-	r, _, err := c_ibv_query_srq(srq, srqAttr)
+func (srq *SRQ) Query() (srqAttr SRQAttr, err error) {
+	var zsrqAttr SRQAttr
+	r, _, err := c_ibv_query_srq(srq, &zsrqAttr)
 	if err != nil {
-		return err
+		return SRQAttr{}, err
 	}
-	return cerr.ZeroOrErrno("ibv_query_srq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_query_srq", int32(r)); err != nil {
+		return SRQAttr{}, err
+	}
+	return zsrqAttr, nil
 }
 
 // RateToMbps calls ibv_rate_to_mbps (infiniband/verbs.h): convert IB rate enumeration to Mbit/sec.
@@ -4964,15 +4842,13 @@ func (srq *SRQ) Query(srqAttr *SRQAttr) error {
 //
 // [RateToMbps] returns the number of Mbit/sec.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [Context.QueryPort].
 func RateToMbps(rate Rate) int32 {
 	r, _, err := c_ibv_rate_to_mbps(rate)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
@@ -4985,15 +4861,13 @@ func RateToMbps(rate Rate) int32 {
 //
 // [RateToMult] returns the multiplier of the base rate 2.5 Gbit/sec.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [Context.QueryPort].
 func RateToMult(rate Rate) int32 {
 	r, _, err := c_ibv_rate_to_mult(rate)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
@@ -5011,9 +4885,7 @@ func RateToMult(rate Rate) int32 {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -5024,17 +4896,12 @@ func RateToMult(rate Rate) int32 {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -5052,23 +4919,29 @@ func RateToMult(rate Rate) int32 {
 //
 // Updates made to counter values (e.g. via [CompCntr.Set] or [CompCntr.Inc]) may not be immediately visible when reading the counter via [CompCntr.Read] or [CompCntr.ReadErr]. A small delay may occur between the update and the observed value. However, the final updated value will eventually be reflected.
 //
+// # Go shape
+//
+// value is a result.
+//
 // # Errors
 //
 //   - EINVAL: Invalid argument(s) passed.
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Read(value *uint64) error {
-	r, _, err := c_ibv_read_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Read() (value uint64, err error) {
+	var zvalue uint64
+	r, _, err := c_ibv_read_comp_cntr(cc, &zvalue)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrErrno("ibv_read_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_read_comp_cntr", int32(r)); err != nil {
+		return 0, err
+	}
+	return zvalue, nil
 }
 
 // Read calls ibv_read_counters (infiniband/verbs.h): Read counter values.
@@ -5090,15 +4963,24 @@ func (compCntr *CompCntr) Read(value *uint64) error {
 //
 // [Counters.Read] returns 0 on success, or the value of errno on failure (which indicates the failure reason)
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_counters that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags uint32) error {
-	r, _, err := c_ibv_read_counters(counters, countersValue, ncounters, flags)
+// ncounters is len(countersValue); flags is of type [ReadCountersFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (c *Counters) Read(countersValue []uint64, flags ReadCountersFlags) error {
+	zncounters, err := carg.Uint32("ibv_read_counters", "ncounters", len(countersValue))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_read_counters", int32(r))
+	r, _, err := c_ibv_read_counters(c, carg.Slice(countersValue), zncounters, uint32(flags))
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrErrno("ibv_read_counters", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ReadErr calls ibv_read_err_comp_cntr (infiniband/verbs.h): Read the value of a completion or error counter.
@@ -5114,9 +4996,7 @@ func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags ui
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -5127,17 +5007,12 @@ func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags ui
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -5155,35 +5030,41 @@ func (counters *Counters) Read(countersValue *uint64, ncounters uint32, flags ui
 //
 // Updates made to counter values (e.g. via [CompCntr.Set] or [CompCntr.Inc]) may not be immediately visible when reading the counter via [CompCntr.Read] or [CompCntr.ReadErr]. A small delay may occur between the update and the observed value. However, the final updated value will eventually be reflected.
 //
+// # Go shape
+//
+// value is a result.
+//
 // # Errors
 //
 //   - EINVAL: Invalid argument(s) passed.
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_read_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) ReadErr(value *uint64) error {
-	r, _, err := c_ibv_read_err_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) ReadErr() (value uint64, err error) {
+	var zvalue uint64
+	r, _, err := c_ibv_read_err_comp_cntr(cc, &zvalue)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrErrno("ibv_read_err_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_read_err_comp_cntr", int32(r)); err != nil {
+		return 0, err
+	}
+	return zvalue, nil
 }
 
 // RegBufMR calls ibv_reg_buf_mr (infiniband/verbs.h): allocate provider-aware buffers and register them as memory regions.
 //
-// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportBufDMABufFD]; it must not be interpreted by applications.
+// [PD.AllocBuf] allocates a buffer using the allocation method selected by the provider for the protection domain pd. On success it returns the mapped address and stores an opaque buffer handle in buf. The handle is used by [Buf.Free], [PD.RegBufMR], [PD.RegMREx] with IBV_REG_MR_MASK_BUF, and [Buf.ExportDMABufFD]; it must not be interpreted by applications.
 //
 // [PD.RegBufMR] registers a memory region for a buffer returned by [PD.AllocBuf]. Applications can register the same buffer through [PD.RegMREx] by setting both IBV_REG_MR_MASK_BUF and IBV_REG_MR_MASK_ADDR, passing the buffer handle in mr_init_attr->buf and the address to register in mr_init_attr->addr. When IBV_REG_MR_MASK_BUF is set the caller must not set IBV_REG_MR_MASK_FD or IBV_REG_MR_MASK_FD_OFFSET, and, for a DMA-buf backed buffer, must not set IBV_REG_MR_MASK_IOVA; libibverbs derives these from the buffer handle and otherwise fails with EINVAL. The pd argument must be the same protection domain that was used to allocate the buffer. If a different protection domain is supplied, registration fails with EINVAL. For ordinary memory it behaves like [PD.RegMR]. For provider allocations backed by a DMA-buf, it registers the corresponding DMA-buf range using the metadata stored in the opaque buf handle.
 //
 // # Arguments
 //
 //   - pd: For [PD.AllocBuf], the protection domain (or parent domain) to allocate from; its provider selects the buffer’s backing allocation method. It must remain valid until the buffer is freed with [Buf.Free]. For [PD.RegBufMR], the same protection domain that allocated buf (otherwise registration fails with EINVAL).
-//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportBufDMABufFD], the buffer handle whose DMA-buf fd should be exported.
+//   - buf: For [PD.AllocBuf], an output parameter set on success to an opaque buffer handle. For [Buf.Free] and [PD.RegBufMR], the buffer handle returned by [PD.AllocBuf] to be released or registered, respectively. For [Buf.ExportDMABufFD], the buffer handle whose DMA-buf fd should be exported.
 //   - addr: The start address to register ([PD.RegBufMR]): the buffer base returned by [PD.AllocBuf] or an address within that buffer.
 //   - length: Length in bytes to register ([PD.RegBufMR]); addr + length must stay within the buffer.
 //   - access: Access flags for the memory region ([PD.RegBufMR]), the same as for [PD.RegMR].
@@ -5196,13 +5077,19 @@ func (compCntr *CompCntr) ReadErr(value *uint64) error {
 //
 // Applications running in a CoCo guest that need unprotected/shared memory should first create a parent domain with IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC, then use that parent domain as the pd argument to [PD.AllocBuf] and [PD.RegBufMR] (or [PD.RegMREx] with IBV_REG_MR_MASK_BUF).
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): a failure is an *[Error] naming ibv_reg_buf_mr; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// length is len(addr); access is of type [AccessFlags].
+//
+// # Memory
+//
+// C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
+// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
-func (pd *PD) RegBufMR(buf *Buf, addr unsafe.Pointer, length uint64, access int32) (*MR, error) {
-	r, _, err := c_ibv_reg_buf_mr(pd, buf, addr, length, access)
+func (pd *PD) RegBufMR(buf *Buf, addr []byte, access AccessFlags) (*MR, error) {
+	r, _, err := c_ibv_reg_buf_mr(pd, buf, carg.Bytes(addr), uint64(len(addr)), int32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5224,7 +5111,6 @@ func (pd *PD) RegBufMR(buf *Buf, addr unsafe.Pointer, length uint64, access int3
 //
 //	struct ibv_mr* ibv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset,
 //	                  size_t length, uint32_t access);
-//
 //	pd
 //	the associated pd for this registration.
 //
@@ -5245,13 +5131,19 @@ func (pd *PD) RegBufMR(buf *Buf, addr unsafe.Pointer, length uint64, access int3
 //
 // [PD.RegDMMR] returns a pointer to an ibv_mr struct on success or NULL if request fails, and errno is set to indicate the reason.
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dm_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// access is of type [AccessFlags].
+//
+// # Memory
+//
+// cgo lets C read dm in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryDeviceEx].
-func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*MR, error) {
-	r, errno, err := c_ibv_reg_dm_mr(pd, dm, dmOffset, length, access)
+func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access AccessFlags) (*MR, error) {
+	r, errno, err := c_ibv_reg_dm_mr(pd, dm, dmOffset, length, uint32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5269,17 +5161,23 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access uint32) (*M
 //
 // [PD.RegMR] / [PD.RegMRIOVA] / [PD.RegDMABufMR] / [PD.RegMREx] returns a pointer to the registered MR, or NULL if the request fails. On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments). The local key (L_Key) field lkey is used as the lkey field of struct ibv_sge when posting buffers with ibv_post_* verbs, and the the remote key (R_Key) field rkey is used by remote processes to perform Atomic and RDMA operations. The remote process places this rkey as the rkey field of struct ibv_send_wr passed to the ibv_post_send function.
 //
+// # Go shape
+//
+// fd is an int; access is of type [AccessFlags]. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// # Failure
+// Convention pointer_or_null_errno.
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_dmabuf_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
-func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, access int32) (*MR, error) {
-	r, errno, err := c_ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access)
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
+func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int, access AccessFlags) (*MR, error) {
+	zfd, err := carg.Int32("ibv_reg_dmabuf_mr", "fd", fd)
+	if err != nil {
+		return nil, err
+	}
+	r, errno, err := c_ibv_reg_dmabuf_mr(pd, offset, length, iova, zfd, int32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5319,17 +5217,23 @@ func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int32, a
 //
 // [PD.RegMR] / [PD.RegMRIOVA] / [PD.RegDMABufMR] / [PD.RegMREx] returns a pointer to the registered MR, or NULL if the request fails. On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments). The local key (L_Key) field lkey is used as the lkey field of struct ibv_sge when posting buffers with ibv_post_* verbs, and the the remote key (R_Key) field rkey is used by remote processes to perform Atomic and RDMA operations. The remote process places this rkey as the rkey field of struct ibv_send_wr passed to the ibv_post_send function.
 //
+// # Go shape
+//
+// length is len(addr); access is of type [AccessFlags].
+//
+// # Memory
+//
+// C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
 // # Errors
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// # Failure
+// Convention pointer_or_null_errno.
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
-func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, error) {
-	r, errno, err := c_ibv_reg_mr(pd, addr, length, access)
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
+func (pd *PD) RegMR(addr []byte, access AccessFlags) (*MR, error) {
+	r, errno, err := c_ibv_reg_mr(pd, carg.Bytes(addr), uint64(len(addr)), int32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5353,15 +5257,17 @@ func (pd *PD) RegMR(addr unsafe.Pointer, length uint64, access int32) (*MR, erro
 //
 // For a dma-buf backed buffer, the caller must not set mr_init_attr->fd, mr_init_attr->fd_offset, or mr_init_attr->iova because libibverbs derives them from the buffer handle.
 //
+// # Memory
+//
+// cgo lets C read mrInitAttr in Go memory only if the pointers it holds (Addr, DMAH, Buf) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
 // # Errors
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// # Failure
+// Convention pointer_or_null_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_ex(pd, mrInitAttr)
 	if err != nil {
@@ -5381,17 +5287,23 @@ func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
 //
 // [PD.RegMR] / [PD.RegMRIOVA] / [PD.RegDMABufMR] / [PD.RegMREx] returns a pointer to the registered MR, or NULL if the request fails. On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments). The local key (L_Key) field lkey is used as the lkey field of struct ibv_sge when posting buffers with ibv_post_* verbs, and the the remote key (R_Key) field rkey is used by remote processes to perform Atomic and RDMA operations. The remote process places this rkey as the rkey field of struct ibv_send_wr passed to the ibv_post_send function.
 //
+// # Go shape
+//
+// length is len(addr); access is of type [AccessFlags].
+//
+// # Memory
+//
+// C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
 // # Errors
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// # Failure
+// Convention pointer_or_null_errno.
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-//
-// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostSRQRecv].
-func (pd *PD) RegMRIOVA(addr unsafe.Pointer, length uint64, iova uint64, access int32) (*MR, error) {
-	r, errno, err := c_ibv_reg_mr_iova(pd, addr, length, iova, access)
+// See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
+func (pd *PD) RegMRIOVA(addr []byte, iova uint64, access AccessFlags) (*MR, error) {
+	r, errno, err := c_ibv_reg_mr_iova(pd, carg.Bytes(addr), uint64(len(addr)), iova, int32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5403,11 +5315,17 @@ func (pd *PD) RegMRIOVA(addr unsafe.Pointer, length uint64, iova uint64, access 
 
 // RegMRIOVA2 calls ibv_reg_mr_iova2 (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming ibv_reg_mr_iova2 that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (pd *PD) RegMRIOVA2(addr unsafe.Pointer, length uint64, iova uint64, access uint32) (*MR, error) {
-	r, errno, err := c_ibv_reg_mr_iova2(pd, addr, length, iova, access)
+// length is len(addr); access is of type [AccessFlags].
+//
+// # Memory
+//
+// C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
+// Convention pointer_or_null_errno.
+func (pd *PD) RegMRIOVA2(addr []byte, iova uint64, access AccessFlags) (*MR, error) {
+	r, errno, err := c_ibv_reg_mr_iova2(pd, carg.Bytes(addr), uint64(len(addr)), iova, uint32(access))
 	if err != nil {
 		return nil, err
 	}
@@ -5431,17 +5349,22 @@ func (pd *PD) RegMRIOVA2(addr unsafe.Pointer, length uint64, iova uint64, access
 //
 // The request for notification is “one shot.” Only one completion event will be generated for each call to [CQ.ReqNotify].
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_req_notify_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// solicited_only is a bool.
+//
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CompChannel.GetCQEvent].
-func (cq *CQ) ReqNotify(solicitedOnly int32) error {
-	r, _, err := c_ibv_req_notify_cq(cq, solicitedOnly)
+func (cq *CQ) ReqNotify(solicitedOnly bool) error {
+	r, _, err := c_ibv_req_notify_cq(cq, int32(carg.Bool(solicitedOnly)))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_req_notify_cq", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_req_notify_cq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Rereg calls ibv_rereg_mr (infiniband/verbs.h): re-register a memory region (MR).
@@ -5478,6 +5401,14 @@ func (cq *CQ) ReqNotify(solicitedOnly int32) error {
 //
 // Even on a failure, the user still needs to call ibv_dereg_mr on this MR.
 //
+// # Go shape
+//
+// flags is of type [ReregMRFlags]; length is len(addr); access is of type [AccessFlags].
+//
+// # Memory
+//
+// cgo lets C read pd in Go memory only if the pointers it holds (Context) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. C reads addr during the call only: any memory will do.
+//
 // # Errors
 //
 //   - IBV_REREG_MR_ERR_CMD: MR shouldn’t be used, command error.
@@ -5486,17 +5417,18 @@ func (cq *CQ) ReqNotify(solicitedOnly int32) error {
 //   - IBV_REREG_MR_ERR_DO_FORK_OLD: New MR is valid, failed via do fork on old address range.
 //   - IBV_REREG_MR_ERR_INPUT: Old MR is valid, an input error was detected by libibverbs.
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming ibv_rereg_mr; its cause is unknown (it unwraps to nothing), Code holds the C result. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_neg_code.
 //
 // See also [MR.Dereg], [PD.RegMR].
-func (mr *MR) Rereg(flags int32, pd *PD, addr unsafe.Pointer, length uint64, access int32) error {
-	r, _, err := c_ibv_rereg_mr(mr, flags, pd, addr, length, access)
+func (mr *MR) Rereg(flags ReregMRFlags, pd *PD, addr []byte, access AccessFlags) error {
+	r, _, err := c_ibv_rereg_mr(mr, int32(flags), pd, carg.Bytes(addr), uint64(len(addr)), int32(access))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("ibv_rereg_mr", int32(r))
+	if err := cerr.ZeroOrNegCode("ibv_rereg_mr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Resize calls ibv_resize_cq (infiniband/verbs.h): resize a completion queue (CQ).
@@ -5511,30 +5443,42 @@ func (mr *MR) Rereg(flags int32, pd *PD, addr unsafe.Pointer, length uint64, acc
 //
 // [CQ.Resize] may assign a CQ size greater than or equal to the requested size. The cqe member of cq will be updated to the actual size.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_resize_cq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// cqe is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_errno.
 //
 // See also [Context.CreateCQ], [CQ.Destroy].
-func (cq *CQ) Resize(cqe int32) error {
-	r, _, err := c_ibv_resize_cq(cq, cqe)
+func (cq *CQ) Resize(cqe int) error {
+	zcqe, err := carg.Int32("ibv_resize_cq", "cqe", cqe)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_resize_cq", int32(r))
+	r, _, err := c_ibv_resize_cq(cq, zcqe)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrErrno("ibv_resize_cq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ResolveEthL2FromGID calls ibv_resolve_eth_l2_from_gid (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
+// # Go shape
 //
-// C convention undocumented (not documented; the result carries no known error contract). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
-func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *uint16) int32 {
-	r, _, err := c_ibv_resolve_eth_l2_from_gid(context, attr, ethMAC, vid)
+// vid is a result.
+//
+// Convention undocumented.
+func (c *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8) (ret int32, vid uint16) {
+	var zvid uint16
+	r, _, err := c_ibv_resolve_eth_l2_from_gid(c, attr, ethMAC, &zvid)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
-	return r
+	return r, zvid
 }
 
 // Set calls ibv_set_comp_cntr (infiniband/verbs.h): Set the value of a completion or error counter.
@@ -5550,9 +5494,7 @@ func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *ui
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -5563,17 +5505,12 @@ func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *ui
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -5601,17 +5538,18 @@ func (context *Context) ResolveEthL2FromGID(attr *AHAttr, ethMAC *uint8, vid *ui
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) Set(value uint64) error {
-	r, _, err := c_ibv_set_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) Set(value uint64) error {
+	r, _, err := c_ibv_set_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_set_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_set_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetECE calls ibv_set_ece (infiniband/verbs.h): set ECE options and use them for QP configuration stage.
@@ -5627,11 +5565,8 @@ func (compCntr *CompCntr) Set(value uint64) error {
 // ## ece Argument: The requested ECE values. This is IN/OUT field, the accepted options will be returned in this field.
 //
 //	struct ibv_ece {
-//
 //	    uint32_t vendor_id;
-//
 //	    uint32_t options;
-//
 //	    uint32_t comp_mask;
 //	};
 //
@@ -5653,9 +5588,7 @@ func (compCntr *CompCntr) Set(value uint64) error {
 //   - EINVAL: In one of the following: o The QP is invalid. o The ECE options are invalid.
 //   - EOPNOTSUPP: libibverbs or provider driver doesn’t support the [QP.SetECE] verb.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention zero_or_errno.
 //
 // See also [QP.QueryECE].
 func (qp *QP) SetECE(ece *ECE) error {
@@ -5663,7 +5596,10 @@ func (qp *QP) SetECE(ece *ECE) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_set_ece", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_set_ece", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetErr calls ibv_set_err_comp_cntr (infiniband/verbs.h): Set the value of a completion or error counter.
@@ -5679,9 +5615,7 @@ func (qp *QP) SetECE(ece *ECE) error {
 // # ibv_comp_cntr
 //
 //	struct ibv_comp_cntr {
-//
 //	    struct ibv_context *context;
-//
 //	    uint32_t handle;
 //	};
 //
@@ -5692,17 +5626,12 @@ func (qp *QP) SetECE(ece *ECE) error {
 // # ibv_comp_cntr_init_attr
 //
 //	enum ibv_comp_cntr_type {
-//
 //	    IBV_COMP_CNTR_TYPE_WRS,
-//
 //	    IBV_COMP_CNTR_TYPE_BYTES,
 //	};
 //	struct ibv_comp_cntr_init_attr {
-//
 //	    uint32_t comp_mask;
-//
 //	    enum ibv_comp_cntr_type type;
-//
 //	    uint32_t flags;
 //	};
 //
@@ -5728,17 +5657,18 @@ func (qp *QP) SetECE(ece *ECE) error {
 //   - ENOMEM: Not enough resources to create the completion counter.
 //   - ENOTSUP: Completion counters are not supported on this device, or the requested operation is not supported for the given counter configuration.
 //
-// # Failure
+// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_set_err_comp_cntr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also ibv_query_comp_cntr_caps(3), [QP.QPAttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
-func (compCntr *CompCntr) SetErr(value uint64) error {
-	r, _, err := c_ibv_set_err_comp_cntr(compCntr, value)
+// See also ibv_query_comp_cntr_caps(3), [QP.AttachCompCntr], efadv_create_comp_cntr(3), [Context.CreateCQ], [Context.CreateCQEx], [PD.CreateQP].
+func (cc *CompCntr) SetErr(value uint64) error {
+	r, _, err := c_ibv_set_err_comp_cntr(cc, value)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_set_err_comp_cntr", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_set_err_comp_cntr", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CallStartPoll calls ibv_start_poll (infiniband/verbs.h): Start polling a batch of work completions.
@@ -5750,17 +5680,18 @@ func (compCntr *CompCntr) SetErr(value uint64) error {
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state and ibv_end_poll must not be called. Not a failure of the CQ.
 //   - EBUSY: With IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, the device clock could not be read during a concurrent kernel update; retry.
 //
-// # Failure
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_start_poll that unwraps to the errno, so errors.Is(err, unix.ENOENT) holds for a failure with ENOENT. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) CallStartPoll(attr *PollCQAttr) error {
 	r, _, err := c_ibv_start_poll(cq, attr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_start_poll", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_start_poll", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Unimport calls ibv_unimport_dm (infiniband/verbs.h): unimport an DM.
@@ -5769,15 +5700,12 @@ func (cq *CQEx) CallStartPoll(attr *PollCQAttr) error {
 //
 // This is the responsibility of the application to coordinate between all ibv_context(s) that use this DM. Once destroy is done no other process can touch the object except for unimport. All users of the context must collaborate to ensure this.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [Context.AllocDM], [DM.Free].
 func (dm *DM) Unimport() {
-	_, err := c_ibv_unimport_dm(dm)
-	if err != nil {
-		panic(err)
+	if _, err := c_ibv_unimport_dm(dm); err != nil {
+		panic(dl.Unavailable("ibv", err))
 	}
 }
 
@@ -5791,15 +5719,12 @@ func (dm *DM) Unimport() {
 //
 // The addr field in the imported MR is not applicable, NULL value is expected.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [PD.RegMR], [PD.RegDMMR], [PD.RegMRIOVA], [PD.RegMRIOVA2], [MR.Dereg].
 func (mr *MR) Unimport() {
-	_, err := c_ibv_unimport_mr(mr)
-	if err != nil {
-		panic(err)
+	if _, err := c_ibv_unimport_mr(mr); err != nil {
+		panic(dl.Unavailable("ibv", err))
 	}
 }
 
@@ -5809,15 +5734,12 @@ func (mr *MR) Unimport() {
 //
 // This is the responsibility of the application to coordinate between all ibv_context(s) that use this PD. Once destroy is done no other process can touch the object except for unimport. All users of the context must collaborate to ensure this.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [Context.AllocPD], [PD.Dealloc].
 func (pd *PD) Unimport() {
-	_, err := c_ibv_unimport_pd(pd)
-	if err != nil {
-		panic(err)
+	if _, err := c_ibv_unimport_pd(pd); err != nil {
+		panic(dl.Unavailable("ibv", err))
 	}
 }
 
@@ -5825,15 +5747,13 @@ func (pd *PD) Unimport() {
 //
 // Get the payload length from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadByteLen() (uint32, error) {
 	r, _, err := c_ibv_wc_read_byte_len(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5842,15 +5762,13 @@ func (cq *CQEx) WCReadByteLen() (uint32, error) {
 //
 // Get the completion timestamp from the current completion in HCA clock units.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCompletionTS() (uint64, error) {
 	r, _, err := c_ibv_wc_read_completion_ts(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5859,15 +5777,13 @@ func (cq *CQEx) WCReadCompletionTS() (uint64, error) {
 //
 // Get the completion timestamp from the current completion and convert it from HCA clock units to wall clock nanoseconds.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCompletionWallclockNS() (uint64, error) {
 	r, _, err := c_ibv_wc_read_completion_wallclock_ns(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5876,15 +5792,13 @@ func (cq *CQEx) WCReadCompletionWallclockNS() (uint64, error) {
 //
 // Get the CVLAN field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadCVLAN() (uint16, error) {
 	r, _, err := c_ibv_wc_read_cvlan(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5893,15 +5807,13 @@ func (cq *CQEx) WCReadCVLAN() (uint16, error) {
 //
 // Get the dlid_path_bits field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 	r, _, err := c_ibv_wc_read_dlid_path_bits(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5910,15 +5822,13 @@ func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 //
 // Get flow tag from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadFlowTag() (uint32, error) {
 	r, _, err := c_ibv_wc_read_flow_tag(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5931,15 +5841,13 @@ func (cq *CQEx) WCReadFlowTag() (uint32, error) {
 //
 // The result (C: __be32) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes32) on a little-endian host.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadImmData() (uint32, error) {
 	r, _, err := c_ibv_wc_read_imm_data(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5948,15 +5856,13 @@ func (cq *CQEx) WCReadImmData() (uint32, error) {
 //
 // Get the rkey invalided by the SEND_INVAL from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadInvalidatedRKey() (uint32, error) {
 	r, _, err := c_ibv_wc_read_invalidated_rkey(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5965,15 +5871,13 @@ func (cq *CQEx) WCReadInvalidatedRKey() (uint32, error) {
 //
 // Get the opcode from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadOpcode() (WCOpcode, error) {
 	r, _, err := c_ibv_wc_read_opcode(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5982,15 +5886,13 @@ func (cq *CQEx) WCReadOpcode() (WCOpcode, error) {
 //
 // Get the QP number field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadQPNum() (uint32, error) {
 	r, _, err := c_ibv_wc_read_qp_num(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -5999,15 +5901,13 @@ func (cq *CQEx) WCReadQPNum() (uint32, error) {
 //
 // Get the sl field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSL() (uint8, error) {
 	r, _, err := c_ibv_wc_read_sl(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -6016,15 +5916,13 @@ func (cq *CQEx) WCReadSL() (uint8, error) {
 //
 // Get the slid field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSLID() (uint32, error) {
 	r, _, err := c_ibv_wc_read_slid(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -6033,15 +5931,13 @@ func (cq *CQEx) WCReadSLID() (uint32, error) {
 //
 // Get the source QP number field from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadSrcQP() (uint32, error) {
 	r, _, err := c_ibv_wc_read_src_qp(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -6050,29 +5946,32 @@ func (cq *CQEx) WCReadSrcQP() (uint32, error) {
 //
 // Get tag matching info from the current completion.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// tm_info is a result.
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
-func (cq *CQEx) WCReadTMInfo(tmInfo *WCTmInfo) error {
-	_, err := c_ibv_wc_read_tm_info(cq, tmInfo)
-	return err
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+//
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
+func (cq *CQEx) WCReadTMInfo() (tmInfo WCTMInfo, err error) {
+	var ztmInfo WCTMInfo
+	if _, err := c_ibv_wc_read_tm_info(cq, &ztmInfo); err != nil {
+		return WCTMInfo{}, err
+	}
+	return ztmInfo, nil
 }
 
 // WCReadVendorErr calls ibv_wc_read_vendor_err (infiniband/verbs.h): Get the vendor error from the current completion.
 //
 // Get the vendor error from the current completion.
 //
-// # Failure
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
 func (cq *CQEx) WCReadVendorErr() (uint32, error) {
 	r, _, err := c_ibv_wc_read_vendor_err(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -6081,28 +5980,28 @@ func (cq *CQEx) WCReadVendorErr() (uint32, error) {
 //
 // Get the QP flags field from the current completion.
 //
-// # Failure
+// # Go shape
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// the result is of type [WCFlags].
 //
-// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckCQEvents], [PD.CreateQP], [Context.AllocParentDomain].
-func (cq *CQEx) WCReadWCFlags() (uint32, error) {
+// Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+//
+// See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
+func (cq *CQEx) WCReadWCFlags() (WCFlags, error) {
 	r, _, err := c_ibv_wc_read_wc_flags(cq)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
-	return r, nil
+	return WCFlags(r), nil
 }
 
 // WCStatusStr calls ibv_wc_status_str (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 func WCStatusStr(status WCStatus) string {
 	r, _, err := c_ibv_wc_status_str(status)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return unix.BytePtrToString(r)
 }
@@ -6150,14 +6049,14 @@ func WCStatusStr(status WCStatus) string {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Abort() error {
-	_, err := c_ibv_wr_abort(qp)
-	return err
+	if _, err := c_ibv_wr_abort(qp); err != nil {
+		return err
+	}
+	return nil
 }
 
 // AtomicCmpSwp calls ibv_wr_atomic_cmp_swp (infiniband/verbs.h): Post remote atomic operation work requests.
@@ -6210,14 +6109,14 @@ func (qp *QPEx) Abort() error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swap uint64) error {
-	_, err := c_ibv_wr_atomic_cmp_swp(qp, rkey, remoteAddr, compare, swap)
-	return err
+	if _, err := c_ibv_wr_atomic_cmp_swp(qp, rkey, remoteAddr, compare, swap); err != nil {
+		return err
+	}
+	return nil
 }
 
 // AtomicFetchAdd calls ibv_wr_atomic_fetch_add (infiniband/verbs.h): Post remote atomic operation work requests.
@@ -6270,24 +6169,24 @@ func (qp *QPEx) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swa
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) AtomicFetchAdd(rkey uint32, remoteAddr uint64, add uint64) error {
-	_, err := c_ibv_wr_atomic_fetch_add(qp, rkey, remoteAddr, add)
-	return err
+	if _, err := c_ibv_wr_atomic_fetch_add(qp, rkey, remoteAddr, add); err != nil {
+		return err
+	}
+	return nil
 }
 
 // AtomicWrite calls ibv_wr_atomic_write (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (qp *QPEx) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR unsafe.Pointer) error {
-	_, err := c_ibv_wr_atomic_write(qp, rkey, remoteAddr, atomicWR)
-	return err
+	if _, err := c_ibv_wr_atomic_write(qp, rkey, remoteAddr, atomicWR); err != nil {
+		return err
+	}
+	return nil
 }
 
 // BindMW calls ibv_wr_bind_mw (infiniband/verbs.h): Post work requests for memory windows.
@@ -6340,14 +6239,18 @@ func (qp *QPEx) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR unsafe.Poin
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Memory
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read mw in Go memory only if the pointers it holds (Context, PD) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. cgo lets C read bindInfo in Go memory only if the pointers it holds (MR) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
-	_, err := c_ibv_wr_bind_mw(qp, mw, rkey, bindInfo)
-	return err
+	if _, err := c_ibv_wr_bind_mw(qp, mw, rkey, bindInfo); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Complete calls ibv_wr_complete (infiniband/verbs.h): Manage regions allowed to post work.
@@ -6401,9 +6304,7 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // If a failure is detected during operation, for instance due to an invalid argument, then [QPEx.Complete] will return failure and the entire posting will be aborted.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ibv_wr_complete that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Complete() error {
@@ -6411,7 +6312,10 @@ func (qp *QPEx) Complete() error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ibv_wr_complete", int32(r))
+	if err := cerr.ZeroOrErrno("ibv_wr_complete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Flush calls ibv_wr_flush (infiniband/verbs.h): Post RDMA work requests.
@@ -6457,14 +6361,14 @@ func (qp *QPEx) Complete() error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. It needs rdma-core 65 or later, else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) error {
-	_, err := c_ibv_wr_flush(qp, rkey, remoteAddr, len, type_, level)
-	return err
+	if _, err := c_ibv_wr_flush(qp, rkey, remoteAddr, len, type_, level); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LocalInv calls ibv_wr_local_inv (infiniband/verbs.h): Post work requests for memory windows.
@@ -6517,21 +6421,19 @@ func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, l
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) LocalInv(invalidateRkey uint32) error {
-	_, err := c_ibv_wr_local_inv(qp, invalidateRkey)
-	return err
+func (qp *QPEx) LocalInv(invalidateRKey uint32) error {
+	if _, err := c_ibv_wr_local_inv(qp, invalidateRKey); err != nil {
+		return err
+	}
+	return nil
 }
 
 // WROpcodeStr calls ibv_wr_opcode_str (infiniband/verbs.h): (no manual page documents it).
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func WROpcodeStr(opcode WROpcode) (string, error) {
 	r, _, err := c_ibv_wr_opcode_str(opcode)
 	if err != nil {
@@ -6590,14 +6492,14 @@ func WROpcodeStr(opcode WROpcode) (string, error) {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMARead(rkey uint32, remoteAddr uint64) error {
-	_, err := c_ibv_wr_rdma_read(qp, rkey, remoteAddr)
-	return err
+	if _, err := c_ibv_wr_rdma_read(qp, rkey, remoteAddr); err != nil {
+		return err
+	}
+	return nil
 }
 
 // RDMAWrite calls ibv_wr_rdma_write (infiniband/verbs.h): Post RDMA work requests.
@@ -6650,14 +6552,14 @@ func (qp *QPEx) RDMARead(rkey uint32, remoteAddr uint64) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
-	_, err := c_ibv_wr_rdma_write(qp, rkey, remoteAddr)
-	return err
+	if _, err := c_ibv_wr_rdma_write(qp, rkey, remoteAddr); err != nil {
+		return err
+	}
+	return nil
 }
 
 // RDMAWriteImm calls ibv_wr_rdma_write_imm (infiniband/verbs.h): Post RDMA work requests.
@@ -6714,14 +6616,14 @@ func (qp *QPEx) RDMAWrite(rkey uint32, remoteAddr uint64) error {
 //
 // imm_data (C: __be32) is in network byte order (big-endian).
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) error {
-	_, err := c_ibv_wr_rdma_write_imm(qp, rkey, remoteAddr, immData)
-	return err
+	if _, err := c_ibv_wr_rdma_write_imm(qp, rkey, remoteAddr, immData); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Send calls ibv_wr_send (infiniband/verbs.h): Post send work requests.
@@ -6782,14 +6684,14 @@ func (qp *QPEx) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) err
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Send() error {
-	_, err := c_ibv_wr_send(qp)
-	return err
+	if _, err := c_ibv_wr_send(qp); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SendImm calls ibv_wr_send_imm (infiniband/verbs.h): Post send work requests.
@@ -6848,14 +6750,14 @@ func (qp *QPEx) Send() error {
 //
 // imm_data (C: __be32) is in network byte order (big-endian).
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) SendImm(immData uint32) error {
-	_, err := c_ibv_wr_send_imm(qp, immData)
-	return err
+	if _, err := c_ibv_wr_send_imm(qp, immData); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SendInv calls ibv_wr_send_inv (infiniband/verbs.h): Post send work requests.
@@ -6910,14 +6812,14 @@ func (qp *QPEx) SendImm(immData uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SendInv(invalidateRkey uint32) error {
-	_, err := c_ibv_wr_send_inv(qp, invalidateRkey)
-	return err
+func (qp *QPEx) SendInv(invalidateRKey uint32) error {
+	if _, err := c_ibv_wr_send_inv(qp, invalidateRKey); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SendTSO calls ibv_wr_send_tso (infiniband/verbs.h): Post segmentation offload work requests.
@@ -6972,14 +6874,26 @@ func (qp *QPEx) SendInv(invalidateRkey uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// hdr_sz is len(hdr). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Memory
+//
+// C reads hdr during the call only: any memory will do.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SendTSO(hdr unsafe.Pointer, hdrSz uint16, mss uint16) error {
-	_, err := c_ibv_wr_send_tso(qp, hdr, hdrSz, mss)
-	return err
+func (qp *QPEx) SendTSO(hdr []byte, mss uint16) error {
+	zhdrSz, err := carg.Uint16("ibv_wr_send_tso", "hdr_sz", len(hdr))
+	if err != nil {
+		return err
+	}
+	if _, err := c_ibv_wr_send_tso(qp, carg.Bytes(hdr), zhdrSz, mss); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetInlineData calls ibv_wr_set_inline_data (infiniband/verbs.h): Attach inline data to the last work request.
@@ -7023,14 +6937,22 @@ func (qp *QPEx) SendTSO(hdr unsafe.Pointer, hdrSz uint16, mss uint16) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// length is len(addr).
+//
+// # Memory
+//
+// C reads addr during the call only: any memory will do.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetInlineData(addr unsafe.Pointer, length uint64) error {
-	_, err := c_ibv_wr_set_inline_data(qp, addr, length)
-	return err
+func (qp *QPEx) SetInlineData(addr []byte) error {
+	if _, err := c_ibv_wr_set_inline_data(qp, carg.Bytes(addr), uint64(len(addr))); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetInlineDataList calls ibv_wr_set_inline_data_list (infiniband/verbs.h): Attach inline data to the last work request.
@@ -7074,14 +6996,22 @@ func (qp *QPEx) SetInlineData(addr unsafe.Pointer, length uint64) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// num_buf is len(bufList).
+//
+// # Memory
+//
+// cgo lets C read bufList in Go memory only if the pointers it holds (Addr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetInlineDataList(numBuf uint64, bufList *DataBuf) error {
-	_, err := c_ibv_wr_set_inline_data_list(qp, numBuf, bufList)
-	return err
+func (qp *QPEx) SetInlineDataList(bufList []DataBuf) error {
+	if _, err := c_ibv_wr_set_inline_data_list(qp, uint64(len(bufList)), carg.Slice(bufList)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetSGE calls ibv_wr_set_sge (infiniband/verbs.h): Attach data to the last work request.
@@ -7131,14 +7061,22 @@ func (qp *QPEx) SetInlineDataList(numBuf uint64, bufList *DataBuf) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// length is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length uint32) error {
-	_, err := c_ibv_wr_set_sge(qp, lkey, addr, length)
-	return err
+func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length int) error {
+	zlength, err := carg.Uint32("ibv_wr_set_sge", "length", length)
+	if err != nil {
+		return err
+	}
+	if _, err := c_ibv_wr_set_sge(qp, lkey, addr, zlength); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetSGEList calls ibv_wr_set_sge_list (infiniband/verbs.h): Attach data to the last work request.
@@ -7182,14 +7120,18 @@ func (qp *QPEx) SetSGE(lkey uint32, addr uint64, length uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Go shape
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// num_sge is len(sgList).
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
-	_, err := c_ibv_wr_set_sge_list(qp, numSGE, sgList)
-	return err
+func (qp *QPEx) SetSGEList(sgList []SGE) error {
+	if _, err := c_ibv_wr_set_sge_list(qp, uint64(len(sgList)), carg.Slice(sgList)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetUDAddr calls ibv_wr_set_ud_addr (infiniband/verbs.h): Attach UD addressing info to the last work request.
@@ -7213,7 +7155,7 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 // Certain QP types require each post to be accompanied by additional setters, these setters are mandatory for any operation listing a QP setter in the above table.
 //
 //   - UD QPs: [QPEx.SetUDAddr] must be called to set the destination address of the work.
-//   - XRC_SEND QPs: [QPEx.WRSetXRCSRQN] must be called to set the destination SRQN field.
+//   - XRC_SEND QPs: [QPEx.SetXRCSRQN] must be called to set the destination SRQN field.
 //
 // # Flags
 //
@@ -7228,17 +7170,21 @@ func (qp *QPEx) SetSGEList(numSGE uint64, sgList *SGE) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
+// # Memory
 //
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// cgo lets C read ah in Go memory only if the pointers it holds (Context, PD) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
-	_, err := c_ibv_wr_set_ud_addr(qp, ah, remoteQPN, remoteQkey)
-	return err
+func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQKey uint32) error {
+	if _, err := c_ibv_wr_set_ud_addr(qp, ah, remoteQPN, remoteQKey); err != nil {
+		return err
+	}
+	return nil
 }
 
-// WRSetXRCSRQN calls ibv_wr_set_xrc_srqn (infiniband/verbs.h): Attach an XRC SRQN to the last work request.
+// SetXRCSRQN calls ibv_wr_set_xrc_srqn (infiniband/verbs.h): Attach an XRC SRQN to the last work request.
 //
 // The verbs work request API (ibv_wr_*) allows efficient posting of work to a send queue using function calls instead of the struct based [QP.PostSend] scheme. This approach is designed to minimize CPU branching and locking during the posting process.
 //
@@ -7259,7 +7205,7 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 // Certain QP types require each post to be accompanied by additional setters, these setters are mandatory for any operation listing a QP setter in the above table.
 //
 //   - UD QPs: [QPEx.SetUDAddr] must be called to set the destination address of the work.
-//   - XRC_SEND QPs: [QPEx.WRSetXRCSRQN] must be called to set the destination SRQN field.
+//   - XRC_SEND QPs: [QPEx.SetXRCSRQN] must be called to set the destination SRQN field.
 //
 // # Flags
 //
@@ -7274,14 +7220,14 @@ func (qp *QPEx) SetUDAddr(ah *AH, remoteQPN uint32, remoteQkey uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
-func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
-	_, err := c_ibv_wr_set_xrc_srqn(qp, remoteSrqn)
-	return err
+func (qp *QPEx) SetXRCSRQN(remoteSRQN uint32) error {
+	if _, err := c_ibv_wr_set_xrc_srqn(qp, remoteSRQN); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Start calls ibv_wr_start (infiniband/verbs.h): Manage regions allowed to post work.
@@ -7333,14 +7279,14 @@ func (qp *QPEx) WRSetXRCSRQN(remoteSrqn uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). When the installed library lacks it (it needs rdma-core 44) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Start() error {
-	_, err := c_ibv_wr_start(qp)
-	return err
+	if _, err := c_ibv_wr_start(qp); err != nil {
+		return err
+	}
+	return nil
 }
 
 // MbpsToIBVRate calls mbps_to_ibv_rate (infiniband/verbs.h): convert Mbit/sec to an IB rate enumeration.
@@ -7351,15 +7297,13 @@ func (qp *QPEx) Start() error {
 //
 // [MbpsToIBVRate] returns the enumeration representing the IB transmission rate.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [Context.QueryPort].
 func MbpsToIBVRate(mbps int32) Rate {
 	r, _, err := c_mbps_to_ibv_rate(mbps)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }
@@ -7372,15 +7316,13 @@ func MbpsToIBVRate(mbps int32) Rate {
 //
 // [MultToIBVRate] returns the enumeration representing the IB transmission rate.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when libibverbs.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [Context.QueryPort].
 func MultToIBVRate(mult int32) Rate {
 	r, _, err := c_mult_to_ibv_rate(mult)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("ibv", err))
 	}
 	return r
 }

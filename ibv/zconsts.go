@@ -8,48 +8,48 @@ const (
 	UverbsAccessOptionalFirst int32 = 1048576
 	// UverbsAccessOptionalLast is the macro IB_UVERBS_ACCESS_OPTIONAL_LAST (infiniband/ib_user_ioctl_verbs.h).
 	UverbsAccessOptionalLast int32 = 536870912
-	// DeviceRawScatterFcs is the macro IBV_DEVICE_RAW_SCATTER_FCS (infiniband/verbs.h).
-	DeviceRawScatterFcs uint64 = 17179869184
+	// DeviceRawScatterFCS is the macro IBV_DEVICE_RAW_SCATTER_FCS (infiniband/verbs.h).
+	DeviceRawScatterFCS uint64 = 17179869184
 	// DevicePCIWriteEndPadding is the macro IBV_DEVICE_PCI_WRITE_END_PADDING (infiniband/verbs.h).
 	DevicePCIWriteEndPadding uint64 = 68719476736
 	// DeviceCCDMABounce is the macro IBV_DEVICE_CC_DMA_BOUNCE (infiniband/verbs.h). Since rdma-core 65.
 	DeviceCCDMABounce uint64 = 2199023255552
 	// EthernetLlSize is the macro ETHERNET_LL_SIZE (infiniband/verbs.h).
 	EthernetLlSize int32 = 6
-	// ROCEUDPEncapValidPortMin is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MIN (infiniband/verbs.h).
-	ROCEUDPEncapValidPortMin int32 = 49152
-	// ROCEUDPEncapValidPortMax is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MAX (infiniband/verbs.h).
-	ROCEUDPEncapValidPortMax int32 = 65535
+	// RoCEUDPEncapValidPortMin is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MIN (infiniband/verbs.h).
+	RoCEUDPEncapValidPortMin int32 = 49152
+	// RoCEUDPEncapValidPortMax is the macro IB_ROCE_UDP_ENCAP_VALID_PORT_MAX (infiniband/verbs.h).
+	RoCEUDPEncapValidPortMax int32 = 65535
 	// GRHFlowlabelMask is the macro IB_GRH_FLOWLABEL_MASK (infiniband/verbs.h).
 	GRHFlowlabelMask int32 = 1048575
-	// FlowActionESPKeymatAesGcmValue is the macro IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM (infiniband/verbs_api.h).
-	FlowActionESPKeymatAesGcmValue uint32 = 0
+	// FlowActionESPKeymatAesGcmMacro is the macro IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM (infiniband/verbs_api.h).
+	FlowActionESPKeymatAesGcmMacro uint32 = 0
 	// FlowActionIvAlgoSeq is the macro IBV_FLOW_ACTION_IV_ALGO_SEQ (infiniband/verbs_api.h).
 	FlowActionIvAlgoSeq uint32 = 0
-	// FlowActionESPReplayNone is the macro IBV_FLOW_ACTION_ESP_REPLAY_NONE (infiniband/verbs_api.h).
-	FlowActionESPReplayNone uint32 = 0
-	// FlowActionESPReplayBmpValue is the macro IBV_FLOW_ACTION_ESP_REPLAY_BMP (infiniband/verbs_api.h).
-	FlowActionESPReplayBmpValue uint32 = 1
-	// FlowActionESPFlagsInlineCrypto is the macro IBV_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO (infiniband/verbs_api.h).
-	FlowActionESPFlagsInlineCrypto uint32 = 0
-	// FlowActionESPFlagsFullOffload is the macro IBV_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD (infiniband/verbs_api.h).
-	FlowActionESPFlagsFullOffload uint32 = 1
-	// FlowActionESPFlagsTunnel is the macro IBV_FLOW_ACTION_ESP_FLAGS_TUNNEL (infiniband/verbs_api.h).
-	FlowActionESPFlagsTunnel uint32 = 0
-	// FlowActionESPFlagsTransport is the macro IBV_FLOW_ACTION_ESP_FLAGS_TRANSPORT (infiniband/verbs_api.h).
-	FlowActionESPFlagsTransport uint32 = 2
-	// FlowActionESPFlagsDecrypt is the macro IBV_FLOW_ACTION_ESP_FLAGS_DECRYPT (infiniband/verbs_api.h).
-	FlowActionESPFlagsDecrypt uint32 = 0
-	// FlowActionESPFlagsEncrypt is the macro IBV_FLOW_ACTION_ESP_FLAGS_ENCRYPT (infiniband/verbs_api.h).
-	FlowActionESPFlagsEncrypt uint32 = 4
-	// FlowActionESPFlagsEsnNewWindow is the macro IBV_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW (infiniband/verbs_api.h).
-	FlowActionESPFlagsEsnNewWindow uint32 = 8
-	// AdviseMRAdvicePrefetch is the macro IBV_ADVISE_MR_ADVICE_PREFETCH (infiniband/verbs_api.h).
-	AdviseMRAdvicePrefetch uint32 = 0
-	// AdviseMRAdvicePrefetchWrite is the macro IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE (infiniband/verbs_api.h).
-	AdviseMRAdvicePrefetchWrite uint32 = 1
-	// AdviseMRAdvicePrefetchNoFault is the macro IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT (infiniband/verbs_api.h).
-	AdviseMRAdvicePrefetchNoFault uint32 = 2
+	// FlowActionESPReplayNoneValue is the macro IBV_FLOW_ACTION_ESP_REPLAY_NONE (infiniband/verbs_api.h).
+	FlowActionESPReplayNoneValue uint32 = 0
+	// FlowActionESPReplayBmpMacro is the macro IBV_FLOW_ACTION_ESP_REPLAY_BMP (infiniband/verbs_api.h).
+	FlowActionESPReplayBmpMacro uint32 = 1
+	// FlowActionESPFlagsInlineCryptoValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO (infiniband/verbs_api.h).
+	FlowActionESPFlagsInlineCryptoValue uint32 = 0
+	// FlowActionESPFlagsFullOffloadValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD (infiniband/verbs_api.h).
+	FlowActionESPFlagsFullOffloadValue uint32 = 1
+	// FlowActionESPFlagsTunnelValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_TUNNEL (infiniband/verbs_api.h).
+	FlowActionESPFlagsTunnelValue uint32 = 0
+	// FlowActionESPFlagsTransportValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_TRANSPORT (infiniband/verbs_api.h).
+	FlowActionESPFlagsTransportValue uint32 = 2
+	// FlowActionESPFlagsDecryptValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_DECRYPT (infiniband/verbs_api.h).
+	FlowActionESPFlagsDecryptValue uint32 = 0
+	// FlowActionESPFlagsEncryptValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_ENCRYPT (infiniband/verbs_api.h).
+	FlowActionESPFlagsEncryptValue uint32 = 4
+	// FlowActionESPFlagsEsnNewWindowValue is the macro IBV_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW (infiniband/verbs_api.h).
+	FlowActionESPFlagsEsnNewWindowValue uint32 = 8
+	// AdviseMRAdvicePrefetchValue is the macro IBV_ADVISE_MR_ADVICE_PREFETCH (infiniband/verbs_api.h).
+	AdviseMRAdvicePrefetchValue uint32 = 0
+	// AdviseMRAdvicePrefetchWriteValue is the macro IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE (infiniband/verbs_api.h).
+	AdviseMRAdvicePrefetchWriteValue uint32 = 1
+	// AdviseMRAdvicePrefetchNoFaultValue is the macro IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT (infiniband/verbs_api.h).
+	AdviseMRAdvicePrefetchNoFaultValue uint32 = 2
 	// AdviseMRFlagFlush is the macro IBV_ADVISE_MR_FLAG_FLUSH (infiniband/verbs_api.h).
 	AdviseMRFlagFlush uint32 = 1
 	// QpfGRHRequired is the macro IBV_QPF_GRH_REQUIRED (infiniband/verbs_api.h).

@@ -31,30 +31,30 @@ type UverbsAccessFlags uint32
 
 // Values of UverbsAccessFlags.
 const (
-	// UverbsAccessLocalWrite is IB_UVERBS_ACCESS_LOCAL_WRITE (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessLocalWrite UverbsAccessFlags = 0x1
-	// UverbsAccessRemoteWrite is IB_UVERBS_ACCESS_REMOTE_WRITE (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessRemoteWrite UverbsAccessFlags = 0x2
-	// UverbsAccessRemoteRead is IB_UVERBS_ACCESS_REMOTE_READ (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessRemoteRead UverbsAccessFlags = 0x4
-	// UverbsAccessRemoteAtomic is IB_UVERBS_ACCESS_REMOTE_ATOMIC (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessRemoteAtomic UverbsAccessFlags = 0x8
-	// UverbsAccessMWBind is IB_UVERBS_ACCESS_MW_BIND (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessMWBind UverbsAccessFlags = 0x10
-	// UverbsAccessZeroBased is IB_UVERBS_ACCESS_ZERO_BASED (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessZeroBased UverbsAccessFlags = 0x20
-	// UverbsAccessOnDemand is IB_UVERBS_ACCESS_ON_DEMAND (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessOnDemand UverbsAccessFlags = 0x40
-	// UverbsAccessHugetlb is IB_UVERBS_ACCESS_HUGETLB (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessHugetlb UverbsAccessFlags = 0x80
-	// UverbsAccessFlushGlobal is IB_UVERBS_ACCESS_FLUSH_GLOBAL (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
-	UverbsAccessFlushGlobal UverbsAccessFlags = 0x100
-	// UverbsAccessFlushPersistent is IB_UVERBS_ACCESS_FLUSH_PERSISTENT (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
-	UverbsAccessFlushPersistent UverbsAccessFlags = 0x200
-	// UverbsAccessRelaxedOrdering is IB_UVERBS_ACCESS_RELAXED_ORDERING (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessRelaxedOrdering UverbsAccessFlags = 0x100000
-	// UverbsAccessOptionalRange is IB_UVERBS_ACCESS_OPTIONAL_RANGE (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAccessOptionalRange UverbsAccessFlags = 0x3ff00000
+	// UverbsAccessFlagsLocalWrite is IB_UVERBS_ACCESS_LOCAL_WRITE (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsLocalWrite UverbsAccessFlags = 0x1
+	// UverbsAccessFlagsRemoteWrite is IB_UVERBS_ACCESS_REMOTE_WRITE (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsRemoteWrite UverbsAccessFlags = 0x2
+	// UverbsAccessFlagsRemoteRead is IB_UVERBS_ACCESS_REMOTE_READ (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsRemoteRead UverbsAccessFlags = 0x4
+	// UverbsAccessFlagsRemoteAtomic is IB_UVERBS_ACCESS_REMOTE_ATOMIC (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsRemoteAtomic UverbsAccessFlags = 0x8
+	// UverbsAccessFlagsMWBind is IB_UVERBS_ACCESS_MW_BIND (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsMWBind UverbsAccessFlags = 0x10
+	// UverbsAccessFlagsZeroBased is IB_UVERBS_ACCESS_ZERO_BASED (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsZeroBased UverbsAccessFlags = 0x20
+	// UverbsAccessFlagsOnDemand is IB_UVERBS_ACCESS_ON_DEMAND (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsOnDemand UverbsAccessFlags = 0x40
+	// UverbsAccessFlagsHugetlb is IB_UVERBS_ACCESS_HUGETLB (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsHugetlb UverbsAccessFlags = 0x80
+	// UverbsAccessFlagsFlushGlobal is IB_UVERBS_ACCESS_FLUSH_GLOBAL (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	UverbsAccessFlagsFlushGlobal UverbsAccessFlags = 0x100
+	// UverbsAccessFlagsFlushPersistent is IB_UVERBS_ACCESS_FLUSH_PERSISTENT (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	UverbsAccessFlagsFlushPersistent UverbsAccessFlags = 0x200
+	// UverbsAccessFlagsRelaxedOrdering is IB_UVERBS_ACCESS_RELAXED_ORDERING (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsRelaxedOrdering UverbsAccessFlags = 0x100000
+	// UverbsAccessFlagsOptionalRange is IB_UVERBS_ACCESS_OPTIONAL_RANGE (infiniband/ib_user_ioctl_verbs.h).
+	UverbsAccessFlagsOptionalRange UverbsAccessFlags = 0x3ff00000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -66,7 +66,7 @@ func (v UverbsAccessFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsAccessFlags
 		name string
-	}{{UverbsAccessLocalWrite, "IB_UVERBS_ACCESS_LOCAL_WRITE"}, {UverbsAccessRemoteWrite, "IB_UVERBS_ACCESS_REMOTE_WRITE"}, {UverbsAccessRemoteRead, "IB_UVERBS_ACCESS_REMOTE_READ"}, {UverbsAccessRemoteAtomic, "IB_UVERBS_ACCESS_REMOTE_ATOMIC"}, {UverbsAccessMWBind, "IB_UVERBS_ACCESS_MW_BIND"}, {UverbsAccessZeroBased, "IB_UVERBS_ACCESS_ZERO_BASED"}, {UverbsAccessOnDemand, "IB_UVERBS_ACCESS_ON_DEMAND"}, {UverbsAccessHugetlb, "IB_UVERBS_ACCESS_HUGETLB"}, {UverbsAccessFlushGlobal, "IB_UVERBS_ACCESS_FLUSH_GLOBAL"}, {UverbsAccessFlushPersistent, "IB_UVERBS_ACCESS_FLUSH_PERSISTENT"}, {UverbsAccessRelaxedOrdering, "IB_UVERBS_ACCESS_RELAXED_ORDERING"}} {
+	}{{UverbsAccessFlagsLocalWrite, "IB_UVERBS_ACCESS_LOCAL_WRITE"}, {UverbsAccessFlagsRemoteWrite, "IB_UVERBS_ACCESS_REMOTE_WRITE"}, {UverbsAccessFlagsRemoteRead, "IB_UVERBS_ACCESS_REMOTE_READ"}, {UverbsAccessFlagsRemoteAtomic, "IB_UVERBS_ACCESS_REMOTE_ATOMIC"}, {UverbsAccessFlagsMWBind, "IB_UVERBS_ACCESS_MW_BIND"}, {UverbsAccessFlagsZeroBased, "IB_UVERBS_ACCESS_ZERO_BASED"}, {UverbsAccessFlagsOnDemand, "IB_UVERBS_ACCESS_ON_DEMAND"}, {UverbsAccessFlagsHugetlb, "IB_UVERBS_ACCESS_HUGETLB"}, {UverbsAccessFlagsFlushGlobal, "IB_UVERBS_ACCESS_FLUSH_GLOBAL"}, {UverbsAccessFlagsFlushPersistent, "IB_UVERBS_ACCESS_FLUSH_PERSISTENT"}, {UverbsAccessFlagsRelaxedOrdering, "IB_UVERBS_ACCESS_RELAXED_ORDERING"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -94,22 +94,22 @@ type UverbsSRQType uint32
 
 // Values of UverbsSRQType.
 const (
-	// UverbsSrqtBasic is IB_UVERBS_SRQT_BASIC (infiniband/ib_user_ioctl_verbs.h).
-	UverbsSrqtBasic UverbsSRQType = 0
-	// UverbsSrqtXRC is IB_UVERBS_SRQT_XRC (infiniband/ib_user_ioctl_verbs.h).
-	UverbsSrqtXRC UverbsSRQType = 1
-	// UverbsSrqtTm is IB_UVERBS_SRQT_TM (infiniband/ib_user_ioctl_verbs.h).
-	UverbsSrqtTm UverbsSRQType = 2
+	// UverbsSRQTypeBasic is IB_UVERBS_SRQT_BASIC (infiniband/ib_user_ioctl_verbs.h).
+	UverbsSRQTypeBasic UverbsSRQType = 0
+	// UverbsSRQTypeXRC is IB_UVERBS_SRQT_XRC (infiniband/ib_user_ioctl_verbs.h).
+	UverbsSRQTypeXRC UverbsSRQType = 1
+	// UverbsSRQTypeTM is IB_UVERBS_SRQT_TM (infiniband/ib_user_ioctl_verbs.h).
+	UverbsSRQTypeTM UverbsSRQType = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v UverbsSRQType) String() string {
 	switch v {
-	case UverbsSrqtBasic:
+	case UverbsSRQTypeBasic:
 		return "IB_UVERBS_SRQT_BASIC"
-	case UverbsSrqtXRC:
+	case UverbsSRQTypeXRC:
 		return "IB_UVERBS_SRQT_XRC"
-	case UverbsSrqtTm:
+	case UverbsSRQTypeTM:
 		return "IB_UVERBS_SRQT_TM"
 	}
 	return "UverbsSRQType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -120,14 +120,14 @@ type UverbsWQType uint32
 
 // Values of UverbsWQType.
 const (
-	// UverbsWqtRq is IB_UVERBS_WQT_RQ (infiniband/ib_user_ioctl_verbs.h).
-	UverbsWqtRq UverbsWQType = 0
+	// UverbsWQTypeWqtRQ is IB_UVERBS_WQT_RQ (infiniband/ib_user_ioctl_verbs.h).
+	UverbsWQTypeWqtRQ UverbsWQType = 0
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v UverbsWQType) String() string {
 	switch v {
-	case UverbsWqtRq:
+	case UverbsWQTypeWqtRQ:
 		return "IB_UVERBS_WQT_RQ"
 	}
 	return "UverbsWQType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -138,10 +138,10 @@ type UverbsWQFlags uint32
 
 // Values of UverbsWQFlags.
 const (
-	// UverbsWQFlagsCvlanStripping is IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING (infiniband/ib_user_ioctl_verbs.h).
-	UverbsWQFlagsCvlanStripping UverbsWQFlags = 0x1
-	// UverbsWQFlagsScatterFcs is IB_UVERBS_WQ_FLAGS_SCATTER_FCS (infiniband/ib_user_ioctl_verbs.h).
-	UverbsWQFlagsScatterFcs UverbsWQFlags = 0x2
+	// UverbsWQFlagsCVLANStripping is IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING (infiniband/ib_user_ioctl_verbs.h).
+	UverbsWQFlagsCVLANStripping UverbsWQFlags = 0x1
+	// UverbsWQFlagsScatterFCS is IB_UVERBS_WQ_FLAGS_SCATTER_FCS (infiniband/ib_user_ioctl_verbs.h).
+	UverbsWQFlagsScatterFCS UverbsWQFlags = 0x2
 	// UverbsWQFlagsDelayDrop is IB_UVERBS_WQ_FLAGS_DELAY_DROP (infiniband/ib_user_ioctl_verbs.h).
 	UverbsWQFlagsDelayDrop UverbsWQFlags = 0x4
 	// UverbsWQFlagsPCIWriteEndPadding is IB_UVERBS_WQ_FLAGS_PCI_WRITE_END_PADDING (infiniband/ib_user_ioctl_verbs.h).
@@ -157,7 +157,7 @@ func (v UverbsWQFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsWQFlags
 		name string
-	}{{UverbsWQFlagsCvlanStripping, "IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING"}, {UverbsWQFlagsScatterFcs, "IB_UVERBS_WQ_FLAGS_SCATTER_FCS"}, {UverbsWQFlagsDelayDrop, "IB_UVERBS_WQ_FLAGS_DELAY_DROP"}, {UverbsWQFlagsPCIWriteEndPadding, "IB_UVERBS_WQ_FLAGS_PCI_WRITE_END_PADDING"}} {
+	}{{UverbsWQFlagsCVLANStripping, "IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING"}, {UverbsWQFlagsScatterFCS, "IB_UVERBS_WQ_FLAGS_SCATTER_FCS"}, {UverbsWQFlagsDelayDrop, "IB_UVERBS_WQ_FLAGS_DELAY_DROP"}, {UverbsWQFlagsPCIWriteEndPadding, "IB_UVERBS_WQ_FLAGS_PCI_WRITE_END_PADDING"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -185,38 +185,38 @@ type UverbsQPType uint32
 
 // Values of UverbsQPType.
 const (
-	// UverbsQptRC is IB_UVERBS_QPT_RC (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptRC UverbsQPType = 2
-	// UverbsQptUC is IB_UVERBS_QPT_UC (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptUC UverbsQPType = 3
-	// UverbsQptUD is IB_UVERBS_QPT_UD (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptUD UverbsQPType = 4
-	// UverbsQptRawPacket is IB_UVERBS_QPT_RAW_PACKET (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptRawPacket UverbsQPType = 8
-	// UverbsQptXRCIni is IB_UVERBS_QPT_XRC_INI (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptXRCIni UverbsQPType = 9
-	// UverbsQptXRCTgt is IB_UVERBS_QPT_XRC_TGT (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptXRCTgt UverbsQPType = 10
-	// UverbsQptDriver is IB_UVERBS_QPT_DRIVER (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQptDriver UverbsQPType = 255
+	// UverbsQPTypeRC is IB_UVERBS_QPT_RC (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeRC UverbsQPType = 2
+	// UverbsQPTypeUC is IB_UVERBS_QPT_UC (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeUC UverbsQPType = 3
+	// UverbsQPTypeUD is IB_UVERBS_QPT_UD (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeUD UverbsQPType = 4
+	// UverbsQPTypeRawPacket is IB_UVERBS_QPT_RAW_PACKET (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeRawPacket UverbsQPType = 8
+	// UverbsQPTypeXRCIni is IB_UVERBS_QPT_XRC_INI (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeXRCIni UverbsQPType = 9
+	// UverbsQPTypeXRCTgt is IB_UVERBS_QPT_XRC_TGT (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeXRCTgt UverbsQPType = 10
+	// UverbsQPTypeDriver is IB_UVERBS_QPT_DRIVER (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPTypeDriver UverbsQPType = 255
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v UverbsQPType) String() string {
 	switch v {
-	case UverbsQptRC:
+	case UverbsQPTypeRC:
 		return "IB_UVERBS_QPT_RC"
-	case UverbsQptUC:
+	case UverbsQPTypeUC:
 		return "IB_UVERBS_QPT_UC"
-	case UverbsQptUD:
+	case UverbsQPTypeUD:
 		return "IB_UVERBS_QPT_UD"
-	case UverbsQptRawPacket:
+	case UverbsQPTypeRawPacket:
 		return "IB_UVERBS_QPT_RAW_PACKET"
-	case UverbsQptXRCIni:
+	case UverbsQPTypeXRCIni:
 		return "IB_UVERBS_QPT_XRC_INI"
-	case UverbsQptXRCTgt:
+	case UverbsQPTypeXRCTgt:
 		return "IB_UVERBS_QPT_XRC_TGT"
-	case UverbsQptDriver:
+	case UverbsQPTypeDriver:
 		return "IB_UVERBS_QPT_DRIVER"
 	}
 	return "UverbsQPType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -227,16 +227,16 @@ type UverbsQPCreateFlags uint32
 
 // Values of UverbsQPCreateFlags.
 const (
-	// UverbsQPCreateBlockMulticastLoopback is IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQPCreateBlockMulticastLoopback UverbsQPCreateFlags = 0x2
-	// UverbsQPCreateScatterFcs is IB_UVERBS_QP_CREATE_SCATTER_FCS (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQPCreateScatterFcs UverbsQPCreateFlags = 0x100
-	// UverbsQPCreateCvlanStripping is IB_UVERBS_QP_CREATE_CVLAN_STRIPPING (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQPCreateCvlanStripping UverbsQPCreateFlags = 0x200
-	// UverbsQPCreatePCIWriteEndPadding is IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQPCreatePCIWriteEndPadding UverbsQPCreateFlags = 0x800
-	// UverbsQPCreateSqSigAll is IB_UVERBS_QP_CREATE_SQ_SIG_ALL (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQPCreateSqSigAll UverbsQPCreateFlags = 0x1000
+	// UverbsQPCreateFlagsBlockMulticastLoopback is IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPCreateFlagsBlockMulticastLoopback UverbsQPCreateFlags = 0x2
+	// UverbsQPCreateFlagsScatterFCS is IB_UVERBS_QP_CREATE_SCATTER_FCS (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPCreateFlagsScatterFCS UverbsQPCreateFlags = 0x100
+	// UverbsQPCreateFlagsCVLANStripping is IB_UVERBS_QP_CREATE_CVLAN_STRIPPING (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPCreateFlagsCVLANStripping UverbsQPCreateFlags = 0x200
+	// UverbsQPCreateFlagsPCIWriteEndPadding is IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPCreateFlagsPCIWriteEndPadding UverbsQPCreateFlags = 0x800
+	// UverbsQPCreateFlagsSQSigAll is IB_UVERBS_QP_CREATE_SQ_SIG_ALL (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQPCreateFlagsSQSigAll UverbsQPCreateFlags = 0x1000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -248,7 +248,7 @@ func (v UverbsQPCreateFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsQPCreateFlags
 		name string
-	}{{UverbsQPCreateBlockMulticastLoopback, "IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK"}, {UverbsQPCreateScatterFcs, "IB_UVERBS_QP_CREATE_SCATTER_FCS"}, {UverbsQPCreateCvlanStripping, "IB_UVERBS_QP_CREATE_CVLAN_STRIPPING"}, {UverbsQPCreatePCIWriteEndPadding, "IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING"}, {UverbsQPCreateSqSigAll, "IB_UVERBS_QP_CREATE_SQ_SIG_ALL"}} {
+	}{{UverbsQPCreateFlagsBlockMulticastLoopback, "IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK"}, {UverbsQPCreateFlagsScatterFCS, "IB_UVERBS_QP_CREATE_SCATTER_FCS"}, {UverbsQPCreateFlagsCVLANStripping, "IB_UVERBS_QP_CREATE_CVLAN_STRIPPING"}, {UverbsQPCreateFlagsPCIWriteEndPadding, "IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING"}, {UverbsQPCreateFlagsSQSigAll, "IB_UVERBS_QP_CREATE_SQ_SIG_ALL"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -276,64 +276,64 @@ type UverbsQueryPortCapFlags uint32
 
 // Values of UverbsQueryPortCapFlags.
 const (
-	// UverbsPcfSm is IB_UVERBS_PCF_SM (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfSm UverbsQueryPortCapFlags = 0x2
-	// UverbsPcfNoticeSup is IB_UVERBS_PCF_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfNoticeSup UverbsQueryPortCapFlags = 0x4
-	// UverbsPcfTrapSup is IB_UVERBS_PCF_TRAP_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfTrapSup UverbsQueryPortCapFlags = 0x8
-	// UverbsPcfOptIpdSup is IB_UVERBS_PCF_OPT_IPD_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfOptIpdSup UverbsQueryPortCapFlags = 0x10
-	// UverbsPcfAutoMigrSup is IB_UVERBS_PCF_AUTO_MIGR_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfAutoMigrSup UverbsQueryPortCapFlags = 0x20
-	// UverbsPcfSLMapSup is IB_UVERBS_PCF_SL_MAP_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfSLMapSup UverbsQueryPortCapFlags = 0x40
-	// UverbsPcfMkeyNvram is IB_UVERBS_PCF_MKEY_NVRAM (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfMkeyNvram UverbsQueryPortCapFlags = 0x80
-	// UverbsPcfPkeyNvram is IB_UVERBS_PCF_PKEY_NVRAM (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfPkeyNvram UverbsQueryPortCapFlags = 0x100
-	// UverbsPcfLedInfoSup is IB_UVERBS_PCF_LED_INFO_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfLedInfoSup UverbsQueryPortCapFlags = 0x200
-	// UverbsPcfSmDisabled is IB_UVERBS_PCF_SM_DISABLED (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfSmDisabled UverbsQueryPortCapFlags = 0x400
-	// UverbsPcfSysImageGuidSup is IB_UVERBS_PCF_SYS_IMAGE_GUID_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfSysImageGuidSup UverbsQueryPortCapFlags = 0x800
-	// UverbsPcfPkeySwExtPortTrapSup is IB_UVERBS_PCF_PKEY_SW_EXT_PORT_TRAP_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfPkeySwExtPortTrapSup UverbsQueryPortCapFlags = 0x1000
-	// UverbsPcfExtendedSpeedsSup is IB_UVERBS_PCF_EXTENDED_SPEEDS_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfExtendedSpeedsSup UverbsQueryPortCapFlags = 0x4000
-	// UverbsPcfCMSup is IB_UVERBS_PCF_CM_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfCMSup UverbsQueryPortCapFlags = 0x10000
-	// UverbsPcfSnmpTunnelSup is IB_UVERBS_PCF_SNMP_TUNNEL_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfSnmpTunnelSup UverbsQueryPortCapFlags = 0x20000
-	// UverbsPcfReinitSup is IB_UVERBS_PCF_REINIT_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfReinitSup UverbsQueryPortCapFlags = 0x40000
-	// UverbsPcfDeviceMgmtSup is IB_UVERBS_PCF_DEVICE_MGMT_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfDeviceMgmtSup UverbsQueryPortCapFlags = 0x80000
-	// UverbsPcfVendorClassSup is IB_UVERBS_PCF_VENDOR_CLASS_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfVendorClassSup UverbsQueryPortCapFlags = 0x100000
-	// UverbsPcfDrNoticeSup is IB_UVERBS_PCF_DR_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfDrNoticeSup UverbsQueryPortCapFlags = 0x200000
-	// UverbsPcfCapMaskNoticeSup is IB_UVERBS_PCF_CAP_MASK_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfCapMaskNoticeSup UverbsQueryPortCapFlags = 0x400000
-	// UverbsPcfBootMgmtSup is IB_UVERBS_PCF_BOOT_MGMT_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfBootMgmtSup UverbsQueryPortCapFlags = 0x800000
-	// UverbsPcfLinkLatencySup is IB_UVERBS_PCF_LINK_LATENCY_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfLinkLatencySup UverbsQueryPortCapFlags = 0x1000000
-	// UverbsPcfClientRegSup is IB_UVERBS_PCF_CLIENT_REG_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfClientRegSup UverbsQueryPortCapFlags = 0x2000000
-	// UverbsPcfLinkSpeedWidthTableSup is IB_UVERBS_PCF_LINK_SPEED_WIDTH_TABLE_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfLinkSpeedWidthTableSup UverbsQueryPortCapFlags = 0x8000000
-	// UverbsPcfVendorSpecificMadsTableSup is IB_UVERBS_PCF_VENDOR_SPECIFIC_MADS_TABLE_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfVendorSpecificMadsTableSup UverbsQueryPortCapFlags = 0x10000000
-	// UverbsPcfMcastPkeyTrapSuppressionSup is IB_UVERBS_PCF_MCAST_PKEY_TRAP_SUPPRESSION_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfMcastPkeyTrapSuppressionSup UverbsQueryPortCapFlags = 0x20000000
-	// UverbsPcfMcastFdbTopSup is IB_UVERBS_PCF_MCAST_FDB_TOP_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfMcastFdbTopSup UverbsQueryPortCapFlags = 0x40000000
-	// UverbsPcfHierarchyInfoSup is IB_UVERBS_PCF_HIERARCHY_INFO_SUP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfHierarchyInfoSup UverbsQueryPortCapFlags = 0x80000000
-	// UverbsPcfIPBasedGids is IB_UVERBS_PCF_IP_BASED_GIDS (infiniband/ib_user_ioctl_verbs.h).
-	UverbsPcfIPBasedGids UverbsQueryPortCapFlags = 0x4000000
+	// UverbsQueryPortCapFlagsSm is IB_UVERBS_PCF_SM (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsSm UverbsQueryPortCapFlags = 0x2
+	// UverbsQueryPortCapFlagsNoticeSup is IB_UVERBS_PCF_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsNoticeSup UverbsQueryPortCapFlags = 0x4
+	// UverbsQueryPortCapFlagsTrapSup is IB_UVERBS_PCF_TRAP_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsTrapSup UverbsQueryPortCapFlags = 0x8
+	// UverbsQueryPortCapFlagsOptIpdSup is IB_UVERBS_PCF_OPT_IPD_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsOptIpdSup UverbsQueryPortCapFlags = 0x10
+	// UverbsQueryPortCapFlagsAutoMigrSup is IB_UVERBS_PCF_AUTO_MIGR_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsAutoMigrSup UverbsQueryPortCapFlags = 0x20
+	// UverbsQueryPortCapFlagsSLMapSup is IB_UVERBS_PCF_SL_MAP_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsSLMapSup UverbsQueryPortCapFlags = 0x40
+	// UverbsQueryPortCapFlagsMkeyNvram is IB_UVERBS_PCF_MKEY_NVRAM (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsMkeyNvram UverbsQueryPortCapFlags = 0x80
+	// UverbsQueryPortCapFlagsPKeyNvram is IB_UVERBS_PCF_PKEY_NVRAM (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsPKeyNvram UverbsQueryPortCapFlags = 0x100
+	// UverbsQueryPortCapFlagsLedInfoSup is IB_UVERBS_PCF_LED_INFO_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsLedInfoSup UverbsQueryPortCapFlags = 0x200
+	// UverbsQueryPortCapFlagsSmDisabled is IB_UVERBS_PCF_SM_DISABLED (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsSmDisabled UverbsQueryPortCapFlags = 0x400
+	// UverbsQueryPortCapFlagsSysImageGUIDSup is IB_UVERBS_PCF_SYS_IMAGE_GUID_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsSysImageGUIDSup UverbsQueryPortCapFlags = 0x800
+	// UverbsQueryPortCapFlagsPKeySwExtPortTrapSup is IB_UVERBS_PCF_PKEY_SW_EXT_PORT_TRAP_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsPKeySwExtPortTrapSup UverbsQueryPortCapFlags = 0x1000
+	// UverbsQueryPortCapFlagsExtendedSpeedsSup is IB_UVERBS_PCF_EXTENDED_SPEEDS_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsExtendedSpeedsSup UverbsQueryPortCapFlags = 0x4000
+	// UverbsQueryPortCapFlagsCMSup is IB_UVERBS_PCF_CM_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsCMSup UverbsQueryPortCapFlags = 0x10000
+	// UverbsQueryPortCapFlagsSnmpTunnelSup is IB_UVERBS_PCF_SNMP_TUNNEL_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsSnmpTunnelSup UverbsQueryPortCapFlags = 0x20000
+	// UverbsQueryPortCapFlagsReinitSup is IB_UVERBS_PCF_REINIT_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsReinitSup UverbsQueryPortCapFlags = 0x40000
+	// UverbsQueryPortCapFlagsDeviceMgmtSup is IB_UVERBS_PCF_DEVICE_MGMT_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsDeviceMgmtSup UverbsQueryPortCapFlags = 0x80000
+	// UverbsQueryPortCapFlagsVendorClassSup is IB_UVERBS_PCF_VENDOR_CLASS_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsVendorClassSup UverbsQueryPortCapFlags = 0x100000
+	// UverbsQueryPortCapFlagsDrNoticeSup is IB_UVERBS_PCF_DR_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsDrNoticeSup UverbsQueryPortCapFlags = 0x200000
+	// UverbsQueryPortCapFlagsCapMaskNoticeSup is IB_UVERBS_PCF_CAP_MASK_NOTICE_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsCapMaskNoticeSup UverbsQueryPortCapFlags = 0x400000
+	// UverbsQueryPortCapFlagsBootMgmtSup is IB_UVERBS_PCF_BOOT_MGMT_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsBootMgmtSup UverbsQueryPortCapFlags = 0x800000
+	// UverbsQueryPortCapFlagsLinkLatencySup is IB_UVERBS_PCF_LINK_LATENCY_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsLinkLatencySup UverbsQueryPortCapFlags = 0x1000000
+	// UverbsQueryPortCapFlagsClientRegSup is IB_UVERBS_PCF_CLIENT_REG_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsClientRegSup UverbsQueryPortCapFlags = 0x2000000
+	// UverbsQueryPortCapFlagsLinkSpeedWidthTableSup is IB_UVERBS_PCF_LINK_SPEED_WIDTH_TABLE_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsLinkSpeedWidthTableSup UverbsQueryPortCapFlags = 0x8000000
+	// UverbsQueryPortCapFlagsVendorSpecificMadsTableSup is IB_UVERBS_PCF_VENDOR_SPECIFIC_MADS_TABLE_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsVendorSpecificMadsTableSup UverbsQueryPortCapFlags = 0x10000000
+	// UverbsQueryPortCapFlagsMcastPKeyTrapSuppressionSup is IB_UVERBS_PCF_MCAST_PKEY_TRAP_SUPPRESSION_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsMcastPKeyTrapSuppressionSup UverbsQueryPortCapFlags = 0x20000000
+	// UverbsQueryPortCapFlagsMcastFdbTopSup is IB_UVERBS_PCF_MCAST_FDB_TOP_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsMcastFdbTopSup UverbsQueryPortCapFlags = 0x40000000
+	// UverbsQueryPortCapFlagsHierarchyInfoSup is IB_UVERBS_PCF_HIERARCHY_INFO_SUP (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsHierarchyInfoSup UverbsQueryPortCapFlags = 0x80000000
+	// UverbsQueryPortCapFlagsIPBasedGids is IB_UVERBS_PCF_IP_BASED_GIDS (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortCapFlagsIPBasedGids UverbsQueryPortCapFlags = 0x4000000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -345,7 +345,7 @@ func (v UverbsQueryPortCapFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsQueryPortCapFlags
 		name string
-	}{{UverbsPcfSm, "IB_UVERBS_PCF_SM"}, {UverbsPcfNoticeSup, "IB_UVERBS_PCF_NOTICE_SUP"}, {UverbsPcfTrapSup, "IB_UVERBS_PCF_TRAP_SUP"}, {UverbsPcfOptIpdSup, "IB_UVERBS_PCF_OPT_IPD_SUP"}, {UverbsPcfAutoMigrSup, "IB_UVERBS_PCF_AUTO_MIGR_SUP"}, {UverbsPcfSLMapSup, "IB_UVERBS_PCF_SL_MAP_SUP"}, {UverbsPcfMkeyNvram, "IB_UVERBS_PCF_MKEY_NVRAM"}, {UverbsPcfPkeyNvram, "IB_UVERBS_PCF_PKEY_NVRAM"}, {UverbsPcfLedInfoSup, "IB_UVERBS_PCF_LED_INFO_SUP"}, {UverbsPcfSmDisabled, "IB_UVERBS_PCF_SM_DISABLED"}, {UverbsPcfSysImageGuidSup, "IB_UVERBS_PCF_SYS_IMAGE_GUID_SUP"}, {UverbsPcfPkeySwExtPortTrapSup, "IB_UVERBS_PCF_PKEY_SW_EXT_PORT_TRAP_SUP"}, {UverbsPcfExtendedSpeedsSup, "IB_UVERBS_PCF_EXTENDED_SPEEDS_SUP"}, {UverbsPcfCMSup, "IB_UVERBS_PCF_CM_SUP"}, {UverbsPcfSnmpTunnelSup, "IB_UVERBS_PCF_SNMP_TUNNEL_SUP"}, {UverbsPcfReinitSup, "IB_UVERBS_PCF_REINIT_SUP"}, {UverbsPcfDeviceMgmtSup, "IB_UVERBS_PCF_DEVICE_MGMT_SUP"}, {UverbsPcfVendorClassSup, "IB_UVERBS_PCF_VENDOR_CLASS_SUP"}, {UverbsPcfDrNoticeSup, "IB_UVERBS_PCF_DR_NOTICE_SUP"}, {UverbsPcfCapMaskNoticeSup, "IB_UVERBS_PCF_CAP_MASK_NOTICE_SUP"}, {UverbsPcfBootMgmtSup, "IB_UVERBS_PCF_BOOT_MGMT_SUP"}, {UverbsPcfLinkLatencySup, "IB_UVERBS_PCF_LINK_LATENCY_SUP"}, {UverbsPcfClientRegSup, "IB_UVERBS_PCF_CLIENT_REG_SUP"}, {UverbsPcfLinkSpeedWidthTableSup, "IB_UVERBS_PCF_LINK_SPEED_WIDTH_TABLE_SUP"}, {UverbsPcfVendorSpecificMadsTableSup, "IB_UVERBS_PCF_VENDOR_SPECIFIC_MADS_TABLE_SUP"}, {UverbsPcfMcastPkeyTrapSuppressionSup, "IB_UVERBS_PCF_MCAST_PKEY_TRAP_SUPPRESSION_SUP"}, {UverbsPcfMcastFdbTopSup, "IB_UVERBS_PCF_MCAST_FDB_TOP_SUP"}, {UverbsPcfHierarchyInfoSup, "IB_UVERBS_PCF_HIERARCHY_INFO_SUP"}, {UverbsPcfIPBasedGids, "IB_UVERBS_PCF_IP_BASED_GIDS"}} {
+	}{{UverbsQueryPortCapFlagsSm, "IB_UVERBS_PCF_SM"}, {UverbsQueryPortCapFlagsNoticeSup, "IB_UVERBS_PCF_NOTICE_SUP"}, {UverbsQueryPortCapFlagsTrapSup, "IB_UVERBS_PCF_TRAP_SUP"}, {UverbsQueryPortCapFlagsOptIpdSup, "IB_UVERBS_PCF_OPT_IPD_SUP"}, {UverbsQueryPortCapFlagsAutoMigrSup, "IB_UVERBS_PCF_AUTO_MIGR_SUP"}, {UverbsQueryPortCapFlagsSLMapSup, "IB_UVERBS_PCF_SL_MAP_SUP"}, {UverbsQueryPortCapFlagsMkeyNvram, "IB_UVERBS_PCF_MKEY_NVRAM"}, {UverbsQueryPortCapFlagsPKeyNvram, "IB_UVERBS_PCF_PKEY_NVRAM"}, {UverbsQueryPortCapFlagsLedInfoSup, "IB_UVERBS_PCF_LED_INFO_SUP"}, {UverbsQueryPortCapFlagsSmDisabled, "IB_UVERBS_PCF_SM_DISABLED"}, {UverbsQueryPortCapFlagsSysImageGUIDSup, "IB_UVERBS_PCF_SYS_IMAGE_GUID_SUP"}, {UverbsQueryPortCapFlagsPKeySwExtPortTrapSup, "IB_UVERBS_PCF_PKEY_SW_EXT_PORT_TRAP_SUP"}, {UverbsQueryPortCapFlagsExtendedSpeedsSup, "IB_UVERBS_PCF_EXTENDED_SPEEDS_SUP"}, {UverbsQueryPortCapFlagsCMSup, "IB_UVERBS_PCF_CM_SUP"}, {UverbsQueryPortCapFlagsSnmpTunnelSup, "IB_UVERBS_PCF_SNMP_TUNNEL_SUP"}, {UverbsQueryPortCapFlagsReinitSup, "IB_UVERBS_PCF_REINIT_SUP"}, {UverbsQueryPortCapFlagsDeviceMgmtSup, "IB_UVERBS_PCF_DEVICE_MGMT_SUP"}, {UverbsQueryPortCapFlagsVendorClassSup, "IB_UVERBS_PCF_VENDOR_CLASS_SUP"}, {UverbsQueryPortCapFlagsDrNoticeSup, "IB_UVERBS_PCF_DR_NOTICE_SUP"}, {UverbsQueryPortCapFlagsCapMaskNoticeSup, "IB_UVERBS_PCF_CAP_MASK_NOTICE_SUP"}, {UverbsQueryPortCapFlagsBootMgmtSup, "IB_UVERBS_PCF_BOOT_MGMT_SUP"}, {UverbsQueryPortCapFlagsLinkLatencySup, "IB_UVERBS_PCF_LINK_LATENCY_SUP"}, {UverbsQueryPortCapFlagsClientRegSup, "IB_UVERBS_PCF_CLIENT_REG_SUP"}, {UverbsQueryPortCapFlagsLinkSpeedWidthTableSup, "IB_UVERBS_PCF_LINK_SPEED_WIDTH_TABLE_SUP"}, {UverbsQueryPortCapFlagsVendorSpecificMadsTableSup, "IB_UVERBS_PCF_VENDOR_SPECIFIC_MADS_TABLE_SUP"}, {UverbsQueryPortCapFlagsMcastPKeyTrapSuppressionSup, "IB_UVERBS_PCF_MCAST_PKEY_TRAP_SUPPRESSION_SUP"}, {UverbsQueryPortCapFlagsMcastFdbTopSup, "IB_UVERBS_PCF_MCAST_FDB_TOP_SUP"}, {UverbsQueryPortCapFlagsHierarchyInfoSup, "IB_UVERBS_PCF_HIERARCHY_INFO_SUP"}, {UverbsQueryPortCapFlagsIPBasedGids, "IB_UVERBS_PCF_IP_BASED_GIDS"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -373,8 +373,8 @@ type UverbsQueryPortFlags uint32
 
 // Values of UverbsQueryPortFlags.
 const (
-	// UverbsQpfGRHRequired is IB_UVERBS_QPF_GRH_REQUIRED (infiniband/ib_user_ioctl_verbs.h).
-	UverbsQpfGRHRequired UverbsQueryPortFlags = 0x1
+	// UverbsQueryPortFlagsQpfGRHRequired is IB_UVERBS_QPF_GRH_REQUIRED (infiniband/ib_user_ioctl_verbs.h).
+	UverbsQueryPortFlagsQpfGRHRequired UverbsQueryPortFlags = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -386,7 +386,7 @@ func (v UverbsQueryPortFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsQueryPortFlags
 		name string
-	}{{UverbsQpfGRHRequired, "IB_UVERBS_QPF_GRH_REQUIRED"}} {
+	}{{UverbsQueryPortFlagsQpfGRHRequired, "IB_UVERBS_QPF_GRH_REQUIRED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -414,14 +414,14 @@ type FlowActionESPKeymat uint32
 
 // Values of FlowActionESPKeymat.
 const (
-	// UverbsFlowActionESPKeymatAesGcm is IB_UVERBS_FLOW_ACTION_ESP_KEYMAT_AES_GCM (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPKeymatAesGcm FlowActionESPKeymat = 0
+	// FlowActionESPKeymatAesGcmValue is IB_UVERBS_FLOW_ACTION_ESP_KEYMAT_AES_GCM (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPKeymatAesGcmValue FlowActionESPKeymat = 0
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v FlowActionESPKeymat) String() string {
 	switch v {
-	case UverbsFlowActionESPKeymatAesGcm:
+	case FlowActionESPKeymatAesGcmValue:
 		return "IB_UVERBS_FLOW_ACTION_ESP_KEYMAT_AES_GCM"
 	}
 	return "FlowActionESPKeymat(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -432,14 +432,14 @@ type FlowActionESPKeymatAesGcmIvAlgo uint32
 
 // Values of FlowActionESPKeymatAesGcmIvAlgo.
 const (
-	// UverbsFlowActionIvAlgoSeq is IB_UVERBS_FLOW_ACTION_IV_ALGO_SEQ (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionIvAlgoSeq FlowActionESPKeymatAesGcmIvAlgo = 0
+	// FlowActionESPKeymatAesGcmIvAlgoSeq is IB_UVERBS_FLOW_ACTION_IV_ALGO_SEQ (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPKeymatAesGcmIvAlgoSeq FlowActionESPKeymatAesGcmIvAlgo = 0
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v FlowActionESPKeymatAesGcmIvAlgo) String() string {
 	switch v {
-	case UverbsFlowActionIvAlgoSeq:
+	case FlowActionESPKeymatAesGcmIvAlgoSeq:
 		return "IB_UVERBS_FLOW_ACTION_IV_ALGO_SEQ"
 	}
 	return "FlowActionESPKeymatAesGcmIvAlgo(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -450,18 +450,18 @@ type FlowActionESPReplay uint32
 
 // Values of FlowActionESPReplay.
 const (
-	// UverbsFlowActionESPReplayNone is IB_UVERBS_FLOW_ACTION_ESP_REPLAY_NONE (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPReplayNone FlowActionESPReplay = 0
-	// UverbsFlowActionESPReplayBmp is IB_UVERBS_FLOW_ACTION_ESP_REPLAY_BMP (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPReplayBmp FlowActionESPReplay = 1
+	// FlowActionESPReplayNone is IB_UVERBS_FLOW_ACTION_ESP_REPLAY_NONE (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPReplayNone FlowActionESPReplay = 0
+	// FlowActionESPReplayBmpValue is IB_UVERBS_FLOW_ACTION_ESP_REPLAY_BMP (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPReplayBmpValue FlowActionESPReplay = 1
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v FlowActionESPReplay) String() string {
 	switch v {
-	case UverbsFlowActionESPReplayNone:
+	case FlowActionESPReplayNone:
 		return "IB_UVERBS_FLOW_ACTION_ESP_REPLAY_NONE"
-	case UverbsFlowActionESPReplayBmp:
+	case FlowActionESPReplayBmpValue:
 		return "IB_UVERBS_FLOW_ACTION_ESP_REPLAY_BMP"
 	}
 	return "FlowActionESPReplay(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -472,20 +472,20 @@ type FlowActionESPFlags uint32
 
 // Values of FlowActionESPFlags.
 const (
-	// UverbsFlowActionESPFlagsInlineCrypto is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsInlineCrypto FlowActionESPFlags = 0x0
-	// UverbsFlowActionESPFlagsFullOffload is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsFullOffload FlowActionESPFlags = 0x1
-	// UverbsFlowActionESPFlagsTunnel is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TUNNEL (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsTunnel FlowActionESPFlags = 0x0
-	// UverbsFlowActionESPFlagsTransport is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TRANSPORT (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsTransport FlowActionESPFlags = 0x2
-	// UverbsFlowActionESPFlagsDecrypt is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_DECRYPT (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsDecrypt FlowActionESPFlags = 0x0
-	// UverbsFlowActionESPFlagsEncrypt is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ENCRYPT (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsEncrypt FlowActionESPFlags = 0x4
-	// UverbsFlowActionESPFlagsEsnNewWindow is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW (infiniband/ib_user_ioctl_verbs.h).
-	UverbsFlowActionESPFlagsEsnNewWindow FlowActionESPFlags = 0x8
+	// FlowActionESPFlagsInlineCrypto is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsInlineCrypto FlowActionESPFlags = 0x0
+	// FlowActionESPFlagsFullOffload is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsFullOffload FlowActionESPFlags = 0x1
+	// FlowActionESPFlagsTunnel is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TUNNEL (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsTunnel FlowActionESPFlags = 0x0
+	// FlowActionESPFlagsTransport is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TRANSPORT (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsTransport FlowActionESPFlags = 0x2
+	// FlowActionESPFlagsDecrypt is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_DECRYPT (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsDecrypt FlowActionESPFlags = 0x0
+	// FlowActionESPFlagsEncrypt is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ENCRYPT (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsEncrypt FlowActionESPFlags = 0x4
+	// FlowActionESPFlagsEsnNewWindow is IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW (infiniband/ib_user_ioctl_verbs.h).
+	FlowActionESPFlagsEsnNewWindow FlowActionESPFlags = 0x8
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -497,7 +497,7 @@ func (v FlowActionESPFlags) String() string {
 	for _, b := range []struct {
 		bit  FlowActionESPFlags
 		name string
-	}{{UverbsFlowActionESPFlagsFullOffload, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD"}, {UverbsFlowActionESPFlagsTransport, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TRANSPORT"}, {UverbsFlowActionESPFlagsEncrypt, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ENCRYPT"}, {UverbsFlowActionESPFlagsEsnNewWindow, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW"}} {
+	}{{FlowActionESPFlagsFullOffload, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD"}, {FlowActionESPFlagsTransport, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TRANSPORT"}, {FlowActionESPFlagsEncrypt, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ENCRYPT"}, {FlowActionESPFlagsEsnNewWindow, "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -525,8 +525,8 @@ type UverbsReadCountersFlags uint32
 
 // Values of UverbsReadCountersFlags.
 const (
-	// UverbsReadCountersPreferCached is IB_UVERBS_READ_COUNTERS_PREFER_CACHED (infiniband/ib_user_ioctl_verbs.h).
-	UverbsReadCountersPreferCached UverbsReadCountersFlags = 0x1
+	// UverbsReadCountersFlagsPreferCached is IB_UVERBS_READ_COUNTERS_PREFER_CACHED (infiniband/ib_user_ioctl_verbs.h).
+	UverbsReadCountersFlagsPreferCached UverbsReadCountersFlags = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -538,7 +538,7 @@ func (v UverbsReadCountersFlags) String() string {
 	for _, b := range []struct {
 		bit  UverbsReadCountersFlags
 		name string
-	}{{UverbsReadCountersPreferCached, "IB_UVERBS_READ_COUNTERS_PREFER_CACHED"}} {
+	}{{UverbsReadCountersFlagsPreferCached, "IB_UVERBS_READ_COUNTERS_PREFER_CACHED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -566,22 +566,22 @@ type AdviseMRAdvice uint32
 
 // Values of AdviseMRAdvice.
 const (
-	// UverbsAdviseMRAdvicePrefetch is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAdviseMRAdvicePrefetch AdviseMRAdvice = 0
-	// UverbsAdviseMRAdvicePrefetchWrite is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAdviseMRAdvicePrefetchWrite AdviseMRAdvice = 1
-	// UverbsAdviseMRAdvicePrefetchNoFault is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT (infiniband/ib_user_ioctl_verbs.h).
-	UverbsAdviseMRAdvicePrefetchNoFault AdviseMRAdvice = 2
+	// AdviseMRAdvicePrefetch is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH (infiniband/ib_user_ioctl_verbs.h).
+	AdviseMRAdvicePrefetch AdviseMRAdvice = 0
+	// AdviseMRAdvicePrefetchWrite is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE (infiniband/ib_user_ioctl_verbs.h).
+	AdviseMRAdvicePrefetchWrite AdviseMRAdvice = 1
+	// AdviseMRAdvicePrefetchNoFault is IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT (infiniband/ib_user_ioctl_verbs.h).
+	AdviseMRAdvicePrefetchNoFault AdviseMRAdvice = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v AdviseMRAdvice) String() string {
 	switch v {
-	case UverbsAdviseMRAdvicePrefetch:
+	case AdviseMRAdvicePrefetch:
 		return "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH"
-	case UverbsAdviseMRAdvicePrefetchWrite:
+	case AdviseMRAdvicePrefetchWrite:
 		return "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE"
-	case UverbsAdviseMRAdvicePrefetchNoFault:
+	case AdviseMRAdvicePrefetchNoFault:
 		return "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT"
 	}
 	return "AdviseMRAdvice(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -633,100 +633,100 @@ type RDMADriverID uint32
 
 // Values of RDMADriverID.
 const (
-	// RDMADriverUnknown is RDMA_DRIVER_UNKNOWN (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverUnknown RDMADriverID = 0
-	// RDMADriverMlx5 is RDMA_DRIVER_MLX5 (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverMlx5 RDMADriverID = 1
-	// RDMADriverMlx4 is RDMA_DRIVER_MLX4 (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverMlx4 RDMADriverID = 2
-	// RDMADriverCxgb3 is RDMA_DRIVER_CXGB3 (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverCxgb3 RDMADriverID = 3
-	// RDMADriverCxgb4 is RDMA_DRIVER_CXGB4 (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverCxgb4 RDMADriverID = 4
-	// RDMADriverMthca is RDMA_DRIVER_MTHCA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverMthca RDMADriverID = 5
-	// RDMADriverBnxtRe is RDMA_DRIVER_BNXT_RE (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverBnxtRe RDMADriverID = 6
-	// RDMADriverOcrdma is RDMA_DRIVER_OCRDMA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverOcrdma RDMADriverID = 7
-	// RDMADriverNes is RDMA_DRIVER_NES (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverNes RDMADriverID = 8
-	// RDMADriverI40iw is RDMA_DRIVER_I40IW (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverI40iw RDMADriverID = 9
-	// RDMADriverIrdma is RDMA_DRIVER_IRDMA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverIrdma RDMADriverID = 9
-	// RDMADriverVmwPvrdma is RDMA_DRIVER_VMW_PVRDMA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverVmwPvrdma RDMADriverID = 10
-	// RDMADriverQedr is RDMA_DRIVER_QEDR (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverQedr RDMADriverID = 11
-	// RDMADriverHns is RDMA_DRIVER_HNS (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverHns RDMADriverID = 12
-	// RDMADriverUsnic is RDMA_DRIVER_USNIC (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverUsnic RDMADriverID = 13
-	// RDMADriverRxe is RDMA_DRIVER_RXE (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverRxe RDMADriverID = 14
-	// RDMADriverHfi1 is RDMA_DRIVER_HFI1 (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverHfi1 RDMADriverID = 15
-	// RDMADriverQib is RDMA_DRIVER_QIB (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverQib RDMADriverID = 16
-	// RDMADriverEfa is RDMA_DRIVER_EFA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverEfa RDMADriverID = 17
-	// RDMADriverSiw is RDMA_DRIVER_SIW (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverSiw RDMADriverID = 18
-	// RDMADriverErdma is RDMA_DRIVER_ERDMA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverErdma RDMADriverID = 19
-	// RDMADriverMana is RDMA_DRIVER_MANA (infiniband/ib_user_ioctl_verbs.h).
-	RDMADriverMana RDMADriverID = 20
-	// RDMADriverIonic is RDMA_DRIVER_IONIC (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
-	RDMADriverIonic RDMADriverID = 21
+	// RDMADriverIDUnknown is RDMA_DRIVER_UNKNOWN (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDUnknown RDMADriverID = 0
+	// RDMADriverIDMlx5 is RDMA_DRIVER_MLX5 (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDMlx5 RDMADriverID = 1
+	// RDMADriverIDMlx4 is RDMA_DRIVER_MLX4 (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDMlx4 RDMADriverID = 2
+	// RDMADriverIDCxgb3 is RDMA_DRIVER_CXGB3 (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDCxgb3 RDMADriverID = 3
+	// RDMADriverIDCxgb4 is RDMA_DRIVER_CXGB4 (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDCxgb4 RDMADriverID = 4
+	// RDMADriverIDMthca is RDMA_DRIVER_MTHCA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDMthca RDMADriverID = 5
+	// RDMADriverIDBnxtRe is RDMA_DRIVER_BNXT_RE (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDBnxtRe RDMADriverID = 6
+	// RDMADriverIDOcrdma is RDMA_DRIVER_OCRDMA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDOcrdma RDMADriverID = 7
+	// RDMADriverIDNes is RDMA_DRIVER_NES (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDNes RDMADriverID = 8
+	// RDMADriverIDI40iw is RDMA_DRIVER_I40IW (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDI40iw RDMADriverID = 9
+	// RDMADriverIDIrdma is RDMA_DRIVER_IRDMA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDIrdma RDMADriverID = 9
+	// RDMADriverIDVmwPvrdma is RDMA_DRIVER_VMW_PVRDMA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDVmwPvrdma RDMADriverID = 10
+	// RDMADriverIDQedr is RDMA_DRIVER_QEDR (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDQedr RDMADriverID = 11
+	// RDMADriverIDHns is RDMA_DRIVER_HNS (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDHns RDMADriverID = 12
+	// RDMADriverIDUsnic is RDMA_DRIVER_USNIC (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDUsnic RDMADriverID = 13
+	// RDMADriverIDRxe is RDMA_DRIVER_RXE (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDRxe RDMADriverID = 14
+	// RDMADriverIDHfi1 is RDMA_DRIVER_HFI1 (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDHfi1 RDMADriverID = 15
+	// RDMADriverIDQib is RDMA_DRIVER_QIB (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDQib RDMADriverID = 16
+	// RDMADriverIDEfa is RDMA_DRIVER_EFA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDEfa RDMADriverID = 17
+	// RDMADriverIDSiw is RDMA_DRIVER_SIW (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDSiw RDMADriverID = 18
+	// RDMADriverIDErdma is RDMA_DRIVER_ERDMA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDErdma RDMADriverID = 19
+	// RDMADriverIDMana is RDMA_DRIVER_MANA (infiniband/ib_user_ioctl_verbs.h).
+	RDMADriverIDMana RDMADriverID = 20
+	// RDMADriverIDIonic is RDMA_DRIVER_IONIC (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	RDMADriverIDIonic RDMADriverID = 21
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v RDMADriverID) String() string {
 	switch v {
-	case RDMADriverUnknown:
+	case RDMADriverIDUnknown:
 		return "RDMA_DRIVER_UNKNOWN"
-	case RDMADriverMlx5:
+	case RDMADriverIDMlx5:
 		return "RDMA_DRIVER_MLX5"
-	case RDMADriverMlx4:
+	case RDMADriverIDMlx4:
 		return "RDMA_DRIVER_MLX4"
-	case RDMADriverCxgb3:
+	case RDMADriverIDCxgb3:
 		return "RDMA_DRIVER_CXGB3"
-	case RDMADriverCxgb4:
+	case RDMADriverIDCxgb4:
 		return "RDMA_DRIVER_CXGB4"
-	case RDMADriverMthca:
+	case RDMADriverIDMthca:
 		return "RDMA_DRIVER_MTHCA"
-	case RDMADriverBnxtRe:
+	case RDMADriverIDBnxtRe:
 		return "RDMA_DRIVER_BNXT_RE"
-	case RDMADriverOcrdma:
+	case RDMADriverIDOcrdma:
 		return "RDMA_DRIVER_OCRDMA"
-	case RDMADriverNes:
+	case RDMADriverIDNes:
 		return "RDMA_DRIVER_NES"
-	case RDMADriverI40iw:
+	case RDMADriverIDI40iw:
 		return "RDMA_DRIVER_I40IW"
-	case RDMADriverVmwPvrdma:
+	case RDMADriverIDVmwPvrdma:
 		return "RDMA_DRIVER_VMW_PVRDMA"
-	case RDMADriverQedr:
+	case RDMADriverIDQedr:
 		return "RDMA_DRIVER_QEDR"
-	case RDMADriverHns:
+	case RDMADriverIDHns:
 		return "RDMA_DRIVER_HNS"
-	case RDMADriverUsnic:
+	case RDMADriverIDUsnic:
 		return "RDMA_DRIVER_USNIC"
-	case RDMADriverRxe:
+	case RDMADriverIDRxe:
 		return "RDMA_DRIVER_RXE"
-	case RDMADriverHfi1:
+	case RDMADriverIDHfi1:
 		return "RDMA_DRIVER_HFI1"
-	case RDMADriverQib:
+	case RDMADriverIDQib:
 		return "RDMA_DRIVER_QIB"
-	case RDMADriverEfa:
+	case RDMADriverIDEfa:
 		return "RDMA_DRIVER_EFA"
-	case RDMADriverSiw:
+	case RDMADriverIDSiw:
 		return "RDMA_DRIVER_SIW"
-	case RDMADriverErdma:
+	case RDMADriverIDErdma:
 		return "RDMA_DRIVER_ERDMA"
-	case RDMADriverMana:
+	case RDMADriverIDMana:
 		return "RDMA_DRIVER_MANA"
-	case RDMADriverIonic:
+	case RDMADriverIDIonic:
 		return "RDMA_DRIVER_IONIC"
 	}
 	return "RDMADriverID(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -739,10 +739,10 @@ type UverbsGIDType uint32
 const (
 	// UverbsGIDTypeIB is IB_UVERBS_GID_TYPE_IB (infiniband/ib_user_ioctl_verbs.h).
 	UverbsGIDTypeIB UverbsGIDType = 0
-	// UverbsGIDTypeROCEV1 is IB_UVERBS_GID_TYPE_ROCE_V1 (infiniband/ib_user_ioctl_verbs.h).
-	UverbsGIDTypeROCEV1 UverbsGIDType = 1
-	// UverbsGIDTypeROCEV2 is IB_UVERBS_GID_TYPE_ROCE_V2 (infiniband/ib_user_ioctl_verbs.h).
-	UverbsGIDTypeROCEV2 UverbsGIDType = 2
+	// UverbsGIDTypeRoCEV1 is IB_UVERBS_GID_TYPE_ROCE_V1 (infiniband/ib_user_ioctl_verbs.h).
+	UverbsGIDTypeRoCEV1 UverbsGIDType = 1
+	// UverbsGIDTypeRoCEV2 is IB_UVERBS_GID_TYPE_ROCE_V2 (infiniband/ib_user_ioctl_verbs.h).
+	UverbsGIDTypeRoCEV2 UverbsGIDType = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
@@ -750,9 +750,9 @@ func (v UverbsGIDType) String() string {
 	switch v {
 	case UverbsGIDTypeIB:
 		return "IB_UVERBS_GID_TYPE_IB"
-	case UverbsGIDTypeROCEV1:
+	case UverbsGIDTypeRoCEV1:
 		return "IB_UVERBS_GID_TYPE_ROCE_V1"
-	case UverbsGIDTypeROCEV2:
+	case UverbsGIDTypeRoCEV2:
 		return "IB_UVERBS_GID_TYPE_ROCE_V2"
 	}
 	return "UverbsGIDType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -763,8 +763,8 @@ type UverbsBufferType uint32
 
 // Values of UverbsBufferType.
 const (
-	// UverbsBufferTypeDmabuf is IB_UVERBS_BUFFER_TYPE_DMABUF (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
-	UverbsBufferTypeDmabuf UverbsBufferType = 0
+	// UverbsBufferTypeDMABuf is IB_UVERBS_BUFFER_TYPE_DMABUF (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	UverbsBufferTypeDMABuf UverbsBufferType = 0
 	// UverbsBufferTypeVa is IB_UVERBS_BUFFER_TYPE_VA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
 	UverbsBufferTypeVa UverbsBufferType = 1
 )
@@ -772,7 +772,7 @@ const (
 // String returns the C name of the value, or the type and number for unknown values.
 func (v UverbsBufferType) String() string {
 	switch v {
-	case UverbsBufferTypeDmabuf:
+	case UverbsBufferTypeDMABuf:
 		return "IB_UVERBS_BUFFER_TYPE_DMABUF"
 	case UverbsBufferTypeVa:
 		return "IB_UVERBS_BUFFER_TYPE_VA"
@@ -882,10 +882,10 @@ type GIDType uint32
 const (
 	// GIDTypeIB is IBV_GID_TYPE_IB (infiniband/verbs.h).
 	GIDTypeIB GIDType = 0
-	// GIDTypeROCEV1 is IBV_GID_TYPE_ROCE_V1 (infiniband/verbs.h).
-	GIDTypeROCEV1 GIDType = 1
-	// GIDTypeROCEV2 is IBV_GID_TYPE_ROCE_V2 (infiniband/verbs.h).
-	GIDTypeROCEV2 GIDType = 2
+	// GIDTypeRoCEV1 is IBV_GID_TYPE_ROCE_V1 (infiniband/verbs.h).
+	GIDTypeRoCEV1 GIDType = 1
+	// GIDTypeRoCEV2 is IBV_GID_TYPE_ROCE_V2 (infiniband/verbs.h).
+	GIDTypeRoCEV2 GIDType = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
@@ -893,9 +893,9 @@ func (v GIDType) String() string {
 	switch v {
 	case GIDTypeIB:
 		return "IBV_GID_TYPE_IB"
-	case GIDTypeROCEV1:
+	case GIDTypeRoCEV1:
 		return "IBV_GID_TYPE_ROCE_V1"
-	case GIDTypeROCEV2:
+	case GIDTypeRoCEV2:
 		return "IBV_GID_TYPE_ROCE_V2"
 	}
 	return "GIDType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -906,42 +906,42 @@ type NodeType int32
 
 // Values of NodeType.
 const (
-	// NodeUnknown is IBV_NODE_UNKNOWN (infiniband/verbs.h).
-	NodeUnknown NodeType = -1
-	// NodeCa is IBV_NODE_CA (infiniband/verbs.h).
-	NodeCa NodeType = 1
-	// NodeSwitch is IBV_NODE_SWITCH (infiniband/verbs.h).
-	NodeSwitch NodeType = 2
-	// NodeRouter is IBV_NODE_ROUTER (infiniband/verbs.h).
-	NodeRouter NodeType = 3
-	// NodeRnic is IBV_NODE_RNIC (infiniband/verbs.h).
-	NodeRnic NodeType = 4
-	// NodeUsnic is IBV_NODE_USNIC (infiniband/verbs.h).
-	NodeUsnic NodeType = 5
-	// NodeUsnicUDP is IBV_NODE_USNIC_UDP (infiniband/verbs.h).
-	NodeUsnicUDP NodeType = 6
-	// NodeUnspecified is IBV_NODE_UNSPECIFIED (infiniband/verbs.h).
-	NodeUnspecified NodeType = 7
+	// NodeTypeUnknown is IBV_NODE_UNKNOWN (infiniband/verbs.h).
+	NodeTypeUnknown NodeType = -1
+	// NodeTypeCA is IBV_NODE_CA (infiniband/verbs.h).
+	NodeTypeCA NodeType = 1
+	// NodeTypeSwitch is IBV_NODE_SWITCH (infiniband/verbs.h).
+	NodeTypeSwitch NodeType = 2
+	// NodeTypeRouter is IBV_NODE_ROUTER (infiniband/verbs.h).
+	NodeTypeRouter NodeType = 3
+	// NodeTypeRNIC is IBV_NODE_RNIC (infiniband/verbs.h).
+	NodeTypeRNIC NodeType = 4
+	// NodeTypeUsnic is IBV_NODE_USNIC (infiniband/verbs.h).
+	NodeTypeUsnic NodeType = 5
+	// NodeTypeUsnicUDP is IBV_NODE_USNIC_UDP (infiniband/verbs.h).
+	NodeTypeUsnicUDP NodeType = 6
+	// NodeTypeUnspecified is IBV_NODE_UNSPECIFIED (infiniband/verbs.h).
+	NodeTypeUnspecified NodeType = 7
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v NodeType) String() string {
 	switch v {
-	case NodeUnknown:
+	case NodeTypeUnknown:
 		return "IBV_NODE_UNKNOWN"
-	case NodeCa:
+	case NodeTypeCA:
 		return "IBV_NODE_CA"
-	case NodeSwitch:
+	case NodeTypeSwitch:
 		return "IBV_NODE_SWITCH"
-	case NodeRouter:
+	case NodeTypeRouter:
 		return "IBV_NODE_ROUTER"
-	case NodeRnic:
+	case NodeTypeRNIC:
 		return "IBV_NODE_RNIC"
-	case NodeUsnic:
+	case NodeTypeUsnic:
 		return "IBV_NODE_USNIC"
-	case NodeUsnicUDP:
+	case NodeTypeUsnicUDP:
 		return "IBV_NODE_USNIC_UDP"
-	case NodeUnspecified:
+	case NodeTypeUnspecified:
 		return "IBV_NODE_UNSPECIFIED"
 	}
 	return "NodeType(" + strconv.FormatInt(int64(v), 10) + ")"
@@ -952,34 +952,34 @@ type TransportType int32
 
 // Values of TransportType.
 const (
-	// TransportUnknown is IBV_TRANSPORT_UNKNOWN (infiniband/verbs.h).
-	TransportUnknown TransportType = -1
-	// TransportIB is IBV_TRANSPORT_IB (infiniband/verbs.h).
-	TransportIB TransportType = 0
-	// TransportIWARP is IBV_TRANSPORT_IWARP (infiniband/verbs.h).
-	TransportIWARP TransportType = 1
-	// TransportUsnic is IBV_TRANSPORT_USNIC (infiniband/verbs.h).
-	TransportUsnic TransportType = 2
-	// TransportUsnicUDP is IBV_TRANSPORT_USNIC_UDP (infiniband/verbs.h).
-	TransportUsnicUDP TransportType = 3
-	// TransportUnspecified is IBV_TRANSPORT_UNSPECIFIED (infiniband/verbs.h).
-	TransportUnspecified TransportType = 4
+	// TransportTypeUnknown is IBV_TRANSPORT_UNKNOWN (infiniband/verbs.h).
+	TransportTypeUnknown TransportType = -1
+	// TransportTypeIB is IBV_TRANSPORT_IB (infiniband/verbs.h).
+	TransportTypeIB TransportType = 0
+	// TransportTypeIWARP is IBV_TRANSPORT_IWARP (infiniband/verbs.h).
+	TransportTypeIWARP TransportType = 1
+	// TransportTypeUsnic is IBV_TRANSPORT_USNIC (infiniband/verbs.h).
+	TransportTypeUsnic TransportType = 2
+	// TransportTypeUsnicUDP is IBV_TRANSPORT_USNIC_UDP (infiniband/verbs.h).
+	TransportTypeUsnicUDP TransportType = 3
+	// TransportTypeUnspecified is IBV_TRANSPORT_UNSPECIFIED (infiniband/verbs.h).
+	TransportTypeUnspecified TransportType = 4
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v TransportType) String() string {
 	switch v {
-	case TransportUnknown:
+	case TransportTypeUnknown:
 		return "IBV_TRANSPORT_UNKNOWN"
-	case TransportIB:
+	case TransportTypeIB:
 		return "IBV_TRANSPORT_IB"
-	case TransportIWARP:
+	case TransportTypeIWARP:
 		return "IBV_TRANSPORT_IWARP"
-	case TransportUsnic:
+	case TransportTypeUsnic:
 		return "IBV_TRANSPORT_USNIC"
-	case TransportUsnicUDP:
+	case TransportTypeUsnicUDP:
 		return "IBV_TRANSPORT_USNIC_UDP"
-	case TransportUnspecified:
+	case TransportTypeUnspecified:
 		return "IBV_TRANSPORT_UNSPECIFIED"
 	}
 	return "TransportType(" + strconv.FormatInt(int64(v), 10) + ")"
@@ -990,54 +990,54 @@ type DeviceCapFlags uint32
 
 // Values of DeviceCapFlags.
 const (
-	// DeviceResizeMaxWR is IBV_DEVICE_RESIZE_MAX_WR (infiniband/verbs.h).
-	DeviceResizeMaxWR DeviceCapFlags = 0x1
-	// DeviceBadPkeyCntr is IBV_DEVICE_BAD_PKEY_CNTR (infiniband/verbs.h).
-	DeviceBadPkeyCntr DeviceCapFlags = 0x2
-	// DeviceBadQkeyCntr is IBV_DEVICE_BAD_QKEY_CNTR (infiniband/verbs.h).
-	DeviceBadQkeyCntr DeviceCapFlags = 0x4
-	// DeviceRawMulti is IBV_DEVICE_RAW_MULTI (infiniband/verbs.h).
-	DeviceRawMulti DeviceCapFlags = 0x8
-	// DeviceAutoPathMig is IBV_DEVICE_AUTO_PATH_MIG (infiniband/verbs.h).
-	DeviceAutoPathMig DeviceCapFlags = 0x10
-	// DeviceChangePhyPort is IBV_DEVICE_CHANGE_PHY_PORT (infiniband/verbs.h).
-	DeviceChangePhyPort DeviceCapFlags = 0x20
-	// DeviceUDAvPortEnforce is IBV_DEVICE_UD_AV_PORT_ENFORCE (infiniband/verbs.h).
-	DeviceUDAvPortEnforce DeviceCapFlags = 0x40
-	// DeviceCurrQPStateMod is IBV_DEVICE_CURR_QP_STATE_MOD (infiniband/verbs.h).
-	DeviceCurrQPStateMod DeviceCapFlags = 0x80
-	// DeviceShutdownPort is IBV_DEVICE_SHUTDOWN_PORT (infiniband/verbs.h).
-	DeviceShutdownPort DeviceCapFlags = 0x100
-	// DeviceInitType is IBV_DEVICE_INIT_TYPE (infiniband/verbs.h).
-	DeviceInitType DeviceCapFlags = 0x200
-	// DevicePortActiveEvent is IBV_DEVICE_PORT_ACTIVE_EVENT (infiniband/verbs.h).
-	DevicePortActiveEvent DeviceCapFlags = 0x400
-	// DeviceSysImageGuid is IBV_DEVICE_SYS_IMAGE_GUID (infiniband/verbs.h).
-	DeviceSysImageGuid DeviceCapFlags = 0x800
-	// DeviceRCRNRNakGen is IBV_DEVICE_RC_RNR_NAK_GEN (infiniband/verbs.h).
-	DeviceRCRNRNakGen DeviceCapFlags = 0x1000
-	// DeviceSRQResize is IBV_DEVICE_SRQ_RESIZE (infiniband/verbs.h).
-	DeviceSRQResize DeviceCapFlags = 0x2000
-	// DeviceNNotifyCQ is IBV_DEVICE_N_NOTIFY_CQ (infiniband/verbs.h).
-	DeviceNNotifyCQ DeviceCapFlags = 0x4000
-	// DeviceMemWindow is IBV_DEVICE_MEM_WINDOW (infiniband/verbs.h).
-	DeviceMemWindow DeviceCapFlags = 0x20000
-	// DeviceUDIPCsum is IBV_DEVICE_UD_IP_CSUM (infiniband/verbs.h).
-	DeviceUDIPCsum DeviceCapFlags = 0x40000
-	// DeviceXRC is IBV_DEVICE_XRC (infiniband/verbs.h).
-	DeviceXRC DeviceCapFlags = 0x100000
-	// DeviceMemMgtExtensions is IBV_DEVICE_MEM_MGT_EXTENSIONS (infiniband/verbs.h).
-	DeviceMemMgtExtensions DeviceCapFlags = 0x200000
-	// DeviceMemWindowType2a is IBV_DEVICE_MEM_WINDOW_TYPE_2A (infiniband/verbs.h).
-	DeviceMemWindowType2a DeviceCapFlags = 0x800000
-	// DeviceMemWindowType2b is IBV_DEVICE_MEM_WINDOW_TYPE_2B (infiniband/verbs.h).
-	DeviceMemWindowType2b DeviceCapFlags = 0x1000000
-	// DeviceRCIPCsum is IBV_DEVICE_RC_IP_CSUM (infiniband/verbs.h).
-	DeviceRCIPCsum DeviceCapFlags = 0x2000000
-	// DeviceRawIPCsum is IBV_DEVICE_RAW_IP_CSUM (infiniband/verbs.h).
-	DeviceRawIPCsum DeviceCapFlags = 0x4000000
-	// DeviceManagedFlowSteering is IBV_DEVICE_MANAGED_FLOW_STEERING (infiniband/verbs.h).
-	DeviceManagedFlowSteering DeviceCapFlags = 0x20000000
+	// DeviceCapFlagsResizeMaxWR is IBV_DEVICE_RESIZE_MAX_WR (infiniband/verbs.h).
+	DeviceCapFlagsResizeMaxWR DeviceCapFlags = 0x1
+	// DeviceCapFlagsBadPKeyCntr is IBV_DEVICE_BAD_PKEY_CNTR (infiniband/verbs.h).
+	DeviceCapFlagsBadPKeyCntr DeviceCapFlags = 0x2
+	// DeviceCapFlagsBadQKeyCntr is IBV_DEVICE_BAD_QKEY_CNTR (infiniband/verbs.h).
+	DeviceCapFlagsBadQKeyCntr DeviceCapFlags = 0x4
+	// DeviceCapFlagsRawMulti is IBV_DEVICE_RAW_MULTI (infiniband/verbs.h).
+	DeviceCapFlagsRawMulti DeviceCapFlags = 0x8
+	// DeviceCapFlagsAutoPathMig is IBV_DEVICE_AUTO_PATH_MIG (infiniband/verbs.h).
+	DeviceCapFlagsAutoPathMig DeviceCapFlags = 0x10
+	// DeviceCapFlagsChangePhyPort is IBV_DEVICE_CHANGE_PHY_PORT (infiniband/verbs.h).
+	DeviceCapFlagsChangePhyPort DeviceCapFlags = 0x20
+	// DeviceCapFlagsUDAvPortEnforce is IBV_DEVICE_UD_AV_PORT_ENFORCE (infiniband/verbs.h).
+	DeviceCapFlagsUDAvPortEnforce DeviceCapFlags = 0x40
+	// DeviceCapFlagsCurrQPStateMod is IBV_DEVICE_CURR_QP_STATE_MOD (infiniband/verbs.h).
+	DeviceCapFlagsCurrQPStateMod DeviceCapFlags = 0x80
+	// DeviceCapFlagsShutdownPort is IBV_DEVICE_SHUTDOWN_PORT (infiniband/verbs.h).
+	DeviceCapFlagsShutdownPort DeviceCapFlags = 0x100
+	// DeviceCapFlagsInitType is IBV_DEVICE_INIT_TYPE (infiniband/verbs.h).
+	DeviceCapFlagsInitType DeviceCapFlags = 0x200
+	// DeviceCapFlagsPortActiveEvent is IBV_DEVICE_PORT_ACTIVE_EVENT (infiniband/verbs.h).
+	DeviceCapFlagsPortActiveEvent DeviceCapFlags = 0x400
+	// DeviceCapFlagsSysImageGUID is IBV_DEVICE_SYS_IMAGE_GUID (infiniband/verbs.h).
+	DeviceCapFlagsSysImageGUID DeviceCapFlags = 0x800
+	// DeviceCapFlagsRCRNRNakGen is IBV_DEVICE_RC_RNR_NAK_GEN (infiniband/verbs.h).
+	DeviceCapFlagsRCRNRNakGen DeviceCapFlags = 0x1000
+	// DeviceCapFlagsSRQResize is IBV_DEVICE_SRQ_RESIZE (infiniband/verbs.h).
+	DeviceCapFlagsSRQResize DeviceCapFlags = 0x2000
+	// DeviceCapFlagsNNotifyCQ is IBV_DEVICE_N_NOTIFY_CQ (infiniband/verbs.h).
+	DeviceCapFlagsNNotifyCQ DeviceCapFlags = 0x4000
+	// DeviceCapFlagsMemWindow is IBV_DEVICE_MEM_WINDOW (infiniband/verbs.h).
+	DeviceCapFlagsMemWindow DeviceCapFlags = 0x20000
+	// DeviceCapFlagsUDIPCsum is IBV_DEVICE_UD_IP_CSUM (infiniband/verbs.h).
+	DeviceCapFlagsUDIPCsum DeviceCapFlags = 0x40000
+	// DeviceCapFlagsXRC is IBV_DEVICE_XRC (infiniband/verbs.h).
+	DeviceCapFlagsXRC DeviceCapFlags = 0x100000
+	// DeviceCapFlagsMemMgtExtensions is IBV_DEVICE_MEM_MGT_EXTENSIONS (infiniband/verbs.h).
+	DeviceCapFlagsMemMgtExtensions DeviceCapFlags = 0x200000
+	// DeviceCapFlagsMemWindowType2a is IBV_DEVICE_MEM_WINDOW_TYPE_2A (infiniband/verbs.h).
+	DeviceCapFlagsMemWindowType2a DeviceCapFlags = 0x800000
+	// DeviceCapFlagsMemWindowType2b is IBV_DEVICE_MEM_WINDOW_TYPE_2B (infiniband/verbs.h).
+	DeviceCapFlagsMemWindowType2b DeviceCapFlags = 0x1000000
+	// DeviceCapFlagsRCIPCsum is IBV_DEVICE_RC_IP_CSUM (infiniband/verbs.h).
+	DeviceCapFlagsRCIPCsum DeviceCapFlags = 0x2000000
+	// DeviceCapFlagsRawIPCsum is IBV_DEVICE_RAW_IP_CSUM (infiniband/verbs.h).
+	DeviceCapFlagsRawIPCsum DeviceCapFlags = 0x4000000
+	// DeviceCapFlagsManagedFlowSteering is IBV_DEVICE_MANAGED_FLOW_STEERING (infiniband/verbs.h).
+	DeviceCapFlagsManagedFlowSteering DeviceCapFlags = 0x20000000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1049,7 +1049,7 @@ func (v DeviceCapFlags) String() string {
 	for _, b := range []struct {
 		bit  DeviceCapFlags
 		name string
-	}{{DeviceResizeMaxWR, "IBV_DEVICE_RESIZE_MAX_WR"}, {DeviceBadPkeyCntr, "IBV_DEVICE_BAD_PKEY_CNTR"}, {DeviceBadQkeyCntr, "IBV_DEVICE_BAD_QKEY_CNTR"}, {DeviceRawMulti, "IBV_DEVICE_RAW_MULTI"}, {DeviceAutoPathMig, "IBV_DEVICE_AUTO_PATH_MIG"}, {DeviceChangePhyPort, "IBV_DEVICE_CHANGE_PHY_PORT"}, {DeviceUDAvPortEnforce, "IBV_DEVICE_UD_AV_PORT_ENFORCE"}, {DeviceCurrQPStateMod, "IBV_DEVICE_CURR_QP_STATE_MOD"}, {DeviceShutdownPort, "IBV_DEVICE_SHUTDOWN_PORT"}, {DeviceInitType, "IBV_DEVICE_INIT_TYPE"}, {DevicePortActiveEvent, "IBV_DEVICE_PORT_ACTIVE_EVENT"}, {DeviceSysImageGuid, "IBV_DEVICE_SYS_IMAGE_GUID"}, {DeviceRCRNRNakGen, "IBV_DEVICE_RC_RNR_NAK_GEN"}, {DeviceSRQResize, "IBV_DEVICE_SRQ_RESIZE"}, {DeviceNNotifyCQ, "IBV_DEVICE_N_NOTIFY_CQ"}, {DeviceMemWindow, "IBV_DEVICE_MEM_WINDOW"}, {DeviceUDIPCsum, "IBV_DEVICE_UD_IP_CSUM"}, {DeviceXRC, "IBV_DEVICE_XRC"}, {DeviceMemMgtExtensions, "IBV_DEVICE_MEM_MGT_EXTENSIONS"}, {DeviceMemWindowType2a, "IBV_DEVICE_MEM_WINDOW_TYPE_2A"}, {DeviceMemWindowType2b, "IBV_DEVICE_MEM_WINDOW_TYPE_2B"}, {DeviceRCIPCsum, "IBV_DEVICE_RC_IP_CSUM"}, {DeviceRawIPCsum, "IBV_DEVICE_RAW_IP_CSUM"}, {DeviceManagedFlowSteering, "IBV_DEVICE_MANAGED_FLOW_STEERING"}} {
+	}{{DeviceCapFlagsResizeMaxWR, "IBV_DEVICE_RESIZE_MAX_WR"}, {DeviceCapFlagsBadPKeyCntr, "IBV_DEVICE_BAD_PKEY_CNTR"}, {DeviceCapFlagsBadQKeyCntr, "IBV_DEVICE_BAD_QKEY_CNTR"}, {DeviceCapFlagsRawMulti, "IBV_DEVICE_RAW_MULTI"}, {DeviceCapFlagsAutoPathMig, "IBV_DEVICE_AUTO_PATH_MIG"}, {DeviceCapFlagsChangePhyPort, "IBV_DEVICE_CHANGE_PHY_PORT"}, {DeviceCapFlagsUDAvPortEnforce, "IBV_DEVICE_UD_AV_PORT_ENFORCE"}, {DeviceCapFlagsCurrQPStateMod, "IBV_DEVICE_CURR_QP_STATE_MOD"}, {DeviceCapFlagsShutdownPort, "IBV_DEVICE_SHUTDOWN_PORT"}, {DeviceCapFlagsInitType, "IBV_DEVICE_INIT_TYPE"}, {DeviceCapFlagsPortActiveEvent, "IBV_DEVICE_PORT_ACTIVE_EVENT"}, {DeviceCapFlagsSysImageGUID, "IBV_DEVICE_SYS_IMAGE_GUID"}, {DeviceCapFlagsRCRNRNakGen, "IBV_DEVICE_RC_RNR_NAK_GEN"}, {DeviceCapFlagsSRQResize, "IBV_DEVICE_SRQ_RESIZE"}, {DeviceCapFlagsNNotifyCQ, "IBV_DEVICE_N_NOTIFY_CQ"}, {DeviceCapFlagsMemWindow, "IBV_DEVICE_MEM_WINDOW"}, {DeviceCapFlagsUDIPCsum, "IBV_DEVICE_UD_IP_CSUM"}, {DeviceCapFlagsXRC, "IBV_DEVICE_XRC"}, {DeviceCapFlagsMemMgtExtensions, "IBV_DEVICE_MEM_MGT_EXTENSIONS"}, {DeviceCapFlagsMemWindowType2a, "IBV_DEVICE_MEM_WINDOW_TYPE_2A"}, {DeviceCapFlagsMemWindowType2b, "IBV_DEVICE_MEM_WINDOW_TYPE_2B"}, {DeviceCapFlagsRCIPCsum, "IBV_DEVICE_RC_IP_CSUM"}, {DeviceCapFlagsRawIPCsum, "IBV_DEVICE_RAW_IP_CSUM"}, {DeviceCapFlagsManagedFlowSteering, "IBV_DEVICE_MANAGED_FLOW_STEERING"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1077,22 +1077,22 @@ type ForkStatus uint32
 
 // Values of ForkStatus.
 const (
-	// ForkDisabled is IBV_FORK_DISABLED (infiniband/verbs.h).
-	ForkDisabled ForkStatus = 0
-	// ForkEnabled is IBV_FORK_ENABLED (infiniband/verbs.h).
-	ForkEnabled ForkStatus = 1
-	// ForkUnneeded is IBV_FORK_UNNEEDED (infiniband/verbs.h).
-	ForkUnneeded ForkStatus = 2
+	// ForkStatusDisabled is IBV_FORK_DISABLED (infiniband/verbs.h).
+	ForkStatusDisabled ForkStatus = 0
+	// ForkStatusEnabled is IBV_FORK_ENABLED (infiniband/verbs.h).
+	ForkStatusEnabled ForkStatus = 1
+	// ForkStatusUnneeded is IBV_FORK_UNNEEDED (infiniband/verbs.h).
+	ForkStatusUnneeded ForkStatus = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v ForkStatus) String() string {
 	switch v {
-	case ForkDisabled:
+	case ForkStatusDisabled:
 		return "IBV_FORK_DISABLED"
-	case ForkEnabled:
+	case ForkStatusEnabled:
 		return "IBV_FORK_ENABLED"
-	case ForkUnneeded:
+	case ForkStatusUnneeded:
 		return "IBV_FORK_UNNEEDED"
 	}
 	return "ForkStatus(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -1103,22 +1103,22 @@ type AtomicCap uint32
 
 // Values of AtomicCap.
 const (
-	// AtomicNone is IBV_ATOMIC_NONE (infiniband/verbs.h).
-	AtomicNone AtomicCap = 0
-	// AtomicHca is IBV_ATOMIC_HCA (infiniband/verbs.h).
-	AtomicHca AtomicCap = 1
-	// AtomicGlob is IBV_ATOMIC_GLOB (infiniband/verbs.h).
-	AtomicGlob AtomicCap = 2
+	// AtomicCapNone is IBV_ATOMIC_NONE (infiniband/verbs.h).
+	AtomicCapNone AtomicCap = 0
+	// AtomicCapHCA is IBV_ATOMIC_HCA (infiniband/verbs.h).
+	AtomicCapHCA AtomicCap = 1
+	// AtomicCapGlob is IBV_ATOMIC_GLOB (infiniband/verbs.h).
+	AtomicCapGlob AtomicCap = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v AtomicCap) String() string {
 	switch v {
-	case AtomicNone:
+	case AtomicCapNone:
 		return "IBV_ATOMIC_NONE"
-	case AtomicHca:
+	case AtomicCapHCA:
 		return "IBV_ATOMIC_HCA"
-	case AtomicGlob:
+	case AtomicCapGlob:
 		return "IBV_ATOMIC_GLOB"
 	}
 	return "AtomicCap(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -1170,10 +1170,10 @@ type ODPGeneralCaps uint32
 
 // Values of ODPGeneralCaps.
 const (
-	// ODPSupport is IBV_ODP_SUPPORT (infiniband/verbs.h).
-	ODPSupport ODPGeneralCaps = 0x1
-	// ODPSupportImplicit is IBV_ODP_SUPPORT_IMPLICIT (infiniband/verbs.h).
-	ODPSupportImplicit ODPGeneralCaps = 0x2
+	// ODPGeneralCapsSupport is IBV_ODP_SUPPORT (infiniband/verbs.h).
+	ODPGeneralCapsSupport ODPGeneralCaps = 0x1
+	// ODPGeneralCapsSupportImplicit is IBV_ODP_SUPPORT_IMPLICIT (infiniband/verbs.h).
+	ODPGeneralCapsSupportImplicit ODPGeneralCaps = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1185,7 +1185,7 @@ func (v ODPGeneralCaps) String() string {
 	for _, b := range []struct {
 		bit  ODPGeneralCaps
 		name string
-	}{{ODPSupport, "IBV_ODP_SUPPORT"}, {ODPSupportImplicit, "IBV_ODP_SUPPORT_IMPLICIT"}} {
+	}{{ODPGeneralCapsSupport, "IBV_ODP_SUPPORT"}, {ODPGeneralCapsSupportImplicit, "IBV_ODP_SUPPORT_IMPLICIT"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1213,22 +1213,22 @@ type ODPTransportCapBits uint32
 
 // Values of ODPTransportCapBits.
 const (
-	// ODPSupportSend is IBV_ODP_SUPPORT_SEND (infiniband/verbs.h).
-	ODPSupportSend ODPTransportCapBits = 0x1
-	// ODPSupportRecv is IBV_ODP_SUPPORT_RECV (infiniband/verbs.h).
-	ODPSupportRecv ODPTransportCapBits = 0x2
-	// ODPSupportWrite is IBV_ODP_SUPPORT_WRITE (infiniband/verbs.h).
-	ODPSupportWrite ODPTransportCapBits = 0x4
-	// ODPSupportRead is IBV_ODP_SUPPORT_READ (infiniband/verbs.h).
-	ODPSupportRead ODPTransportCapBits = 0x8
-	// ODPSupportAtomic is IBV_ODP_SUPPORT_ATOMIC (infiniband/verbs.h).
-	ODPSupportAtomic ODPTransportCapBits = 0x10
-	// ODPSupportSRQRecv is IBV_ODP_SUPPORT_SRQ_RECV (infiniband/verbs.h).
-	ODPSupportSRQRecv ODPTransportCapBits = 0x20
-	// ODPSupportFlush is IBV_ODP_SUPPORT_FLUSH (infiniband/verbs.h). Since rdma-core 65.
-	ODPSupportFlush ODPTransportCapBits = 0x40
-	// ODPSupportAtomicWrite is IBV_ODP_SUPPORT_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 65.
-	ODPSupportAtomicWrite ODPTransportCapBits = 0x80
+	// ODPTransportCapBitsSend is IBV_ODP_SUPPORT_SEND (infiniband/verbs.h).
+	ODPTransportCapBitsSend ODPTransportCapBits = 0x1
+	// ODPTransportCapBitsRecv is IBV_ODP_SUPPORT_RECV (infiniband/verbs.h).
+	ODPTransportCapBitsRecv ODPTransportCapBits = 0x2
+	// ODPTransportCapBitsWrite is IBV_ODP_SUPPORT_WRITE (infiniband/verbs.h).
+	ODPTransportCapBitsWrite ODPTransportCapBits = 0x4
+	// ODPTransportCapBitsRead is IBV_ODP_SUPPORT_READ (infiniband/verbs.h).
+	ODPTransportCapBitsRead ODPTransportCapBits = 0x8
+	// ODPTransportCapBitsAtomic is IBV_ODP_SUPPORT_ATOMIC (infiniband/verbs.h).
+	ODPTransportCapBitsAtomic ODPTransportCapBits = 0x10
+	// ODPTransportCapBitsSRQRecv is IBV_ODP_SUPPORT_SRQ_RECV (infiniband/verbs.h).
+	ODPTransportCapBitsSRQRecv ODPTransportCapBits = 0x20
+	// ODPTransportCapBitsFlush is IBV_ODP_SUPPORT_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	ODPTransportCapBitsFlush ODPTransportCapBits = 0x40
+	// ODPTransportCapBitsAtomicWrite is IBV_ODP_SUPPORT_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 65.
+	ODPTransportCapBitsAtomicWrite ODPTransportCapBits = 0x80
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1240,7 +1240,7 @@ func (v ODPTransportCapBits) String() string {
 	for _, b := range []struct {
 		bit  ODPTransportCapBits
 		name string
-	}{{ODPSupportSend, "IBV_ODP_SUPPORT_SEND"}, {ODPSupportRecv, "IBV_ODP_SUPPORT_RECV"}, {ODPSupportWrite, "IBV_ODP_SUPPORT_WRITE"}, {ODPSupportRead, "IBV_ODP_SUPPORT_READ"}, {ODPSupportAtomic, "IBV_ODP_SUPPORT_ATOMIC"}, {ODPSupportSRQRecv, "IBV_ODP_SUPPORT_SRQ_RECV"}, {ODPSupportFlush, "IBV_ODP_SUPPORT_FLUSH"}, {ODPSupportAtomicWrite, "IBV_ODP_SUPPORT_ATOMIC_WRITE"}} {
+	}{{ODPTransportCapBitsSend, "IBV_ODP_SUPPORT_SEND"}, {ODPTransportCapBitsRecv, "IBV_ODP_SUPPORT_RECV"}, {ODPTransportCapBitsWrite, "IBV_ODP_SUPPORT_WRITE"}, {ODPTransportCapBitsRead, "IBV_ODP_SUPPORT_READ"}, {ODPTransportCapBitsAtomic, "IBV_ODP_SUPPORT_ATOMIC"}, {ODPTransportCapBitsSRQRecv, "IBV_ODP_SUPPORT_SRQ_RECV"}, {ODPTransportCapBitsFlush, "IBV_ODP_SUPPORT_FLUSH"}, {ODPTransportCapBitsAtomicWrite, "IBV_ODP_SUPPORT_ATOMIC_WRITE"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1268,8 +1268,8 @@ type RxHashFunctionFlags uint32
 
 // Values of RxHashFunctionFlags.
 const (
-	// RxHashFuncToeplitz is IBV_RX_HASH_FUNC_TOEPLITZ (infiniband/verbs.h).
-	RxHashFuncToeplitz RxHashFunctionFlags = 0x1
+	// RxHashFunctionFlagsFuncToeplitz is IBV_RX_HASH_FUNC_TOEPLITZ (infiniband/verbs.h).
+	RxHashFunctionFlagsFuncToeplitz RxHashFunctionFlags = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1281,7 +1281,7 @@ func (v RxHashFunctionFlags) String() string {
 	for _, b := range []struct {
 		bit  RxHashFunctionFlags
 		name string
-	}{{RxHashFuncToeplitz, "IBV_RX_HASH_FUNC_TOEPLITZ"}} {
+	}{{RxHashFunctionFlagsFuncToeplitz, "IBV_RX_HASH_FUNC_TOEPLITZ"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1309,26 +1309,26 @@ type RxHashFields uint32
 
 // Values of RxHashFields.
 const (
-	// RxHashSrcIPV4 is IBV_RX_HASH_SRC_IPV4 (infiniband/verbs.h).
-	RxHashSrcIPV4 RxHashFields = 0x1
-	// RxHashDstIPV4 is IBV_RX_HASH_DST_IPV4 (infiniband/verbs.h).
-	RxHashDstIPV4 RxHashFields = 0x2
-	// RxHashSrcIPV6 is IBV_RX_HASH_SRC_IPV6 (infiniband/verbs.h).
-	RxHashSrcIPV6 RxHashFields = 0x4
-	// RxHashDstIPV6 is IBV_RX_HASH_DST_IPV6 (infiniband/verbs.h).
-	RxHashDstIPV6 RxHashFields = 0x8
-	// RxHashSrcPortTCP is IBV_RX_HASH_SRC_PORT_TCP (infiniband/verbs.h).
-	RxHashSrcPortTCP RxHashFields = 0x10
-	// RxHashDstPortTCP is IBV_RX_HASH_DST_PORT_TCP (infiniband/verbs.h).
-	RxHashDstPortTCP RxHashFields = 0x20
-	// RxHashSrcPortUDP is IBV_RX_HASH_SRC_PORT_UDP (infiniband/verbs.h).
-	RxHashSrcPortUDP RxHashFields = 0x40
-	// RxHashDstPortUDP is IBV_RX_HASH_DST_PORT_UDP (infiniband/verbs.h).
-	RxHashDstPortUDP RxHashFields = 0x80
-	// RxHashIpsecSpi is IBV_RX_HASH_IPSEC_SPI (infiniband/verbs.h).
-	RxHashIpsecSpi RxHashFields = 0x100
-	// RxHashInner is IBV_RX_HASH_INNER (infiniband/verbs.h).
-	RxHashInner RxHashFields = 0x80000000
+	// RxHashFieldsSrcIPV4 is IBV_RX_HASH_SRC_IPV4 (infiniband/verbs.h).
+	RxHashFieldsSrcIPV4 RxHashFields = 0x1
+	// RxHashFieldsDstIPV4 is IBV_RX_HASH_DST_IPV4 (infiniband/verbs.h).
+	RxHashFieldsDstIPV4 RxHashFields = 0x2
+	// RxHashFieldsSrcIPV6 is IBV_RX_HASH_SRC_IPV6 (infiniband/verbs.h).
+	RxHashFieldsSrcIPV6 RxHashFields = 0x4
+	// RxHashFieldsDstIPV6 is IBV_RX_HASH_DST_IPV6 (infiniband/verbs.h).
+	RxHashFieldsDstIPV6 RxHashFields = 0x8
+	// RxHashFieldsSrcPortTCP is IBV_RX_HASH_SRC_PORT_TCP (infiniband/verbs.h).
+	RxHashFieldsSrcPortTCP RxHashFields = 0x10
+	// RxHashFieldsDstPortTCP is IBV_RX_HASH_DST_PORT_TCP (infiniband/verbs.h).
+	RxHashFieldsDstPortTCP RxHashFields = 0x20
+	// RxHashFieldsSrcPortUDP is IBV_RX_HASH_SRC_PORT_UDP (infiniband/verbs.h).
+	RxHashFieldsSrcPortUDP RxHashFields = 0x40
+	// RxHashFieldsDstPortUDP is IBV_RX_HASH_DST_PORT_UDP (infiniband/verbs.h).
+	RxHashFieldsDstPortUDP RxHashFields = 0x80
+	// RxHashFieldsIpsecSpi is IBV_RX_HASH_IPSEC_SPI (infiniband/verbs.h).
+	RxHashFieldsIpsecSpi RxHashFields = 0x100
+	// RxHashFieldsInner is IBV_RX_HASH_INNER (infiniband/verbs.h).
+	RxHashFieldsInner RxHashFields = 0x80000000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1340,7 +1340,7 @@ func (v RxHashFields) String() string {
 	for _, b := range []struct {
 		bit  RxHashFields
 		name string
-	}{{RxHashSrcIPV4, "IBV_RX_HASH_SRC_IPV4"}, {RxHashDstIPV4, "IBV_RX_HASH_DST_IPV4"}, {RxHashSrcIPV6, "IBV_RX_HASH_SRC_IPV6"}, {RxHashDstIPV6, "IBV_RX_HASH_DST_IPV6"}, {RxHashSrcPortTCP, "IBV_RX_HASH_SRC_PORT_TCP"}, {RxHashDstPortTCP, "IBV_RX_HASH_DST_PORT_TCP"}, {RxHashSrcPortUDP, "IBV_RX_HASH_SRC_PORT_UDP"}, {RxHashDstPortUDP, "IBV_RX_HASH_DST_PORT_UDP"}, {RxHashIpsecSpi, "IBV_RX_HASH_IPSEC_SPI"}, {RxHashInner, "IBV_RX_HASH_INNER"}} {
+	}{{RxHashFieldsSrcIPV4, "IBV_RX_HASH_SRC_IPV4"}, {RxHashFieldsDstIPV4, "IBV_RX_HASH_DST_IPV4"}, {RxHashFieldsSrcIPV6, "IBV_RX_HASH_SRC_IPV6"}, {RxHashFieldsDstIPV6, "IBV_RX_HASH_DST_IPV6"}, {RxHashFieldsSrcPortTCP, "IBV_RX_HASH_SRC_PORT_TCP"}, {RxHashFieldsDstPortTCP, "IBV_RX_HASH_DST_PORT_TCP"}, {RxHashFieldsSrcPortUDP, "IBV_RX_HASH_SRC_PORT_UDP"}, {RxHashFieldsDstPortUDP, "IBV_RX_HASH_DST_PORT_UDP"}, {RxHashFieldsIpsecSpi, "IBV_RX_HASH_IPSEC_SPI"}, {RxHashFieldsInner, "IBV_RX_HASH_INNER"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1368,14 +1368,14 @@ type RawPacketCaps uint32
 
 // Values of RawPacketCaps.
 const (
-	// RawPacketCapCvlanStripping is IBV_RAW_PACKET_CAP_CVLAN_STRIPPING (infiniband/verbs.h).
-	RawPacketCapCvlanStripping RawPacketCaps = 0x1
-	// RawPacketCapScatterFcs is IBV_RAW_PACKET_CAP_SCATTER_FCS (infiniband/verbs.h).
-	RawPacketCapScatterFcs RawPacketCaps = 0x2
-	// RawPacketCapIPCsum is IBV_RAW_PACKET_CAP_IP_CSUM (infiniband/verbs.h).
-	RawPacketCapIPCsum RawPacketCaps = 0x4
-	// RawPacketCapDelayDrop is IBV_RAW_PACKET_CAP_DELAY_DROP (infiniband/verbs.h).
-	RawPacketCapDelayDrop RawPacketCaps = 0x8
+	// RawPacketCapsCVLANStripping is IBV_RAW_PACKET_CAP_CVLAN_STRIPPING (infiniband/verbs.h).
+	RawPacketCapsCVLANStripping RawPacketCaps = 0x1
+	// RawPacketCapsScatterFCS is IBV_RAW_PACKET_CAP_SCATTER_FCS (infiniband/verbs.h).
+	RawPacketCapsScatterFCS RawPacketCaps = 0x2
+	// RawPacketCapsIPCsum is IBV_RAW_PACKET_CAP_IP_CSUM (infiniband/verbs.h).
+	RawPacketCapsIPCsum RawPacketCaps = 0x4
+	// RawPacketCapsDelayDrop is IBV_RAW_PACKET_CAP_DELAY_DROP (infiniband/verbs.h).
+	RawPacketCapsDelayDrop RawPacketCaps = 0x8
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1387,7 +1387,7 @@ func (v RawPacketCaps) String() string {
 	for _, b := range []struct {
 		bit  RawPacketCaps
 		name string
-	}{{RawPacketCapCvlanStripping, "IBV_RAW_PACKET_CAP_CVLAN_STRIPPING"}, {RawPacketCapScatterFcs, "IBV_RAW_PACKET_CAP_SCATTER_FCS"}, {RawPacketCapIPCsum, "IBV_RAW_PACKET_CAP_IP_CSUM"}, {RawPacketCapDelayDrop, "IBV_RAW_PACKET_CAP_DELAY_DROP"}} {
+	}{{RawPacketCapsCVLANStripping, "IBV_RAW_PACKET_CAP_CVLAN_STRIPPING"}, {RawPacketCapsScatterFCS, "IBV_RAW_PACKET_CAP_SCATTER_FCS"}, {RawPacketCapsIPCsum, "IBV_RAW_PACKET_CAP_IP_CSUM"}, {RawPacketCapsDelayDrop, "IBV_RAW_PACKET_CAP_DELAY_DROP"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1410,25 +1410,25 @@ func (v RawPacketCaps) Has(f RawPacketCaps) bool {
 	return v&f == f
 }
 
-// TmCapFlags is a set of bit flags, C enum ibv_tm_cap_flags of infiniband/verbs.h.
-type TmCapFlags uint32
+// TMCapFlags is a set of bit flags, C enum ibv_tm_cap_flags of infiniband/verbs.h.
+type TMCapFlags uint32
 
-// Values of TmCapFlags.
+// Values of TMCapFlags.
 const (
-	// TmCapRC is IBV_TM_CAP_RC (infiniband/verbs.h).
-	TmCapRC TmCapFlags = 0x1
+	// TMCapFlagsRC is IBV_TM_CAP_RC (infiniband/verbs.h).
+	TMCapFlagsRC TMCapFlags = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
-func (v TmCapFlags) String() string {
+func (v TMCapFlags) String() string {
 	if v == 0 {
 		return "0"
 	}
 	var s string
 	for _, b := range []struct {
-		bit  TmCapFlags
+		bit  TMCapFlags
 		name string
-	}{{TmCapRC, "IBV_TM_CAP_RC"}} {
+	}{{TMCapFlagsRC, "IBV_TM_CAP_RC"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1447,7 +1447,7 @@ func (v TmCapFlags) String() string {
 }
 
 // Has reports whether all bits of f are set in v.
-func (v TmCapFlags) Has(f TmCapFlags) bool {
+func (v TMCapFlags) Has(f TMCapFlags) bool {
 	return v&f == f
 }
 
@@ -1456,12 +1456,12 @@ type PCIAtomicOpSize uint32
 
 // Values of PCIAtomicOpSize.
 const (
-	// PCIAtomicOperation4ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP (infiniband/verbs.h).
-	PCIAtomicOperation4ByteSizeSup PCIAtomicOpSize = 0x1
-	// PCIAtomicOperation8ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP (infiniband/verbs.h).
-	PCIAtomicOperation8ByteSizeSup PCIAtomicOpSize = 0x2
-	// PCIAtomicOperation16ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP (infiniband/verbs.h).
-	PCIAtomicOperation16ByteSizeSup PCIAtomicOpSize = 0x4
+	// PCIAtomicOpSize4ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP (infiniband/verbs.h).
+	PCIAtomicOpSize4ByteSizeSup PCIAtomicOpSize = 0x1
+	// PCIAtomicOpSize8ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP (infiniband/verbs.h).
+	PCIAtomicOpSize8ByteSizeSup PCIAtomicOpSize = 0x2
+	// PCIAtomicOpSize16ByteSizeSup is IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP (infiniband/verbs.h).
+	PCIAtomicOpSize16ByteSizeSup PCIAtomicOpSize = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1473,7 +1473,7 @@ func (v PCIAtomicOpSize) String() string {
 	for _, b := range []struct {
 		bit  PCIAtomicOpSize
 		name string
-	}{{PCIAtomicOperation4ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP"}, {PCIAtomicOperation8ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP"}, {PCIAtomicOperation16ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP"}} {
+	}{{PCIAtomicOpSize4ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP"}, {PCIAtomicOpSize8ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP"}, {PCIAtomicOpSize16ByteSizeSup, "IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1535,34 +1535,34 @@ type PortState uint32
 
 // Values of PortState.
 const (
-	// PortNop is IBV_PORT_NOP (infiniband/verbs.h).
-	PortNop PortState = 0
-	// PortDown is IBV_PORT_DOWN (infiniband/verbs.h).
-	PortDown PortState = 1
-	// PortInit is IBV_PORT_INIT (infiniband/verbs.h).
-	PortInit PortState = 2
-	// PortArmed is IBV_PORT_ARMED (infiniband/verbs.h).
-	PortArmed PortState = 3
-	// PortActive is IBV_PORT_ACTIVE (infiniband/verbs.h).
-	PortActive PortState = 4
-	// PortActiveDefer is IBV_PORT_ACTIVE_DEFER (infiniband/verbs.h).
-	PortActiveDefer PortState = 5
+	// PortStateNop is IBV_PORT_NOP (infiniband/verbs.h).
+	PortStateNop PortState = 0
+	// PortStateDown is IBV_PORT_DOWN (infiniband/verbs.h).
+	PortStateDown PortState = 1
+	// PortStateInit is IBV_PORT_INIT (infiniband/verbs.h).
+	PortStateInit PortState = 2
+	// PortStateArmed is IBV_PORT_ARMED (infiniband/verbs.h).
+	PortStateArmed PortState = 3
+	// PortStateActive is IBV_PORT_ACTIVE (infiniband/verbs.h).
+	PortStateActive PortState = 4
+	// PortStateActiveDefer is IBV_PORT_ACTIVE_DEFER (infiniband/verbs.h).
+	PortStateActiveDefer PortState = 5
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v PortState) String() string {
 	switch v {
-	case PortNop:
+	case PortStateNop:
 		return "IBV_PORT_NOP"
-	case PortDown:
+	case PortStateDown:
 		return "IBV_PORT_DOWN"
-	case PortInit:
+	case PortStateInit:
 		return "IBV_PORT_INIT"
-	case PortArmed:
+	case PortStateArmed:
 		return "IBV_PORT_ARMED"
-	case PortActive:
+	case PortStateActive:
 		return "IBV_PORT_ACTIVE"
-	case PortActiveDefer:
+	case PortStateActiveDefer:
 		return "IBV_PORT_ACTIVE_DEFER"
 	}
 	return "PortState(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -1583,54 +1583,54 @@ type PortCapFlags uint32
 
 // Values of PortCapFlags.
 const (
-	// PortSm is IBV_PORT_SM (infiniband/verbs.h).
-	PortSm PortCapFlags = 0x2
-	// PortNoticeSup is IBV_PORT_NOTICE_SUP (infiniband/verbs.h).
-	PortNoticeSup PortCapFlags = 0x4
-	// PortTrapSup is IBV_PORT_TRAP_SUP (infiniband/verbs.h).
-	PortTrapSup PortCapFlags = 0x8
-	// PortOptIpdSup is IBV_PORT_OPT_IPD_SUP (infiniband/verbs.h).
-	PortOptIpdSup PortCapFlags = 0x10
-	// PortAutoMigrSup is IBV_PORT_AUTO_MIGR_SUP (infiniband/verbs.h).
-	PortAutoMigrSup PortCapFlags = 0x20
-	// PortSLMapSup is IBV_PORT_SL_MAP_SUP (infiniband/verbs.h).
-	PortSLMapSup PortCapFlags = 0x40
-	// PortMkeyNvram is IBV_PORT_MKEY_NVRAM (infiniband/verbs.h).
-	PortMkeyNvram PortCapFlags = 0x80
-	// PortPkeyNvram is IBV_PORT_PKEY_NVRAM (infiniband/verbs.h).
-	PortPkeyNvram PortCapFlags = 0x100
-	// PortLedInfoSup is IBV_PORT_LED_INFO_SUP (infiniband/verbs.h).
-	PortLedInfoSup PortCapFlags = 0x200
-	// PortSysImageGuidSup is IBV_PORT_SYS_IMAGE_GUID_SUP (infiniband/verbs.h).
-	PortSysImageGuidSup PortCapFlags = 0x800
-	// PortPkeySwExtPortTrapSup is IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP (infiniband/verbs.h).
-	PortPkeySwExtPortTrapSup PortCapFlags = 0x1000
-	// PortExtendedSpeedsSup is IBV_PORT_EXTENDED_SPEEDS_SUP (infiniband/verbs.h).
-	PortExtendedSpeedsSup PortCapFlags = 0x4000
-	// PortCapMask2Sup is IBV_PORT_CAP_MASK2_SUP (infiniband/verbs.h).
-	PortCapMask2Sup PortCapFlags = 0x8000
-	// PortCMSup is IBV_PORT_CM_SUP (infiniband/verbs.h).
-	PortCMSup PortCapFlags = 0x10000
-	// PortSnmpTunnelSup is IBV_PORT_SNMP_TUNNEL_SUP (infiniband/verbs.h).
-	PortSnmpTunnelSup PortCapFlags = 0x20000
-	// PortReinitSup is IBV_PORT_REINIT_SUP (infiniband/verbs.h).
-	PortReinitSup PortCapFlags = 0x40000
-	// PortDeviceMgmtSup is IBV_PORT_DEVICE_MGMT_SUP (infiniband/verbs.h).
-	PortDeviceMgmtSup PortCapFlags = 0x80000
-	// PortVendorClassSup is IBV_PORT_VENDOR_CLASS_SUP (infiniband/verbs.h).
-	PortVendorClassSup PortCapFlags = 0x100000
-	// PortDrNoticeSup is IBV_PORT_DR_NOTICE_SUP (infiniband/verbs.h).
-	PortDrNoticeSup PortCapFlags = 0x200000
-	// PortCapMaskNoticeSup is IBV_PORT_CAP_MASK_NOTICE_SUP (infiniband/verbs.h).
-	PortCapMaskNoticeSup PortCapFlags = 0x400000
-	// PortBootMgmtSup is IBV_PORT_BOOT_MGMT_SUP (infiniband/verbs.h).
-	PortBootMgmtSup PortCapFlags = 0x800000
-	// PortLinkLatencySup is IBV_PORT_LINK_LATENCY_SUP (infiniband/verbs.h).
-	PortLinkLatencySup PortCapFlags = 0x1000000
-	// PortClientRegSup is IBV_PORT_CLIENT_REG_SUP (infiniband/verbs.h).
-	PortClientRegSup PortCapFlags = 0x2000000
-	// PortIPBasedGids is IBV_PORT_IP_BASED_GIDS (infiniband/verbs.h).
-	PortIPBasedGids PortCapFlags = 0x4000000
+	// PortCapFlagsSm is IBV_PORT_SM (infiniband/verbs.h).
+	PortCapFlagsSm PortCapFlags = 0x2
+	// PortCapFlagsNoticeSup is IBV_PORT_NOTICE_SUP (infiniband/verbs.h).
+	PortCapFlagsNoticeSup PortCapFlags = 0x4
+	// PortCapFlagsTrapSup is IBV_PORT_TRAP_SUP (infiniband/verbs.h).
+	PortCapFlagsTrapSup PortCapFlags = 0x8
+	// PortCapFlagsOptIpdSup is IBV_PORT_OPT_IPD_SUP (infiniband/verbs.h).
+	PortCapFlagsOptIpdSup PortCapFlags = 0x10
+	// PortCapFlagsAutoMigrSup is IBV_PORT_AUTO_MIGR_SUP (infiniband/verbs.h).
+	PortCapFlagsAutoMigrSup PortCapFlags = 0x20
+	// PortCapFlagsSLMapSup is IBV_PORT_SL_MAP_SUP (infiniband/verbs.h).
+	PortCapFlagsSLMapSup PortCapFlags = 0x40
+	// PortCapFlagsMkeyNvram is IBV_PORT_MKEY_NVRAM (infiniband/verbs.h).
+	PortCapFlagsMkeyNvram PortCapFlags = 0x80
+	// PortCapFlagsPKeyNvram is IBV_PORT_PKEY_NVRAM (infiniband/verbs.h).
+	PortCapFlagsPKeyNvram PortCapFlags = 0x100
+	// PortCapFlagsLedInfoSup is IBV_PORT_LED_INFO_SUP (infiniband/verbs.h).
+	PortCapFlagsLedInfoSup PortCapFlags = 0x200
+	// PortCapFlagsSysImageGUIDSup is IBV_PORT_SYS_IMAGE_GUID_SUP (infiniband/verbs.h).
+	PortCapFlagsSysImageGUIDSup PortCapFlags = 0x800
+	// PortCapFlagsPKeySwExtPortTrapSup is IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP (infiniband/verbs.h).
+	PortCapFlagsPKeySwExtPortTrapSup PortCapFlags = 0x1000
+	// PortCapFlagsExtendedSpeedsSup is IBV_PORT_EXTENDED_SPEEDS_SUP (infiniband/verbs.h).
+	PortCapFlagsExtendedSpeedsSup PortCapFlags = 0x4000
+	// PortCapFlagsCapMask2Sup is IBV_PORT_CAP_MASK2_SUP (infiniband/verbs.h).
+	PortCapFlagsCapMask2Sup PortCapFlags = 0x8000
+	// PortCapFlagsCMSup is IBV_PORT_CM_SUP (infiniband/verbs.h).
+	PortCapFlagsCMSup PortCapFlags = 0x10000
+	// PortCapFlagsSnmpTunnelSup is IBV_PORT_SNMP_TUNNEL_SUP (infiniband/verbs.h).
+	PortCapFlagsSnmpTunnelSup PortCapFlags = 0x20000
+	// PortCapFlagsReinitSup is IBV_PORT_REINIT_SUP (infiniband/verbs.h).
+	PortCapFlagsReinitSup PortCapFlags = 0x40000
+	// PortCapFlagsDeviceMgmtSup is IBV_PORT_DEVICE_MGMT_SUP (infiniband/verbs.h).
+	PortCapFlagsDeviceMgmtSup PortCapFlags = 0x80000
+	// PortCapFlagsVendorClassSup is IBV_PORT_VENDOR_CLASS_SUP (infiniband/verbs.h).
+	PortCapFlagsVendorClassSup PortCapFlags = 0x100000
+	// PortCapFlagsDrNoticeSup is IBV_PORT_DR_NOTICE_SUP (infiniband/verbs.h).
+	PortCapFlagsDrNoticeSup PortCapFlags = 0x200000
+	// PortCapFlagsCapMaskNoticeSup is IBV_PORT_CAP_MASK_NOTICE_SUP (infiniband/verbs.h).
+	PortCapFlagsCapMaskNoticeSup PortCapFlags = 0x400000
+	// PortCapFlagsBootMgmtSup is IBV_PORT_BOOT_MGMT_SUP (infiniband/verbs.h).
+	PortCapFlagsBootMgmtSup PortCapFlags = 0x800000
+	// PortCapFlagsLinkLatencySup is IBV_PORT_LINK_LATENCY_SUP (infiniband/verbs.h).
+	PortCapFlagsLinkLatencySup PortCapFlags = 0x1000000
+	// PortCapFlagsClientRegSup is IBV_PORT_CLIENT_REG_SUP (infiniband/verbs.h).
+	PortCapFlagsClientRegSup PortCapFlags = 0x2000000
+	// PortCapFlagsIPBasedGids is IBV_PORT_IP_BASED_GIDS (infiniband/verbs.h).
+	PortCapFlagsIPBasedGids PortCapFlags = 0x4000000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1642,7 +1642,7 @@ func (v PortCapFlags) String() string {
 	for _, b := range []struct {
 		bit  PortCapFlags
 		name string
-	}{{PortSm, "IBV_PORT_SM"}, {PortNoticeSup, "IBV_PORT_NOTICE_SUP"}, {PortTrapSup, "IBV_PORT_TRAP_SUP"}, {PortOptIpdSup, "IBV_PORT_OPT_IPD_SUP"}, {PortAutoMigrSup, "IBV_PORT_AUTO_MIGR_SUP"}, {PortSLMapSup, "IBV_PORT_SL_MAP_SUP"}, {PortMkeyNvram, "IBV_PORT_MKEY_NVRAM"}, {PortPkeyNvram, "IBV_PORT_PKEY_NVRAM"}, {PortLedInfoSup, "IBV_PORT_LED_INFO_SUP"}, {PortSysImageGuidSup, "IBV_PORT_SYS_IMAGE_GUID_SUP"}, {PortPkeySwExtPortTrapSup, "IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP"}, {PortExtendedSpeedsSup, "IBV_PORT_EXTENDED_SPEEDS_SUP"}, {PortCapMask2Sup, "IBV_PORT_CAP_MASK2_SUP"}, {PortCMSup, "IBV_PORT_CM_SUP"}, {PortSnmpTunnelSup, "IBV_PORT_SNMP_TUNNEL_SUP"}, {PortReinitSup, "IBV_PORT_REINIT_SUP"}, {PortDeviceMgmtSup, "IBV_PORT_DEVICE_MGMT_SUP"}, {PortVendorClassSup, "IBV_PORT_VENDOR_CLASS_SUP"}, {PortDrNoticeSup, "IBV_PORT_DR_NOTICE_SUP"}, {PortCapMaskNoticeSup, "IBV_PORT_CAP_MASK_NOTICE_SUP"}, {PortBootMgmtSup, "IBV_PORT_BOOT_MGMT_SUP"}, {PortLinkLatencySup, "IBV_PORT_LINK_LATENCY_SUP"}, {PortClientRegSup, "IBV_PORT_CLIENT_REG_SUP"}, {PortIPBasedGids, "IBV_PORT_IP_BASED_GIDS"}} {
+	}{{PortCapFlagsSm, "IBV_PORT_SM"}, {PortCapFlagsNoticeSup, "IBV_PORT_NOTICE_SUP"}, {PortCapFlagsTrapSup, "IBV_PORT_TRAP_SUP"}, {PortCapFlagsOptIpdSup, "IBV_PORT_OPT_IPD_SUP"}, {PortCapFlagsAutoMigrSup, "IBV_PORT_AUTO_MIGR_SUP"}, {PortCapFlagsSLMapSup, "IBV_PORT_SL_MAP_SUP"}, {PortCapFlagsMkeyNvram, "IBV_PORT_MKEY_NVRAM"}, {PortCapFlagsPKeyNvram, "IBV_PORT_PKEY_NVRAM"}, {PortCapFlagsLedInfoSup, "IBV_PORT_LED_INFO_SUP"}, {PortCapFlagsSysImageGUIDSup, "IBV_PORT_SYS_IMAGE_GUID_SUP"}, {PortCapFlagsPKeySwExtPortTrapSup, "IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP"}, {PortCapFlagsExtendedSpeedsSup, "IBV_PORT_EXTENDED_SPEEDS_SUP"}, {PortCapFlagsCapMask2Sup, "IBV_PORT_CAP_MASK2_SUP"}, {PortCapFlagsCMSup, "IBV_PORT_CM_SUP"}, {PortCapFlagsSnmpTunnelSup, "IBV_PORT_SNMP_TUNNEL_SUP"}, {PortCapFlagsReinitSup, "IBV_PORT_REINIT_SUP"}, {PortCapFlagsDeviceMgmtSup, "IBV_PORT_DEVICE_MGMT_SUP"}, {PortCapFlagsVendorClassSup, "IBV_PORT_VENDOR_CLASS_SUP"}, {PortCapFlagsDrNoticeSup, "IBV_PORT_DR_NOTICE_SUP"}, {PortCapFlagsCapMaskNoticeSup, "IBV_PORT_CAP_MASK_NOTICE_SUP"}, {PortCapFlagsBootMgmtSup, "IBV_PORT_BOOT_MGMT_SUP"}, {PortCapFlagsLinkLatencySup, "IBV_PORT_LINK_LATENCY_SUP"}, {PortCapFlagsClientRegSup, "IBV_PORT_CLIENT_REG_SUP"}, {PortCapFlagsIPBasedGids, "IBV_PORT_IP_BASED_GIDS"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1670,22 +1670,22 @@ type PortCapFlags2 uint32
 
 // Values of PortCapFlags2.
 const (
-	// PortSetNodeDescSup is IBV_PORT_SET_NODE_DESC_SUP (infiniband/verbs.h).
-	PortSetNodeDescSup PortCapFlags2 = 0x1
-	// PortInfoExtSup is IBV_PORT_INFO_EXT_SUP (infiniband/verbs.h).
-	PortInfoExtSup PortCapFlags2 = 0x2
-	// PortVirtSup is IBV_PORT_VIRT_SUP (infiniband/verbs.h).
-	PortVirtSup PortCapFlags2 = 0x4
-	// PortSwitchPortStateTableSup is IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP (infiniband/verbs.h).
-	PortSwitchPortStateTableSup PortCapFlags2 = 0x8
-	// PortLinkWidth2xSup is IBV_PORT_LINK_WIDTH_2X_SUP (infiniband/verbs.h).
-	PortLinkWidth2xSup PortCapFlags2 = 0x10
-	// PortLinkSpeedHdrSup is IBV_PORT_LINK_SPEED_HDR_SUP (infiniband/verbs.h).
-	PortLinkSpeedHdrSup PortCapFlags2 = 0x20
-	// PortLinkSpeedNdrSup is IBV_PORT_LINK_SPEED_NDR_SUP (infiniband/verbs.h).
-	PortLinkSpeedNdrSup PortCapFlags2 = 0x400
-	// PortLinkSpeedXdrSup is IBV_PORT_LINK_SPEED_XDR_SUP (infiniband/verbs.h). Since rdma-core 65.
-	PortLinkSpeedXdrSup PortCapFlags2 = 0x1000
+	// PortCapFlags2SetNodeDescSup is IBV_PORT_SET_NODE_DESC_SUP (infiniband/verbs.h).
+	PortCapFlags2SetNodeDescSup PortCapFlags2 = 0x1
+	// PortCapFlags2InfoExtSup is IBV_PORT_INFO_EXT_SUP (infiniband/verbs.h).
+	PortCapFlags2InfoExtSup PortCapFlags2 = 0x2
+	// PortCapFlags2VirtSup is IBV_PORT_VIRT_SUP (infiniband/verbs.h).
+	PortCapFlags2VirtSup PortCapFlags2 = 0x4
+	// PortCapFlags2SwitchPortStateTableSup is IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP (infiniband/verbs.h).
+	PortCapFlags2SwitchPortStateTableSup PortCapFlags2 = 0x8
+	// PortCapFlags2LinkWidth2xSup is IBV_PORT_LINK_WIDTH_2X_SUP (infiniband/verbs.h).
+	PortCapFlags2LinkWidth2xSup PortCapFlags2 = 0x10
+	// PortCapFlags2LinkSpeedHdrSup is IBV_PORT_LINK_SPEED_HDR_SUP (infiniband/verbs.h).
+	PortCapFlags2LinkSpeedHdrSup PortCapFlags2 = 0x20
+	// PortCapFlags2LinkSpeedNdrSup is IBV_PORT_LINK_SPEED_NDR_SUP (infiniband/verbs.h).
+	PortCapFlags2LinkSpeedNdrSup PortCapFlags2 = 0x400
+	// PortCapFlags2LinkSpeedXdrSup is IBV_PORT_LINK_SPEED_XDR_SUP (infiniband/verbs.h). Since rdma-core 65.
+	PortCapFlags2LinkSpeedXdrSup PortCapFlags2 = 0x1000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -1697,7 +1697,7 @@ func (v PortCapFlags2) String() string {
 	for _, b := range []struct {
 		bit  PortCapFlags2
 		name string
-	}{{PortSetNodeDescSup, "IBV_PORT_SET_NODE_DESC_SUP"}, {PortInfoExtSup, "IBV_PORT_INFO_EXT_SUP"}, {PortVirtSup, "IBV_PORT_VIRT_SUP"}, {PortSwitchPortStateTableSup, "IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP"}, {PortLinkWidth2xSup, "IBV_PORT_LINK_WIDTH_2X_SUP"}, {PortLinkSpeedHdrSup, "IBV_PORT_LINK_SPEED_HDR_SUP"}, {PortLinkSpeedNdrSup, "IBV_PORT_LINK_SPEED_NDR_SUP"}, {PortLinkSpeedXdrSup, "IBV_PORT_LINK_SPEED_XDR_SUP"}} {
+	}{{PortCapFlags2SetNodeDescSup, "IBV_PORT_SET_NODE_DESC_SUP"}, {PortCapFlags2InfoExtSup, "IBV_PORT_INFO_EXT_SUP"}, {PortCapFlags2VirtSup, "IBV_PORT_VIRT_SUP"}, {PortCapFlags2SwitchPortStateTableSup, "IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP"}, {PortCapFlags2LinkWidth2xSup, "IBV_PORT_LINK_WIDTH_2X_SUP"}, {PortCapFlags2LinkSpeedHdrSup, "IBV_PORT_LINK_SPEED_HDR_SUP"}, {PortCapFlags2LinkSpeedNdrSup, "IBV_PORT_LINK_SPEED_NDR_SUP"}, {PortCapFlags2LinkSpeedXdrSup, "IBV_PORT_LINK_SPEED_XDR_SUP"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -1725,94 +1725,94 @@ type EventType uint32
 
 // Values of EventType.
 const (
-	// EventCQErr is IBV_EVENT_CQ_ERR (infiniband/verbs.h).
-	EventCQErr EventType = 0
-	// EventQPFatal is IBV_EVENT_QP_FATAL (infiniband/verbs.h).
-	EventQPFatal EventType = 1
-	// EventQPReqErr is IBV_EVENT_QP_REQ_ERR (infiniband/verbs.h).
-	EventQPReqErr EventType = 2
-	// EventQPAccessErr is IBV_EVENT_QP_ACCESS_ERR (infiniband/verbs.h).
-	EventQPAccessErr EventType = 3
-	// EventCommEst is IBV_EVENT_COMM_EST (infiniband/verbs.h).
-	EventCommEst EventType = 4
-	// EventSqDrained is IBV_EVENT_SQ_DRAINED (infiniband/verbs.h).
-	EventSqDrained EventType = 5
-	// EventPathMig is IBV_EVENT_PATH_MIG (infiniband/verbs.h).
-	EventPathMig EventType = 6
-	// EventPathMigErr is IBV_EVENT_PATH_MIG_ERR (infiniband/verbs.h).
-	EventPathMigErr EventType = 7
-	// EventDeviceFatal is IBV_EVENT_DEVICE_FATAL (infiniband/verbs.h).
-	EventDeviceFatal EventType = 8
-	// EventPortActive is IBV_EVENT_PORT_ACTIVE (infiniband/verbs.h).
-	EventPortActive EventType = 9
-	// EventPortErr is IBV_EVENT_PORT_ERR (infiniband/verbs.h).
-	EventPortErr EventType = 10
-	// EventLIDChange is IBV_EVENT_LID_CHANGE (infiniband/verbs.h).
-	EventLIDChange EventType = 11
-	// EventPkeyChange is IBV_EVENT_PKEY_CHANGE (infiniband/verbs.h).
-	EventPkeyChange EventType = 12
-	// EventSmChange is IBV_EVENT_SM_CHANGE (infiniband/verbs.h).
-	EventSmChange EventType = 13
-	// EventSRQErr is IBV_EVENT_SRQ_ERR (infiniband/verbs.h).
-	EventSRQErr EventType = 14
-	// EventSRQLimitReached is IBV_EVENT_SRQ_LIMIT_REACHED (infiniband/verbs.h).
-	EventSRQLimitReached EventType = 15
-	// EventQPLastWqeReached is IBV_EVENT_QP_LAST_WQE_REACHED (infiniband/verbs.h).
-	EventQPLastWqeReached EventType = 16
-	// EventClientReregister is IBV_EVENT_CLIENT_REREGISTER (infiniband/verbs.h).
-	EventClientReregister EventType = 17
-	// EventGIDChange is IBV_EVENT_GID_CHANGE (infiniband/verbs.h).
-	EventGIDChange EventType = 18
-	// EventWQFatal is IBV_EVENT_WQ_FATAL (infiniband/verbs.h).
-	EventWQFatal EventType = 19
-	// EventDeviceSpeedChange is IBV_EVENT_DEVICE_SPEED_CHANGE (infiniband/verbs.h). Since rdma-core 65.
-	EventDeviceSpeedChange EventType = 20
+	// EventTypeCQErr is IBV_EVENT_CQ_ERR (infiniband/verbs.h).
+	EventTypeCQErr EventType = 0
+	// EventTypeQPFatal is IBV_EVENT_QP_FATAL (infiniband/verbs.h).
+	EventTypeQPFatal EventType = 1
+	// EventTypeQPReqErr is IBV_EVENT_QP_REQ_ERR (infiniband/verbs.h).
+	EventTypeQPReqErr EventType = 2
+	// EventTypeQPAccessErr is IBV_EVENT_QP_ACCESS_ERR (infiniband/verbs.h).
+	EventTypeQPAccessErr EventType = 3
+	// EventTypeCommEst is IBV_EVENT_COMM_EST (infiniband/verbs.h).
+	EventTypeCommEst EventType = 4
+	// EventTypeSQDrained is IBV_EVENT_SQ_DRAINED (infiniband/verbs.h).
+	EventTypeSQDrained EventType = 5
+	// EventTypePathMig is IBV_EVENT_PATH_MIG (infiniband/verbs.h).
+	EventTypePathMig EventType = 6
+	// EventTypePathMigErr is IBV_EVENT_PATH_MIG_ERR (infiniband/verbs.h).
+	EventTypePathMigErr EventType = 7
+	// EventTypeDeviceFatal is IBV_EVENT_DEVICE_FATAL (infiniband/verbs.h).
+	EventTypeDeviceFatal EventType = 8
+	// EventTypePortActive is IBV_EVENT_PORT_ACTIVE (infiniband/verbs.h).
+	EventTypePortActive EventType = 9
+	// EventTypePortErr is IBV_EVENT_PORT_ERR (infiniband/verbs.h).
+	EventTypePortErr EventType = 10
+	// EventTypeLIDChange is IBV_EVENT_LID_CHANGE (infiniband/verbs.h).
+	EventTypeLIDChange EventType = 11
+	// EventTypePKeyChange is IBV_EVENT_PKEY_CHANGE (infiniband/verbs.h).
+	EventTypePKeyChange EventType = 12
+	// EventTypeSmChange is IBV_EVENT_SM_CHANGE (infiniband/verbs.h).
+	EventTypeSmChange EventType = 13
+	// EventTypeSRQErr is IBV_EVENT_SRQ_ERR (infiniband/verbs.h).
+	EventTypeSRQErr EventType = 14
+	// EventTypeSRQLimitReached is IBV_EVENT_SRQ_LIMIT_REACHED (infiniband/verbs.h).
+	EventTypeSRQLimitReached EventType = 15
+	// EventTypeQPLastWqeReached is IBV_EVENT_QP_LAST_WQE_REACHED (infiniband/verbs.h).
+	EventTypeQPLastWqeReached EventType = 16
+	// EventTypeClientReregister is IBV_EVENT_CLIENT_REREGISTER (infiniband/verbs.h).
+	EventTypeClientReregister EventType = 17
+	// EventTypeGIDChange is IBV_EVENT_GID_CHANGE (infiniband/verbs.h).
+	EventTypeGIDChange EventType = 18
+	// EventTypeWQFatal is IBV_EVENT_WQ_FATAL (infiniband/verbs.h).
+	EventTypeWQFatal EventType = 19
+	// EventTypeDeviceSpeedChange is IBV_EVENT_DEVICE_SPEED_CHANGE (infiniband/verbs.h). Since rdma-core 65.
+	EventTypeDeviceSpeedChange EventType = 20
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v EventType) String() string {
 	switch v {
-	case EventCQErr:
+	case EventTypeCQErr:
 		return "IBV_EVENT_CQ_ERR"
-	case EventQPFatal:
+	case EventTypeQPFatal:
 		return "IBV_EVENT_QP_FATAL"
-	case EventQPReqErr:
+	case EventTypeQPReqErr:
 		return "IBV_EVENT_QP_REQ_ERR"
-	case EventQPAccessErr:
+	case EventTypeQPAccessErr:
 		return "IBV_EVENT_QP_ACCESS_ERR"
-	case EventCommEst:
+	case EventTypeCommEst:
 		return "IBV_EVENT_COMM_EST"
-	case EventSqDrained:
+	case EventTypeSQDrained:
 		return "IBV_EVENT_SQ_DRAINED"
-	case EventPathMig:
+	case EventTypePathMig:
 		return "IBV_EVENT_PATH_MIG"
-	case EventPathMigErr:
+	case EventTypePathMigErr:
 		return "IBV_EVENT_PATH_MIG_ERR"
-	case EventDeviceFatal:
+	case EventTypeDeviceFatal:
 		return "IBV_EVENT_DEVICE_FATAL"
-	case EventPortActive:
+	case EventTypePortActive:
 		return "IBV_EVENT_PORT_ACTIVE"
-	case EventPortErr:
+	case EventTypePortErr:
 		return "IBV_EVENT_PORT_ERR"
-	case EventLIDChange:
+	case EventTypeLIDChange:
 		return "IBV_EVENT_LID_CHANGE"
-	case EventPkeyChange:
+	case EventTypePKeyChange:
 		return "IBV_EVENT_PKEY_CHANGE"
-	case EventSmChange:
+	case EventTypeSmChange:
 		return "IBV_EVENT_SM_CHANGE"
-	case EventSRQErr:
+	case EventTypeSRQErr:
 		return "IBV_EVENT_SRQ_ERR"
-	case EventSRQLimitReached:
+	case EventTypeSRQLimitReached:
 		return "IBV_EVENT_SRQ_LIMIT_REACHED"
-	case EventQPLastWqeReached:
+	case EventTypeQPLastWqeReached:
 		return "IBV_EVENT_QP_LAST_WQE_REACHED"
-	case EventClientReregister:
+	case EventTypeClientReregister:
 		return "IBV_EVENT_CLIENT_REREGISTER"
-	case EventGIDChange:
+	case EventTypeGIDChange:
 		return "IBV_EVENT_GID_CHANGE"
-	case EventWQFatal:
+	case EventTypeWQFatal:
 		return "IBV_EVENT_WQ_FATAL"
-	case EventDeviceSpeedChange:
+	case EventTypeDeviceSpeedChange:
 		return "IBV_EVENT_DEVICE_SPEED_CHANGE"
 	}
 	return "EventType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -1823,106 +1823,106 @@ type WCStatus uint32
 
 // Values of WCStatus.
 const (
-	// WCSuccess is IBV_WC_SUCCESS (infiniband/verbs.h).
-	WCSuccess WCStatus = 0
-	// WCLocLenErr is IBV_WC_LOC_LEN_ERR (infiniband/verbs.h).
-	WCLocLenErr WCStatus = 1
-	// WCLocQPOpErr is IBV_WC_LOC_QP_OP_ERR (infiniband/verbs.h).
-	WCLocQPOpErr WCStatus = 2
-	// WCLocEecOpErr is IBV_WC_LOC_EEC_OP_ERR (infiniband/verbs.h).
-	WCLocEecOpErr WCStatus = 3
-	// WCLocProtErr is IBV_WC_LOC_PROT_ERR (infiniband/verbs.h).
-	WCLocProtErr WCStatus = 4
-	// WCWRFlushErr is IBV_WC_WR_FLUSH_ERR (infiniband/verbs.h).
-	WCWRFlushErr WCStatus = 5
-	// WCMWBindErr is IBV_WC_MW_BIND_ERR (infiniband/verbs.h).
-	WCMWBindErr WCStatus = 6
-	// WCBadRespErr is IBV_WC_BAD_RESP_ERR (infiniband/verbs.h).
-	WCBadRespErr WCStatus = 7
-	// WCLocAccessErr is IBV_WC_LOC_ACCESS_ERR (infiniband/verbs.h).
-	WCLocAccessErr WCStatus = 8
-	// WCRemInvReqErr is IBV_WC_REM_INV_REQ_ERR (infiniband/verbs.h).
-	WCRemInvReqErr WCStatus = 9
-	// WCRemAccessErr is IBV_WC_REM_ACCESS_ERR (infiniband/verbs.h).
-	WCRemAccessErr WCStatus = 10
-	// WCRemOpErr is IBV_WC_REM_OP_ERR (infiniband/verbs.h).
-	WCRemOpErr WCStatus = 11
-	// WCRetryExcErr is IBV_WC_RETRY_EXC_ERR (infiniband/verbs.h).
-	WCRetryExcErr WCStatus = 12
-	// WCRNRRetryExcErr is IBV_WC_RNR_RETRY_EXC_ERR (infiniband/verbs.h).
-	WCRNRRetryExcErr WCStatus = 13
-	// WCLocRddViolErr is IBV_WC_LOC_RDD_VIOL_ERR (infiniband/verbs.h).
-	WCLocRddViolErr WCStatus = 14
-	// WCRemInvRdReqErr is IBV_WC_REM_INV_RD_REQ_ERR (infiniband/verbs.h).
-	WCRemInvRdReqErr WCStatus = 15
-	// WCRemAbortErr is IBV_WC_REM_ABORT_ERR (infiniband/verbs.h).
-	WCRemAbortErr WCStatus = 16
-	// WCInvEecnErr is IBV_WC_INV_EECN_ERR (infiniband/verbs.h).
-	WCInvEecnErr WCStatus = 17
-	// WCInvEecStateErr is IBV_WC_INV_EEC_STATE_ERR (infiniband/verbs.h).
-	WCInvEecStateErr WCStatus = 18
-	// WCFatalErr is IBV_WC_FATAL_ERR (infiniband/verbs.h).
-	WCFatalErr WCStatus = 19
-	// WCRespTimeoutErr is IBV_WC_RESP_TIMEOUT_ERR (infiniband/verbs.h).
-	WCRespTimeoutErr WCStatus = 20
-	// WCGeneralErr is IBV_WC_GENERAL_ERR (infiniband/verbs.h).
-	WCGeneralErr WCStatus = 21
-	// WCTmErr is IBV_WC_TM_ERR (infiniband/verbs.h).
-	WCTmErr WCStatus = 22
-	// WCTmRndvIncomplete is IBV_WC_TM_RNDV_INCOMPLETE (infiniband/verbs.h).
-	WCTmRndvIncomplete WCStatus = 23
+	// WCStatusSuccess is IBV_WC_SUCCESS (infiniband/verbs.h).
+	WCStatusSuccess WCStatus = 0
+	// WCStatusLocLenErr is IBV_WC_LOC_LEN_ERR (infiniband/verbs.h).
+	WCStatusLocLenErr WCStatus = 1
+	// WCStatusLocQPOpErr is IBV_WC_LOC_QP_OP_ERR (infiniband/verbs.h).
+	WCStatusLocQPOpErr WCStatus = 2
+	// WCStatusLocEecOpErr is IBV_WC_LOC_EEC_OP_ERR (infiniband/verbs.h).
+	WCStatusLocEecOpErr WCStatus = 3
+	// WCStatusLocProtErr is IBV_WC_LOC_PROT_ERR (infiniband/verbs.h).
+	WCStatusLocProtErr WCStatus = 4
+	// WCStatusWRFlushErr is IBV_WC_WR_FLUSH_ERR (infiniband/verbs.h).
+	WCStatusWRFlushErr WCStatus = 5
+	// WCStatusMWBindErr is IBV_WC_MW_BIND_ERR (infiniband/verbs.h).
+	WCStatusMWBindErr WCStatus = 6
+	// WCStatusBadRespErr is IBV_WC_BAD_RESP_ERR (infiniband/verbs.h).
+	WCStatusBadRespErr WCStatus = 7
+	// WCStatusLocAccessErr is IBV_WC_LOC_ACCESS_ERR (infiniband/verbs.h).
+	WCStatusLocAccessErr WCStatus = 8
+	// WCStatusRemInvReqErr is IBV_WC_REM_INV_REQ_ERR (infiniband/verbs.h).
+	WCStatusRemInvReqErr WCStatus = 9
+	// WCStatusRemAccessErr is IBV_WC_REM_ACCESS_ERR (infiniband/verbs.h).
+	WCStatusRemAccessErr WCStatus = 10
+	// WCStatusRemOpErr is IBV_WC_REM_OP_ERR (infiniband/verbs.h).
+	WCStatusRemOpErr WCStatus = 11
+	// WCStatusRetryExcErr is IBV_WC_RETRY_EXC_ERR (infiniband/verbs.h).
+	WCStatusRetryExcErr WCStatus = 12
+	// WCStatusRNRRetryExcErr is IBV_WC_RNR_RETRY_EXC_ERR (infiniband/verbs.h).
+	WCStatusRNRRetryExcErr WCStatus = 13
+	// WCStatusLocRddViolErr is IBV_WC_LOC_RDD_VIOL_ERR (infiniband/verbs.h).
+	WCStatusLocRddViolErr WCStatus = 14
+	// WCStatusRemInvRdReqErr is IBV_WC_REM_INV_RD_REQ_ERR (infiniband/verbs.h).
+	WCStatusRemInvRdReqErr WCStatus = 15
+	// WCStatusRemAbortErr is IBV_WC_REM_ABORT_ERR (infiniband/verbs.h).
+	WCStatusRemAbortErr WCStatus = 16
+	// WCStatusInvEecnErr is IBV_WC_INV_EECN_ERR (infiniband/verbs.h).
+	WCStatusInvEecnErr WCStatus = 17
+	// WCStatusInvEecStateErr is IBV_WC_INV_EEC_STATE_ERR (infiniband/verbs.h).
+	WCStatusInvEecStateErr WCStatus = 18
+	// WCStatusFatalErr is IBV_WC_FATAL_ERR (infiniband/verbs.h).
+	WCStatusFatalErr WCStatus = 19
+	// WCStatusRespTimeoutErr is IBV_WC_RESP_TIMEOUT_ERR (infiniband/verbs.h).
+	WCStatusRespTimeoutErr WCStatus = 20
+	// WCStatusGeneralErr is IBV_WC_GENERAL_ERR (infiniband/verbs.h).
+	WCStatusGeneralErr WCStatus = 21
+	// WCStatusTMErr is IBV_WC_TM_ERR (infiniband/verbs.h).
+	WCStatusTMErr WCStatus = 22
+	// WCStatusTMRndvIncomplete is IBV_WC_TM_RNDV_INCOMPLETE (infiniband/verbs.h).
+	WCStatusTMRndvIncomplete WCStatus = 23
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v WCStatus) String() string {
 	switch v {
-	case WCSuccess:
+	case WCStatusSuccess:
 		return "IBV_WC_SUCCESS"
-	case WCLocLenErr:
+	case WCStatusLocLenErr:
 		return "IBV_WC_LOC_LEN_ERR"
-	case WCLocQPOpErr:
+	case WCStatusLocQPOpErr:
 		return "IBV_WC_LOC_QP_OP_ERR"
-	case WCLocEecOpErr:
+	case WCStatusLocEecOpErr:
 		return "IBV_WC_LOC_EEC_OP_ERR"
-	case WCLocProtErr:
+	case WCStatusLocProtErr:
 		return "IBV_WC_LOC_PROT_ERR"
-	case WCWRFlushErr:
+	case WCStatusWRFlushErr:
 		return "IBV_WC_WR_FLUSH_ERR"
-	case WCMWBindErr:
+	case WCStatusMWBindErr:
 		return "IBV_WC_MW_BIND_ERR"
-	case WCBadRespErr:
+	case WCStatusBadRespErr:
 		return "IBV_WC_BAD_RESP_ERR"
-	case WCLocAccessErr:
+	case WCStatusLocAccessErr:
 		return "IBV_WC_LOC_ACCESS_ERR"
-	case WCRemInvReqErr:
+	case WCStatusRemInvReqErr:
 		return "IBV_WC_REM_INV_REQ_ERR"
-	case WCRemAccessErr:
+	case WCStatusRemAccessErr:
 		return "IBV_WC_REM_ACCESS_ERR"
-	case WCRemOpErr:
+	case WCStatusRemOpErr:
 		return "IBV_WC_REM_OP_ERR"
-	case WCRetryExcErr:
+	case WCStatusRetryExcErr:
 		return "IBV_WC_RETRY_EXC_ERR"
-	case WCRNRRetryExcErr:
+	case WCStatusRNRRetryExcErr:
 		return "IBV_WC_RNR_RETRY_EXC_ERR"
-	case WCLocRddViolErr:
+	case WCStatusLocRddViolErr:
 		return "IBV_WC_LOC_RDD_VIOL_ERR"
-	case WCRemInvRdReqErr:
+	case WCStatusRemInvRdReqErr:
 		return "IBV_WC_REM_INV_RD_REQ_ERR"
-	case WCRemAbortErr:
+	case WCStatusRemAbortErr:
 		return "IBV_WC_REM_ABORT_ERR"
-	case WCInvEecnErr:
+	case WCStatusInvEecnErr:
 		return "IBV_WC_INV_EECN_ERR"
-	case WCInvEecStateErr:
+	case WCStatusInvEecStateErr:
 		return "IBV_WC_INV_EEC_STATE_ERR"
-	case WCFatalErr:
+	case WCStatusFatalErr:
 		return "IBV_WC_FATAL_ERR"
-	case WCRespTimeoutErr:
+	case WCStatusRespTimeoutErr:
 		return "IBV_WC_RESP_TIMEOUT_ERR"
-	case WCGeneralErr:
+	case WCStatusGeneralErr:
 		return "IBV_WC_GENERAL_ERR"
-	case WCTmErr:
+	case WCStatusTMErr:
 		return "IBV_WC_TM_ERR"
-	case WCTmRndvIncomplete:
+	case WCStatusTMRndvIncomplete:
 		return "IBV_WC_TM_RNDV_INCOMPLETE"
 	}
 	return "WCStatus(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -1933,90 +1933,90 @@ type WCOpcode uint32
 
 // Values of WCOpcode.
 const (
-	// WCSend is IBV_WC_SEND (infiniband/verbs.h).
-	WCSend WCOpcode = 0
-	// WCRDMAWrite is IBV_WC_RDMA_WRITE (infiniband/verbs.h).
-	WCRDMAWrite WCOpcode = 1
-	// WCRDMARead is IBV_WC_RDMA_READ (infiniband/verbs.h).
-	WCRDMARead WCOpcode = 2
-	// WCCompSwap is IBV_WC_COMP_SWAP (infiniband/verbs.h).
-	WCCompSwap WCOpcode = 3
-	// WCFetchAdd is IBV_WC_FETCH_ADD (infiniband/verbs.h).
-	WCFetchAdd WCOpcode = 4
-	// WCBindMW is IBV_WC_BIND_MW (infiniband/verbs.h).
-	WCBindMW WCOpcode = 5
-	// WCLocalInv is IBV_WC_LOCAL_INV (infiniband/verbs.h).
-	WCLocalInv WCOpcode = 6
-	// WCTSO is IBV_WC_TSO (infiniband/verbs.h).
-	WCTSO WCOpcode = 7
-	// WCFlush is IBV_WC_FLUSH (infiniband/verbs.h). Since rdma-core 65.
-	WCFlush WCOpcode = 8
-	// WCAtomicWrite is IBV_WC_ATOMIC_WRITE (infiniband/verbs.h).
-	WCAtomicWrite WCOpcode = 9
-	// WCRecv is IBV_WC_RECV (infiniband/verbs.h).
-	WCRecv WCOpcode = 128
-	// WCRecvRDMAWithImm is IBV_WC_RECV_RDMA_WITH_IMM (infiniband/verbs.h).
-	WCRecvRDMAWithImm WCOpcode = 129
-	// WCTmAdd is IBV_WC_TM_ADD (infiniband/verbs.h).
-	WCTmAdd WCOpcode = 130
-	// WCTmDel is IBV_WC_TM_DEL (infiniband/verbs.h).
-	WCTmDel WCOpcode = 131
-	// WCTmSync is IBV_WC_TM_SYNC (infiniband/verbs.h).
-	WCTmSync WCOpcode = 132
-	// WCTmRecv is IBV_WC_TM_RECV (infiniband/verbs.h).
-	WCTmRecv WCOpcode = 133
-	// WCTmNoTag is IBV_WC_TM_NO_TAG (infiniband/verbs.h).
-	WCTmNoTag WCOpcode = 134
-	// WCDriver1 is IBV_WC_DRIVER1 (infiniband/verbs.h).
-	WCDriver1 WCOpcode = 135
-	// WCDriver2 is IBV_WC_DRIVER2 (infiniband/verbs.h).
-	WCDriver2 WCOpcode = 136
-	// WCDriver3 is IBV_WC_DRIVER3 (infiniband/verbs.h).
-	WCDriver3 WCOpcode = 137
+	// WCOpcodeSend is IBV_WC_SEND (infiniband/verbs.h).
+	WCOpcodeSend WCOpcode = 0
+	// WCOpcodeRDMAWrite is IBV_WC_RDMA_WRITE (infiniband/verbs.h).
+	WCOpcodeRDMAWrite WCOpcode = 1
+	// WCOpcodeRDMARead is IBV_WC_RDMA_READ (infiniband/verbs.h).
+	WCOpcodeRDMARead WCOpcode = 2
+	// WCOpcodeCompSwap is IBV_WC_COMP_SWAP (infiniband/verbs.h).
+	WCOpcodeCompSwap WCOpcode = 3
+	// WCOpcodeFetchAdd is IBV_WC_FETCH_ADD (infiniband/verbs.h).
+	WCOpcodeFetchAdd WCOpcode = 4
+	// WCOpcodeBindMW is IBV_WC_BIND_MW (infiniband/verbs.h).
+	WCOpcodeBindMW WCOpcode = 5
+	// WCOpcodeLocalInv is IBV_WC_LOCAL_INV (infiniband/verbs.h).
+	WCOpcodeLocalInv WCOpcode = 6
+	// WCOpcodeTSO is IBV_WC_TSO (infiniband/verbs.h).
+	WCOpcodeTSO WCOpcode = 7
+	// WCOpcodeFlush is IBV_WC_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	WCOpcodeFlush WCOpcode = 8
+	// WCOpcodeAtomicWrite is IBV_WC_ATOMIC_WRITE (infiniband/verbs.h).
+	WCOpcodeAtomicWrite WCOpcode = 9
+	// WCOpcodeRecv is IBV_WC_RECV (infiniband/verbs.h).
+	WCOpcodeRecv WCOpcode = 128
+	// WCOpcodeRecvRDMAWithImm is IBV_WC_RECV_RDMA_WITH_IMM (infiniband/verbs.h).
+	WCOpcodeRecvRDMAWithImm WCOpcode = 129
+	// WCOpcodeTMAdd is IBV_WC_TM_ADD (infiniband/verbs.h).
+	WCOpcodeTMAdd WCOpcode = 130
+	// WCOpcodeTMDel is IBV_WC_TM_DEL (infiniband/verbs.h).
+	WCOpcodeTMDel WCOpcode = 131
+	// WCOpcodeTMSync is IBV_WC_TM_SYNC (infiniband/verbs.h).
+	WCOpcodeTMSync WCOpcode = 132
+	// WCOpcodeTMRecv is IBV_WC_TM_RECV (infiniband/verbs.h).
+	WCOpcodeTMRecv WCOpcode = 133
+	// WCOpcodeTMNoTag is IBV_WC_TM_NO_TAG (infiniband/verbs.h).
+	WCOpcodeTMNoTag WCOpcode = 134
+	// WCOpcodeDriver1 is IBV_WC_DRIVER1 (infiniband/verbs.h).
+	WCOpcodeDriver1 WCOpcode = 135
+	// WCOpcodeDriver2 is IBV_WC_DRIVER2 (infiniband/verbs.h).
+	WCOpcodeDriver2 WCOpcode = 136
+	// WCOpcodeDriver3 is IBV_WC_DRIVER3 (infiniband/verbs.h).
+	WCOpcodeDriver3 WCOpcode = 137
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v WCOpcode) String() string {
 	switch v {
-	case WCSend:
+	case WCOpcodeSend:
 		return "IBV_WC_SEND"
-	case WCRDMAWrite:
+	case WCOpcodeRDMAWrite:
 		return "IBV_WC_RDMA_WRITE"
-	case WCRDMARead:
+	case WCOpcodeRDMARead:
 		return "IBV_WC_RDMA_READ"
-	case WCCompSwap:
+	case WCOpcodeCompSwap:
 		return "IBV_WC_COMP_SWAP"
-	case WCFetchAdd:
+	case WCOpcodeFetchAdd:
 		return "IBV_WC_FETCH_ADD"
-	case WCBindMW:
+	case WCOpcodeBindMW:
 		return "IBV_WC_BIND_MW"
-	case WCLocalInv:
+	case WCOpcodeLocalInv:
 		return "IBV_WC_LOCAL_INV"
-	case WCTSO:
+	case WCOpcodeTSO:
 		return "IBV_WC_TSO"
-	case WCFlush:
+	case WCOpcodeFlush:
 		return "IBV_WC_FLUSH"
-	case WCAtomicWrite:
+	case WCOpcodeAtomicWrite:
 		return "IBV_WC_ATOMIC_WRITE"
-	case WCRecv:
+	case WCOpcodeRecv:
 		return "IBV_WC_RECV"
-	case WCRecvRDMAWithImm:
+	case WCOpcodeRecvRDMAWithImm:
 		return "IBV_WC_RECV_RDMA_WITH_IMM"
-	case WCTmAdd:
+	case WCOpcodeTMAdd:
 		return "IBV_WC_TM_ADD"
-	case WCTmDel:
+	case WCOpcodeTMDel:
 		return "IBV_WC_TM_DEL"
-	case WCTmSync:
+	case WCOpcodeTMSync:
 		return "IBV_WC_TM_SYNC"
-	case WCTmRecv:
+	case WCOpcodeTMRecv:
 		return "IBV_WC_TM_RECV"
-	case WCTmNoTag:
+	case WCOpcodeTMNoTag:
 		return "IBV_WC_TM_NO_TAG"
-	case WCDriver1:
+	case WCOpcodeDriver1:
 		return "IBV_WC_DRIVER1"
-	case WCDriver2:
+	case WCOpcodeDriver2:
 		return "IBV_WC_DRIVER2"
-	case WCDriver3:
+	case WCOpcodeDriver3:
 		return "IBV_WC_DRIVER3"
 	}
 	return "WCOpcode(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -2033,30 +2033,30 @@ type CreateCQWCFlags uint32
 
 // Values of CreateCQWCFlags.
 const (
-	// WCExWithByteLen is IBV_WC_EX_WITH_BYTE_LEN (infiniband/verbs.h).
-	WCExWithByteLen CreateCQWCFlags = 0x1
-	// WCExWithImm is IBV_WC_EX_WITH_IMM (infiniband/verbs.h).
-	WCExWithImm CreateCQWCFlags = 0x2
-	// WCExWithQPNum is IBV_WC_EX_WITH_QP_NUM (infiniband/verbs.h).
-	WCExWithQPNum CreateCQWCFlags = 0x4
-	// WCExWithSrcQP is IBV_WC_EX_WITH_SRC_QP (infiniband/verbs.h).
-	WCExWithSrcQP CreateCQWCFlags = 0x8
-	// WCExWithSlid is IBV_WC_EX_WITH_SLID (infiniband/verbs.h).
-	WCExWithSlid CreateCQWCFlags = 0x10
-	// WCExWithSL is IBV_WC_EX_WITH_SL (infiniband/verbs.h).
-	WCExWithSL CreateCQWCFlags = 0x20
-	// WCExWithDlidPathBits is IBV_WC_EX_WITH_DLID_PATH_BITS (infiniband/verbs.h).
-	WCExWithDlidPathBits CreateCQWCFlags = 0x40
-	// WCExWithCompletionTimestamp is IBV_WC_EX_WITH_COMPLETION_TIMESTAMP (infiniband/verbs.h).
-	WCExWithCompletionTimestamp CreateCQWCFlags = 0x80
-	// WCExWithCvlan is IBV_WC_EX_WITH_CVLAN (infiniband/verbs.h).
-	WCExWithCvlan CreateCQWCFlags = 0x100
-	// WCExWithFlowTag is IBV_WC_EX_WITH_FLOW_TAG (infiniband/verbs.h).
-	WCExWithFlowTag CreateCQWCFlags = 0x200
-	// WCExWithTmInfo is IBV_WC_EX_WITH_TM_INFO (infiniband/verbs.h).
-	WCExWithTmInfo CreateCQWCFlags = 0x400
-	// WCExWithCompletionTimestampWallclock is IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK (infiniband/verbs.h).
-	WCExWithCompletionTimestampWallclock CreateCQWCFlags = 0x800
+	// CreateCQWCFlagsByteLen is IBV_WC_EX_WITH_BYTE_LEN (infiniband/verbs.h).
+	CreateCQWCFlagsByteLen CreateCQWCFlags = 0x1
+	// CreateCQWCFlagsImm is IBV_WC_EX_WITH_IMM (infiniband/verbs.h).
+	CreateCQWCFlagsImm CreateCQWCFlags = 0x2
+	// CreateCQWCFlagsQPNum is IBV_WC_EX_WITH_QP_NUM (infiniband/verbs.h).
+	CreateCQWCFlagsQPNum CreateCQWCFlags = 0x4
+	// CreateCQWCFlagsSrcQP is IBV_WC_EX_WITH_SRC_QP (infiniband/verbs.h).
+	CreateCQWCFlagsSrcQP CreateCQWCFlags = 0x8
+	// CreateCQWCFlagsSLID is IBV_WC_EX_WITH_SLID (infiniband/verbs.h).
+	CreateCQWCFlagsSLID CreateCQWCFlags = 0x10
+	// CreateCQWCFlagsSL is IBV_WC_EX_WITH_SL (infiniband/verbs.h).
+	CreateCQWCFlagsSL CreateCQWCFlags = 0x20
+	// CreateCQWCFlagsDLIDPathBits is IBV_WC_EX_WITH_DLID_PATH_BITS (infiniband/verbs.h).
+	CreateCQWCFlagsDLIDPathBits CreateCQWCFlags = 0x40
+	// CreateCQWCFlagsCompletionTimestamp is IBV_WC_EX_WITH_COMPLETION_TIMESTAMP (infiniband/verbs.h).
+	CreateCQWCFlagsCompletionTimestamp CreateCQWCFlags = 0x80
+	// CreateCQWCFlagsCVLAN is IBV_WC_EX_WITH_CVLAN (infiniband/verbs.h).
+	CreateCQWCFlagsCVLAN CreateCQWCFlags = 0x100
+	// CreateCQWCFlagsFlowTag is IBV_WC_EX_WITH_FLOW_TAG (infiniband/verbs.h).
+	CreateCQWCFlagsFlowTag CreateCQWCFlags = 0x200
+	// CreateCQWCFlagsTMInfo is IBV_WC_EX_WITH_TM_INFO (infiniband/verbs.h).
+	CreateCQWCFlagsTMInfo CreateCQWCFlags = 0x400
+	// CreateCQWCFlagsCompletionTimestampWallclock is IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK (infiniband/verbs.h).
+	CreateCQWCFlagsCompletionTimestampWallclock CreateCQWCFlags = 0x800
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2068,7 +2068,7 @@ func (v CreateCQWCFlags) String() string {
 	for _, b := range []struct {
 		bit  CreateCQWCFlags
 		name string
-	}{{WCExWithByteLen, "IBV_WC_EX_WITH_BYTE_LEN"}, {WCExWithImm, "IBV_WC_EX_WITH_IMM"}, {WCExWithQPNum, "IBV_WC_EX_WITH_QP_NUM"}, {WCExWithSrcQP, "IBV_WC_EX_WITH_SRC_QP"}, {WCExWithSlid, "IBV_WC_EX_WITH_SLID"}, {WCExWithSL, "IBV_WC_EX_WITH_SL"}, {WCExWithDlidPathBits, "IBV_WC_EX_WITH_DLID_PATH_BITS"}, {WCExWithCompletionTimestamp, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"}, {WCExWithCvlan, "IBV_WC_EX_WITH_CVLAN"}, {WCExWithFlowTag, "IBV_WC_EX_WITH_FLOW_TAG"}, {WCExWithTmInfo, "IBV_WC_EX_WITH_TM_INFO"}, {WCExWithCompletionTimestampWallclock, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK"}} {
+	}{{CreateCQWCFlagsByteLen, "IBV_WC_EX_WITH_BYTE_LEN"}, {CreateCQWCFlagsImm, "IBV_WC_EX_WITH_IMM"}, {CreateCQWCFlagsQPNum, "IBV_WC_EX_WITH_QP_NUM"}, {CreateCQWCFlagsSrcQP, "IBV_WC_EX_WITH_SRC_QP"}, {CreateCQWCFlagsSLID, "IBV_WC_EX_WITH_SLID"}, {CreateCQWCFlagsSL, "IBV_WC_EX_WITH_SL"}, {CreateCQWCFlagsDLIDPathBits, "IBV_WC_EX_WITH_DLID_PATH_BITS"}, {CreateCQWCFlagsCompletionTimestamp, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"}, {CreateCQWCFlagsCVLAN, "IBV_WC_EX_WITH_CVLAN"}, {CreateCQWCFlagsFlowTag, "IBV_WC_EX_WITH_FLOW_TAG"}, {CreateCQWCFlagsTMInfo, "IBV_WC_EX_WITH_TM_INFO"}, {CreateCQWCFlagsCompletionTimestampWallclock, "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2108,20 +2108,20 @@ type WCFlags uint32
 
 // Values of WCFlags.
 const (
-	// WCGRH is IBV_WC_GRH (infiniband/verbs.h).
-	WCGRH WCFlags = 0x1
-	// WCWithImm is IBV_WC_WITH_IMM (infiniband/verbs.h).
-	WCWithImm WCFlags = 0x2
-	// WCIPCsumOk is IBV_WC_IP_CSUM_OK (infiniband/verbs.h).
-	WCIPCsumOk WCFlags = 0x4
-	// WCWithInv is IBV_WC_WITH_INV (infiniband/verbs.h).
-	WCWithInv WCFlags = 0x8
-	// WCTmSyncReq is IBV_WC_TM_SYNC_REQ (infiniband/verbs.h).
-	WCTmSyncReq WCFlags = 0x10
-	// WCTmMatch is IBV_WC_TM_MATCH (infiniband/verbs.h).
-	WCTmMatch WCFlags = 0x20
-	// WCTmDataValid is IBV_WC_TM_DATA_VALID (infiniband/verbs.h).
-	WCTmDataValid WCFlags = 0x40
+	// WCFlagsGRH is IBV_WC_GRH (infiniband/verbs.h).
+	WCFlagsGRH WCFlags = 0x1
+	// WCFlagsWithImm is IBV_WC_WITH_IMM (infiniband/verbs.h).
+	WCFlagsWithImm WCFlags = 0x2
+	// WCFlagsIPCsumOk is IBV_WC_IP_CSUM_OK (infiniband/verbs.h).
+	WCFlagsIPCsumOk WCFlags = 0x4
+	// WCFlagsWithInv is IBV_WC_WITH_INV (infiniband/verbs.h).
+	WCFlagsWithInv WCFlags = 0x8
+	// WCFlagsTMSyncReq is IBV_WC_TM_SYNC_REQ (infiniband/verbs.h).
+	WCFlagsTMSyncReq WCFlags = 0x10
+	// WCFlagsTMMatch is IBV_WC_TM_MATCH (infiniband/verbs.h).
+	WCFlagsTMMatch WCFlags = 0x20
+	// WCFlagsTMDataValid is IBV_WC_TM_DATA_VALID (infiniband/verbs.h).
+	WCFlagsTMDataValid WCFlags = 0x40
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2133,7 +2133,7 @@ func (v WCFlags) String() string {
 	for _, b := range []struct {
 		bit  WCFlags
 		name string
-	}{{WCGRH, "IBV_WC_GRH"}, {WCWithImm, "IBV_WC_WITH_IMM"}, {WCIPCsumOk, "IBV_WC_IP_CSUM_OK"}, {WCWithInv, "IBV_WC_WITH_INV"}, {WCTmSyncReq, "IBV_WC_TM_SYNC_REQ"}, {WCTmMatch, "IBV_WC_TM_MATCH"}, {WCTmDataValid, "IBV_WC_TM_DATA_VALID"}} {
+	}{{WCFlagsGRH, "IBV_WC_GRH"}, {WCFlagsWithImm, "IBV_WC_WITH_IMM"}, {WCFlagsIPCsumOk, "IBV_WC_IP_CSUM_OK"}, {WCFlagsWithInv, "IBV_WC_WITH_INV"}, {WCFlagsTMSyncReq, "IBV_WC_TM_SYNC_REQ"}, {WCFlagsTMMatch, "IBV_WC_TM_MATCH"}, {WCFlagsTMDataValid, "IBV_WC_TM_DATA_VALID"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2161,28 +2161,28 @@ type AccessFlags uint32
 
 // Values of AccessFlags.
 const (
-	// AccessLocalWrite is IBV_ACCESS_LOCAL_WRITE (infiniband/verbs.h).
-	AccessLocalWrite AccessFlags = 0x1
-	// AccessRemoteWrite is IBV_ACCESS_REMOTE_WRITE (infiniband/verbs.h).
-	AccessRemoteWrite AccessFlags = 0x2
-	// AccessRemoteRead is IBV_ACCESS_REMOTE_READ (infiniband/verbs.h).
-	AccessRemoteRead AccessFlags = 0x4
-	// AccessRemoteAtomic is IBV_ACCESS_REMOTE_ATOMIC (infiniband/verbs.h).
-	AccessRemoteAtomic AccessFlags = 0x8
-	// AccessMWBind is IBV_ACCESS_MW_BIND (infiniband/verbs.h).
-	AccessMWBind AccessFlags = 0x10
-	// AccessZeroBased is IBV_ACCESS_ZERO_BASED (infiniband/verbs.h).
-	AccessZeroBased AccessFlags = 0x20
-	// AccessOnDemand is IBV_ACCESS_ON_DEMAND (infiniband/verbs.h).
-	AccessOnDemand AccessFlags = 0x40
-	// AccessHugetlb is IBV_ACCESS_HUGETLB (infiniband/verbs.h).
-	AccessHugetlb AccessFlags = 0x80
-	// AccessFlushGlobal is IBV_ACCESS_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
-	AccessFlushGlobal AccessFlags = 0x100
-	// AccessFlushPersistent is IBV_ACCESS_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
-	AccessFlushPersistent AccessFlags = 0x200
-	// AccessRelaxedOrdering is IBV_ACCESS_RELAXED_ORDERING (infiniband/verbs.h).
-	AccessRelaxedOrdering AccessFlags = 0x100000
+	// AccessFlagsLocalWrite is IBV_ACCESS_LOCAL_WRITE (infiniband/verbs.h).
+	AccessFlagsLocalWrite AccessFlags = 0x1
+	// AccessFlagsRemoteWrite is IBV_ACCESS_REMOTE_WRITE (infiniband/verbs.h).
+	AccessFlagsRemoteWrite AccessFlags = 0x2
+	// AccessFlagsRemoteRead is IBV_ACCESS_REMOTE_READ (infiniband/verbs.h).
+	AccessFlagsRemoteRead AccessFlags = 0x4
+	// AccessFlagsRemoteAtomic is IBV_ACCESS_REMOTE_ATOMIC (infiniband/verbs.h).
+	AccessFlagsRemoteAtomic AccessFlags = 0x8
+	// AccessFlagsMWBind is IBV_ACCESS_MW_BIND (infiniband/verbs.h).
+	AccessFlagsMWBind AccessFlags = 0x10
+	// AccessFlagsZeroBased is IBV_ACCESS_ZERO_BASED (infiniband/verbs.h).
+	AccessFlagsZeroBased AccessFlags = 0x20
+	// AccessFlagsOnDemand is IBV_ACCESS_ON_DEMAND (infiniband/verbs.h).
+	AccessFlagsOnDemand AccessFlags = 0x40
+	// AccessFlagsHugetlb is IBV_ACCESS_HUGETLB (infiniband/verbs.h).
+	AccessFlagsHugetlb AccessFlags = 0x80
+	// AccessFlagsFlushGlobal is IBV_ACCESS_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
+	AccessFlagsFlushGlobal AccessFlags = 0x100
+	// AccessFlagsFlushPersistent is IBV_ACCESS_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
+	AccessFlagsFlushPersistent AccessFlags = 0x200
+	// AccessFlagsRelaxedOrdering is IBV_ACCESS_RELAXED_ORDERING (infiniband/verbs.h).
+	AccessFlagsRelaxedOrdering AccessFlags = 0x100000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2194,7 +2194,7 @@ func (v AccessFlags) String() string {
 	for _, b := range []struct {
 		bit  AccessFlags
 		name string
-	}{{AccessLocalWrite, "IBV_ACCESS_LOCAL_WRITE"}, {AccessRemoteWrite, "IBV_ACCESS_REMOTE_WRITE"}, {AccessRemoteRead, "IBV_ACCESS_REMOTE_READ"}, {AccessRemoteAtomic, "IBV_ACCESS_REMOTE_ATOMIC"}, {AccessMWBind, "IBV_ACCESS_MW_BIND"}, {AccessZeroBased, "IBV_ACCESS_ZERO_BASED"}, {AccessOnDemand, "IBV_ACCESS_ON_DEMAND"}, {AccessHugetlb, "IBV_ACCESS_HUGETLB"}, {AccessFlushGlobal, "IBV_ACCESS_FLUSH_GLOBAL"}, {AccessFlushPersistent, "IBV_ACCESS_FLUSH_PERSISTENT"}, {AccessRelaxedOrdering, "IBV_ACCESS_RELAXED_ORDERING"}} {
+	}{{AccessFlagsLocalWrite, "IBV_ACCESS_LOCAL_WRITE"}, {AccessFlagsRemoteWrite, "IBV_ACCESS_REMOTE_WRITE"}, {AccessFlagsRemoteRead, "IBV_ACCESS_REMOTE_READ"}, {AccessFlagsRemoteAtomic, "IBV_ACCESS_REMOTE_ATOMIC"}, {AccessFlagsMWBind, "IBV_ACCESS_MW_BIND"}, {AccessFlagsZeroBased, "IBV_ACCESS_ZERO_BASED"}, {AccessFlagsOnDemand, "IBV_ACCESS_ON_DEMAND"}, {AccessFlagsHugetlb, "IBV_ACCESS_HUGETLB"}, {AccessFlagsFlushGlobal, "IBV_ACCESS_FLUSH_GLOBAL"}, {AccessFlagsFlushPersistent, "IBV_ACCESS_FLUSH_PERSISTENT"}, {AccessFlagsRelaxedOrdering, "IBV_ACCESS_RELAXED_ORDERING"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2222,12 +2222,12 @@ type XRCDInitAttrMask uint32
 
 // Values of XRCDInitAttrMask.
 const (
-	// XRCDInitAttrFD is IBV_XRCD_INIT_ATTR_FD (infiniband/verbs.h).
-	XRCDInitAttrFD XRCDInitAttrMask = 0x1
-	// XRCDInitAttrOflags is IBV_XRCD_INIT_ATTR_OFLAGS (infiniband/verbs.h).
-	XRCDInitAttrOflags XRCDInitAttrMask = 0x2
-	// XRCDInitAttrReserved is IBV_XRCD_INIT_ATTR_RESERVED (infiniband/verbs.h).
-	XRCDInitAttrReserved XRCDInitAttrMask = 0x4
+	// XRCDInitAttrMaskFD is IBV_XRCD_INIT_ATTR_FD (infiniband/verbs.h).
+	XRCDInitAttrMaskFD XRCDInitAttrMask = 0x1
+	// XRCDInitAttrMaskOflags is IBV_XRCD_INIT_ATTR_OFLAGS (infiniband/verbs.h).
+	XRCDInitAttrMaskOflags XRCDInitAttrMask = 0x2
+	// XRCDInitAttrMaskReserved is IBV_XRCD_INIT_ATTR_RESERVED (infiniband/verbs.h).
+	XRCDInitAttrMaskReserved XRCDInitAttrMask = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2239,7 +2239,7 @@ func (v XRCDInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  XRCDInitAttrMask
 		name string
-	}{{XRCDInitAttrFD, "IBV_XRCD_INIT_ATTR_FD"}, {XRCDInitAttrOflags, "IBV_XRCD_INIT_ATTR_OFLAGS"}, {XRCDInitAttrReserved, "IBV_XRCD_INIT_ATTR_RESERVED"}} {
+	}{{XRCDInitAttrMaskFD, "IBV_XRCD_INIT_ATTR_FD"}, {XRCDInitAttrMaskOflags, "IBV_XRCD_INIT_ATTR_OFLAGS"}, {XRCDInitAttrMaskReserved, "IBV_XRCD_INIT_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2267,12 +2267,12 @@ type ReregMRFlags uint32
 
 // Values of ReregMRFlags.
 const (
-	// ReregMRChangeTranslation is IBV_REREG_MR_CHANGE_TRANSLATION (infiniband/verbs.h).
-	ReregMRChangeTranslation ReregMRFlags = 0x1
-	// ReregMRChangePD is IBV_REREG_MR_CHANGE_PD (infiniband/verbs.h).
-	ReregMRChangePD ReregMRFlags = 0x2
-	// ReregMRChangeAccess is IBV_REREG_MR_CHANGE_ACCESS (infiniband/verbs.h).
-	ReregMRChangeAccess ReregMRFlags = 0x4
+	// ReregMRFlagsChangeTranslation is IBV_REREG_MR_CHANGE_TRANSLATION (infiniband/verbs.h).
+	ReregMRFlagsChangeTranslation ReregMRFlags = 0x1
+	// ReregMRFlagsChangePD is IBV_REREG_MR_CHANGE_PD (infiniband/verbs.h).
+	ReregMRFlagsChangePD ReregMRFlags = 0x2
+	// ReregMRFlagsChangeAccess is IBV_REREG_MR_CHANGE_ACCESS (infiniband/verbs.h).
+	ReregMRFlagsChangeAccess ReregMRFlags = 0x4
 	// ReregMRFlagsSupported is IBV_REREG_MR_FLAGS_SUPPORTED (infiniband/verbs.h).
 	ReregMRFlagsSupported ReregMRFlags = 0x7
 )
@@ -2286,7 +2286,7 @@ func (v ReregMRFlags) String() string {
 	for _, b := range []struct {
 		bit  ReregMRFlags
 		name string
-	}{{ReregMRChangeTranslation, "IBV_REREG_MR_CHANGE_TRANSLATION"}, {ReregMRChangePD, "IBV_REREG_MR_CHANGE_PD"}, {ReregMRChangeAccess, "IBV_REREG_MR_CHANGE_ACCESS"}} {
+	}{{ReregMRFlagsChangeTranslation, "IBV_REREG_MR_CHANGE_TRANSLATION"}, {ReregMRFlagsChangePD, "IBV_REREG_MR_CHANGE_PD"}, {ReregMRFlagsChangeAccess, "IBV_REREG_MR_CHANGE_ACCESS"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2314,18 +2314,18 @@ type MRInitAttrMask uint32
 
 // Values of MRInitAttrMask.
 const (
-	// RegMRMaskIova is IBV_REG_MR_MASK_IOVA (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskIova MRInitAttrMask = 0x1
-	// RegMRMaskAddr is IBV_REG_MR_MASK_ADDR (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskAddr MRInitAttrMask = 0x2
-	// RegMRMaskFD is IBV_REG_MR_MASK_FD (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskFD MRInitAttrMask = 0x4
-	// RegMRMaskFDOffset is IBV_REG_MR_MASK_FD_OFFSET (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskFDOffset MRInitAttrMask = 0x8
-	// RegMRMaskDmah is IBV_REG_MR_MASK_DMAH (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskDmah MRInitAttrMask = 0x10
-	// RegMRMaskBuf is IBV_REG_MR_MASK_BUF (infiniband/verbs.h). Since rdma-core 65.
-	RegMRMaskBuf MRInitAttrMask = 0x20
+	// MRInitAttrMaskIOVA is IBV_REG_MR_MASK_IOVA (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskIOVA MRInitAttrMask = 0x1
+	// MRInitAttrMaskAddr is IBV_REG_MR_MASK_ADDR (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskAddr MRInitAttrMask = 0x2
+	// MRInitAttrMaskFD is IBV_REG_MR_MASK_FD (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskFD MRInitAttrMask = 0x4
+	// MRInitAttrMaskFDOffset is IBV_REG_MR_MASK_FD_OFFSET (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskFDOffset MRInitAttrMask = 0x8
+	// MRInitAttrMaskDMAH is IBV_REG_MR_MASK_DMAH (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskDMAH MRInitAttrMask = 0x10
+	// MRInitAttrMaskBuf is IBV_REG_MR_MASK_BUF (infiniband/verbs.h). Since rdma-core 65.
+	MRInitAttrMaskBuf MRInitAttrMask = 0x20
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2337,7 +2337,7 @@ func (v MRInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  MRInitAttrMask
 		name string
-	}{{RegMRMaskIova, "IBV_REG_MR_MASK_IOVA"}, {RegMRMaskAddr, "IBV_REG_MR_MASK_ADDR"}, {RegMRMaskFD, "IBV_REG_MR_MASK_FD"}, {RegMRMaskFDOffset, "IBV_REG_MR_MASK_FD_OFFSET"}, {RegMRMaskDmah, "IBV_REG_MR_MASK_DMAH"}, {RegMRMaskBuf, "IBV_REG_MR_MASK_BUF"}} {
+	}{{MRInitAttrMaskIOVA, "IBV_REG_MR_MASK_IOVA"}, {MRInitAttrMaskAddr, "IBV_REG_MR_MASK_ADDR"}, {MRInitAttrMaskFD, "IBV_REG_MR_MASK_FD"}, {MRInitAttrMaskFDOffset, "IBV_REG_MR_MASK_FD_OFFSET"}, {MRInitAttrMaskDMAH, "IBV_REG_MR_MASK_DMAH"}, {MRInitAttrMaskBuf, "IBV_REG_MR_MASK_BUF"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2497,10 +2497,10 @@ type SRQAttrMask uint32
 
 // Values of SRQAttrMask.
 const (
-	// SRQMaxWR is IBV_SRQ_MAX_WR (infiniband/verbs.h).
-	SRQMaxWR SRQAttrMask = 0x1
-	// SRQLimit is IBV_SRQ_LIMIT (infiniband/verbs.h).
-	SRQLimit SRQAttrMask = 0x2
+	// SRQAttrMaskMaxWR is IBV_SRQ_MAX_WR (infiniband/verbs.h).
+	SRQAttrMaskMaxWR SRQAttrMask = 0x1
+	// SRQAttrMaskLimit is IBV_SRQ_LIMIT (infiniband/verbs.h).
+	SRQAttrMaskLimit SRQAttrMask = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2512,7 +2512,7 @@ func (v SRQAttrMask) String() string {
 	for _, b := range []struct {
 		bit  SRQAttrMask
 		name string
-	}{{SRQMaxWR, "IBV_SRQ_MAX_WR"}, {SRQLimit, "IBV_SRQ_LIMIT"}} {
+	}{{SRQAttrMaskMaxWR, "IBV_SRQ_MAX_WR"}, {SRQAttrMaskLimit, "IBV_SRQ_LIMIT"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2540,22 +2540,22 @@ type SRQType uint32
 
 // Values of SRQType.
 const (
-	// SrqtBasic is IBV_SRQT_BASIC (infiniband/verbs.h).
-	SrqtBasic SRQType = 0
-	// SrqtXRC is IBV_SRQT_XRC (infiniband/verbs.h).
-	SrqtXRC SRQType = 1
-	// SrqtTm is IBV_SRQT_TM (infiniband/verbs.h).
-	SrqtTm SRQType = 2
+	// SRQTypeBasic is IBV_SRQT_BASIC (infiniband/verbs.h).
+	SRQTypeBasic SRQType = 0
+	// SRQTypeXRC is IBV_SRQT_XRC (infiniband/verbs.h).
+	SRQTypeXRC SRQType = 1
+	// SRQTypeTM is IBV_SRQT_TM (infiniband/verbs.h).
+	SRQTypeTM SRQType = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v SRQType) String() string {
 	switch v {
-	case SrqtBasic:
+	case SRQTypeBasic:
 		return "IBV_SRQT_BASIC"
-	case SrqtXRC:
+	case SRQTypeXRC:
 		return "IBV_SRQT_XRC"
-	case SrqtTm:
+	case SRQTypeTM:
 		return "IBV_SRQT_TM"
 	}
 	return "SRQType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -2566,18 +2566,18 @@ type SRQInitAttrMask uint32
 
 // Values of SRQInitAttrMask.
 const (
-	// SRQInitAttrType is IBV_SRQ_INIT_ATTR_TYPE (infiniband/verbs.h).
-	SRQInitAttrType SRQInitAttrMask = 0x1
-	// SRQInitAttrPD is IBV_SRQ_INIT_ATTR_PD (infiniband/verbs.h).
-	SRQInitAttrPD SRQInitAttrMask = 0x2
-	// SRQInitAttrXRCD is IBV_SRQ_INIT_ATTR_XRCD (infiniband/verbs.h).
-	SRQInitAttrXRCD SRQInitAttrMask = 0x4
-	// SRQInitAttrCQ is IBV_SRQ_INIT_ATTR_CQ (infiniband/verbs.h).
-	SRQInitAttrCQ SRQInitAttrMask = 0x8
-	// SRQInitAttrTm is IBV_SRQ_INIT_ATTR_TM (infiniband/verbs.h).
-	SRQInitAttrTm SRQInitAttrMask = 0x10
-	// SRQInitAttrReserved is IBV_SRQ_INIT_ATTR_RESERVED (infiniband/verbs.h).
-	SRQInitAttrReserved SRQInitAttrMask = 0x20
+	// SRQInitAttrMaskType is IBV_SRQ_INIT_ATTR_TYPE (infiniband/verbs.h).
+	SRQInitAttrMaskType SRQInitAttrMask = 0x1
+	// SRQInitAttrMaskPD is IBV_SRQ_INIT_ATTR_PD (infiniband/verbs.h).
+	SRQInitAttrMaskPD SRQInitAttrMask = 0x2
+	// SRQInitAttrMaskXRCD is IBV_SRQ_INIT_ATTR_XRCD (infiniband/verbs.h).
+	SRQInitAttrMaskXRCD SRQInitAttrMask = 0x4
+	// SRQInitAttrMaskCQ is IBV_SRQ_INIT_ATTR_CQ (infiniband/verbs.h).
+	SRQInitAttrMaskCQ SRQInitAttrMask = 0x8
+	// SRQInitAttrMaskTM is IBV_SRQ_INIT_ATTR_TM (infiniband/verbs.h).
+	SRQInitAttrMaskTM SRQInitAttrMask = 0x10
+	// SRQInitAttrMaskReserved is IBV_SRQ_INIT_ATTR_RESERVED (infiniband/verbs.h).
+	SRQInitAttrMaskReserved SRQInitAttrMask = 0x20
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2589,7 +2589,7 @@ func (v SRQInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  SRQInitAttrMask
 		name string
-	}{{SRQInitAttrType, "IBV_SRQ_INIT_ATTR_TYPE"}, {SRQInitAttrPD, "IBV_SRQ_INIT_ATTR_PD"}, {SRQInitAttrXRCD, "IBV_SRQ_INIT_ATTR_XRCD"}, {SRQInitAttrCQ, "IBV_SRQ_INIT_ATTR_CQ"}, {SRQInitAttrTm, "IBV_SRQ_INIT_ATTR_TM"}, {SRQInitAttrReserved, "IBV_SRQ_INIT_ATTR_RESERVED"}} {
+	}{{SRQInitAttrMaskType, "IBV_SRQ_INIT_ATTR_TYPE"}, {SRQInitAttrMaskPD, "IBV_SRQ_INIT_ATTR_PD"}, {SRQInitAttrMaskXRCD, "IBV_SRQ_INIT_ATTR_XRCD"}, {SRQInitAttrMaskCQ, "IBV_SRQ_INIT_ATTR_CQ"}, {SRQInitAttrMaskTM, "IBV_SRQ_INIT_ATTR_TM"}, {SRQInitAttrMaskReserved, "IBV_SRQ_INIT_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2617,14 +2617,14 @@ type WQType uint32
 
 // Values of WQType.
 const (
-	// WqtRq is IBV_WQT_RQ (infiniband/verbs.h).
-	WqtRq WQType = 0
+	// WQTypeWqtRQ is IBV_WQT_RQ (infiniband/verbs.h).
+	WQTypeWqtRQ WQType = 0
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v WQType) String() string {
 	switch v {
-	case WqtRq:
+	case WQTypeWqtRQ:
 		return "IBV_WQT_RQ"
 	}
 	return "WQType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -2635,10 +2635,10 @@ type WQInitAttrMask uint32
 
 // Values of WQInitAttrMask.
 const (
-	// WQInitAttrFlags is IBV_WQ_INIT_ATTR_FLAGS (infiniband/verbs.h).
-	WQInitAttrFlags WQInitAttrMask = 0x1
-	// WQInitAttrReserved is IBV_WQ_INIT_ATTR_RESERVED (infiniband/verbs.h).
-	WQInitAttrReserved WQInitAttrMask = 0x2
+	// WQInitAttrMaskFlags is IBV_WQ_INIT_ATTR_FLAGS (infiniband/verbs.h).
+	WQInitAttrMaskFlags WQInitAttrMask = 0x1
+	// WQInitAttrMaskReserved is IBV_WQ_INIT_ATTR_RESERVED (infiniband/verbs.h).
+	WQInitAttrMaskReserved WQInitAttrMask = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2650,7 +2650,7 @@ func (v WQInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  WQInitAttrMask
 		name string
-	}{{WQInitAttrFlags, "IBV_WQ_INIT_ATTR_FLAGS"}, {WQInitAttrReserved, "IBV_WQ_INIT_ATTR_RESERVED"}} {
+	}{{WQInitAttrMaskFlags, "IBV_WQ_INIT_ATTR_FLAGS"}, {WQInitAttrMaskReserved, "IBV_WQ_INIT_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2678,10 +2678,10 @@ type WQFlags uint32
 
 // Values of WQFlags.
 const (
-	// WQFlagsCvlanStripping is IBV_WQ_FLAGS_CVLAN_STRIPPING (infiniband/verbs.h).
-	WQFlagsCvlanStripping WQFlags = 0x1
-	// WQFlagsScatterFcs is IBV_WQ_FLAGS_SCATTER_FCS (infiniband/verbs.h).
-	WQFlagsScatterFcs WQFlags = 0x2
+	// WQFlagsCVLANStripping is IBV_WQ_FLAGS_CVLAN_STRIPPING (infiniband/verbs.h).
+	WQFlagsCVLANStripping WQFlags = 0x1
+	// WQFlagsScatterFCS is IBV_WQ_FLAGS_SCATTER_FCS (infiniband/verbs.h).
+	WQFlagsScatterFCS WQFlags = 0x2
 	// WQFlagsDelayDrop is IBV_WQ_FLAGS_DELAY_DROP (infiniband/verbs.h).
 	WQFlagsDelayDrop WQFlags = 0x4
 	// WQFlagsPCIWriteEndPadding is IBV_WQ_FLAGS_PCI_WRITE_END_PADDING (infiniband/verbs.h).
@@ -2699,7 +2699,7 @@ func (v WQFlags) String() string {
 	for _, b := range []struct {
 		bit  WQFlags
 		name string
-	}{{WQFlagsCvlanStripping, "IBV_WQ_FLAGS_CVLAN_STRIPPING"}, {WQFlagsScatterFcs, "IBV_WQ_FLAGS_SCATTER_FCS"}, {WQFlagsDelayDrop, "IBV_WQ_FLAGS_DELAY_DROP"}, {WQFlagsPCIWriteEndPadding, "IBV_WQ_FLAGS_PCI_WRITE_END_PADDING"}, {WQFlagsReserved, "IBV_WQ_FLAGS_RESERVED"}} {
+	}{{WQFlagsCVLANStripping, "IBV_WQ_FLAGS_CVLAN_STRIPPING"}, {WQFlagsScatterFCS, "IBV_WQ_FLAGS_SCATTER_FCS"}, {WQFlagsDelayDrop, "IBV_WQ_FLAGS_DELAY_DROP"}, {WQFlagsPCIWriteEndPadding, "IBV_WQ_FLAGS_PCI_WRITE_END_PADDING"}, {WQFlagsReserved, "IBV_WQ_FLAGS_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2727,26 +2727,26 @@ type WQState uint32
 
 // Values of WQState.
 const (
-	// WqsReset is IBV_WQS_RESET (infiniband/verbs.h).
-	WqsReset WQState = 0
-	// WqsRdy is IBV_WQS_RDY (infiniband/verbs.h).
-	WqsRdy WQState = 1
-	// WqsErr is IBV_WQS_ERR (infiniband/verbs.h).
-	WqsErr WQState = 2
-	// WqsUnknown is IBV_WQS_UNKNOWN (infiniband/verbs.h).
-	WqsUnknown WQState = 3
+	// WQStateReset is IBV_WQS_RESET (infiniband/verbs.h).
+	WQStateReset WQState = 0
+	// WQStateRdy is IBV_WQS_RDY (infiniband/verbs.h).
+	WQStateRdy WQState = 1
+	// WQStateErr is IBV_WQS_ERR (infiniband/verbs.h).
+	WQStateErr WQState = 2
+	// WQStateUnknown is IBV_WQS_UNKNOWN (infiniband/verbs.h).
+	WQStateUnknown WQState = 3
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v WQState) String() string {
 	switch v {
-	case WqsReset:
+	case WQStateReset:
 		return "IBV_WQS_RESET"
-	case WqsRdy:
+	case WQStateRdy:
 		return "IBV_WQS_RDY"
-	case WqsErr:
+	case WQStateErr:
 		return "IBV_WQS_ERR"
-	case WqsUnknown:
+	case WQStateUnknown:
 		return "IBV_WQS_UNKNOWN"
 	}
 	return "WQState(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -2757,14 +2757,14 @@ type WQAttrMask uint32
 
 // Values of WQAttrMask.
 const (
-	// WQAttrState is IBV_WQ_ATTR_STATE (infiniband/verbs.h).
-	WQAttrState WQAttrMask = 0x1
-	// WQAttrCurrState is IBV_WQ_ATTR_CURR_STATE (infiniband/verbs.h).
-	WQAttrCurrState WQAttrMask = 0x2
-	// WQAttrFlags is IBV_WQ_ATTR_FLAGS (infiniband/verbs.h).
-	WQAttrFlags WQAttrMask = 0x4
-	// WQAttrReserved is IBV_WQ_ATTR_RESERVED (infiniband/verbs.h).
-	WQAttrReserved WQAttrMask = 0x8
+	// WQAttrMaskState is IBV_WQ_ATTR_STATE (infiniband/verbs.h).
+	WQAttrMaskState WQAttrMask = 0x1
+	// WQAttrMaskCurrState is IBV_WQ_ATTR_CURR_STATE (infiniband/verbs.h).
+	WQAttrMaskCurrState WQAttrMask = 0x2
+	// WQAttrMaskFlags is IBV_WQ_ATTR_FLAGS (infiniband/verbs.h).
+	WQAttrMaskFlags WQAttrMask = 0x4
+	// WQAttrMaskReserved is IBV_WQ_ATTR_RESERVED (infiniband/verbs.h).
+	WQAttrMaskReserved WQAttrMask = 0x8
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2776,7 +2776,7 @@ func (v WQAttrMask) String() string {
 	for _, b := range []struct {
 		bit  WQAttrMask
 		name string
-	}{{WQAttrState, "IBV_WQ_ATTR_STATE"}, {WQAttrCurrState, "IBV_WQ_ATTR_CURR_STATE"}, {WQAttrFlags, "IBV_WQ_ATTR_FLAGS"}, {WQAttrReserved, "IBV_WQ_ATTR_RESERVED"}} {
+	}{{WQAttrMaskState, "IBV_WQ_ATTR_STATE"}, {WQAttrMaskCurrState, "IBV_WQ_ATTR_CURR_STATE"}, {WQAttrMaskFlags, "IBV_WQ_ATTR_FLAGS"}, {WQAttrMaskReserved, "IBV_WQ_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2804,8 +2804,8 @@ type IndTableInitAttrMask uint32
 
 // Values of IndTableInitAttrMask.
 const (
-	// CreateIndTableReserved is IBV_CREATE_IND_TABLE_RESERVED (infiniband/verbs.h).
-	CreateIndTableReserved IndTableInitAttrMask = 0x1
+	// IndTableInitAttrMaskCreateIndTableReserved is IBV_CREATE_IND_TABLE_RESERVED (infiniband/verbs.h).
+	IndTableInitAttrMaskCreateIndTableReserved IndTableInitAttrMask = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2817,7 +2817,7 @@ func (v IndTableInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  IndTableInitAttrMask
 		name string
-	}{{CreateIndTableReserved, "IBV_CREATE_IND_TABLE_RESERVED"}} {
+	}{{IndTableInitAttrMaskCreateIndTableReserved, "IBV_CREATE_IND_TABLE_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2845,38 +2845,38 @@ type QPType uint32
 
 // Values of QPType.
 const (
-	// QptRC is IBV_QPT_RC (infiniband/verbs.h).
-	QptRC QPType = 2
-	// QptUC is IBV_QPT_UC (infiniband/verbs.h).
-	QptUC QPType = 3
-	// QptUD is IBV_QPT_UD (infiniband/verbs.h).
-	QptUD QPType = 4
-	// QptRawPacket is IBV_QPT_RAW_PACKET (infiniband/verbs.h).
-	QptRawPacket QPType = 8
-	// QptXRCSend is IBV_QPT_XRC_SEND (infiniband/verbs.h).
-	QptXRCSend QPType = 9
-	// QptXRCRecv is IBV_QPT_XRC_RECV (infiniband/verbs.h).
-	QptXRCRecv QPType = 10
-	// QptDriver is IBV_QPT_DRIVER (infiniband/verbs.h).
-	QptDriver QPType = 255
+	// QPTypeRC is IBV_QPT_RC (infiniband/verbs.h).
+	QPTypeRC QPType = 2
+	// QPTypeUC is IBV_QPT_UC (infiniband/verbs.h).
+	QPTypeUC QPType = 3
+	// QPTypeUD is IBV_QPT_UD (infiniband/verbs.h).
+	QPTypeUD QPType = 4
+	// QPTypeRawPacket is IBV_QPT_RAW_PACKET (infiniband/verbs.h).
+	QPTypeRawPacket QPType = 8
+	// QPTypeXRCSend is IBV_QPT_XRC_SEND (infiniband/verbs.h).
+	QPTypeXRCSend QPType = 9
+	// QPTypeXRCRecv is IBV_QPT_XRC_RECV (infiniband/verbs.h).
+	QPTypeXRCRecv QPType = 10
+	// QPTypeDriver is IBV_QPT_DRIVER (infiniband/verbs.h).
+	QPTypeDriver QPType = 255
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v QPType) String() string {
 	switch v {
-	case QptRC:
+	case QPTypeRC:
 		return "IBV_QPT_RC"
-	case QptUC:
+	case QPTypeUC:
 		return "IBV_QPT_UC"
-	case QptUD:
+	case QPTypeUD:
 		return "IBV_QPT_UD"
-	case QptRawPacket:
+	case QPTypeRawPacket:
 		return "IBV_QPT_RAW_PACKET"
-	case QptXRCSend:
+	case QPTypeXRCSend:
 		return "IBV_QPT_XRC_SEND"
-	case QptXRCRecv:
+	case QPTypeXRCRecv:
 		return "IBV_QPT_XRC_RECV"
-	case QptDriver:
+	case QPTypeDriver:
 		return "IBV_QPT_DRIVER"
 	}
 	return "QPType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -2887,20 +2887,20 @@ type QPInitAttrMask uint32
 
 // Values of QPInitAttrMask.
 const (
-	// QPInitAttrPD is IBV_QP_INIT_ATTR_PD (infiniband/verbs.h).
-	QPInitAttrPD QPInitAttrMask = 0x1
-	// QPInitAttrXRCD is IBV_QP_INIT_ATTR_XRCD (infiniband/verbs.h).
-	QPInitAttrXRCD QPInitAttrMask = 0x2
-	// QPInitAttrCreateFlags is IBV_QP_INIT_ATTR_CREATE_FLAGS (infiniband/verbs.h).
-	QPInitAttrCreateFlags QPInitAttrMask = 0x4
-	// QPInitAttrMaxTSOHeader is IBV_QP_INIT_ATTR_MAX_TSO_HEADER (infiniband/verbs.h).
-	QPInitAttrMaxTSOHeader QPInitAttrMask = 0x8
-	// QPInitAttrIndTable is IBV_QP_INIT_ATTR_IND_TABLE (infiniband/verbs.h).
-	QPInitAttrIndTable QPInitAttrMask = 0x10
-	// QPInitAttrRxHash is IBV_QP_INIT_ATTR_RX_HASH (infiniband/verbs.h).
-	QPInitAttrRxHash QPInitAttrMask = 0x20
-	// QPInitAttrSendOpsFlags is IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (infiniband/verbs.h).
-	QPInitAttrSendOpsFlags QPInitAttrMask = 0x40
+	// QPInitAttrMaskPD is IBV_QP_INIT_ATTR_PD (infiniband/verbs.h).
+	QPInitAttrMaskPD QPInitAttrMask = 0x1
+	// QPInitAttrMaskXRCD is IBV_QP_INIT_ATTR_XRCD (infiniband/verbs.h).
+	QPInitAttrMaskXRCD QPInitAttrMask = 0x2
+	// QPInitAttrMaskCreateFlags is IBV_QP_INIT_ATTR_CREATE_FLAGS (infiniband/verbs.h).
+	QPInitAttrMaskCreateFlags QPInitAttrMask = 0x4
+	// QPInitAttrMaskMaxTSOHeader is IBV_QP_INIT_ATTR_MAX_TSO_HEADER (infiniband/verbs.h).
+	QPInitAttrMaskMaxTSOHeader QPInitAttrMask = 0x8
+	// QPInitAttrMaskIndTable is IBV_QP_INIT_ATTR_IND_TABLE (infiniband/verbs.h).
+	QPInitAttrMaskIndTable QPInitAttrMask = 0x10
+	// QPInitAttrMaskRxHash is IBV_QP_INIT_ATTR_RX_HASH (infiniband/verbs.h).
+	QPInitAttrMaskRxHash QPInitAttrMask = 0x20
+	// QPInitAttrMaskSendOpsFlags is IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (infiniband/verbs.h).
+	QPInitAttrMaskSendOpsFlags QPInitAttrMask = 0x40
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2912,7 +2912,7 @@ func (v QPInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  QPInitAttrMask
 		name string
-	}{{QPInitAttrPD, "IBV_QP_INIT_ATTR_PD"}, {QPInitAttrXRCD, "IBV_QP_INIT_ATTR_XRCD"}, {QPInitAttrCreateFlags, "IBV_QP_INIT_ATTR_CREATE_FLAGS"}, {QPInitAttrMaxTSOHeader, "IBV_QP_INIT_ATTR_MAX_TSO_HEADER"}, {QPInitAttrIndTable, "IBV_QP_INIT_ATTR_IND_TABLE"}, {QPInitAttrRxHash, "IBV_QP_INIT_ATTR_RX_HASH"}, {QPInitAttrSendOpsFlags, "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS"}} {
+	}{{QPInitAttrMaskPD, "IBV_QP_INIT_ATTR_PD"}, {QPInitAttrMaskXRCD, "IBV_QP_INIT_ATTR_XRCD"}, {QPInitAttrMaskCreateFlags, "IBV_QP_INIT_ATTR_CREATE_FLAGS"}, {QPInitAttrMaskMaxTSOHeader, "IBV_QP_INIT_ATTR_MAX_TSO_HEADER"}, {QPInitAttrMaskIndTable, "IBV_QP_INIT_ATTR_IND_TABLE"}, {QPInitAttrMaskRxHash, "IBV_QP_INIT_ATTR_RX_HASH"}, {QPInitAttrMaskSendOpsFlags, "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2940,16 +2940,16 @@ type QPCreateFlags uint32
 
 // Values of QPCreateFlags.
 const (
-	// QPCreateBlockSelfMcastLb is IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (infiniband/verbs.h).
-	QPCreateBlockSelfMcastLb QPCreateFlags = 0x2
-	// QPCreateScatterFcs is IBV_QP_CREATE_SCATTER_FCS (infiniband/verbs.h).
-	QPCreateScatterFcs QPCreateFlags = 0x100
-	// QPCreateCvlanStripping is IBV_QP_CREATE_CVLAN_STRIPPING (infiniband/verbs.h).
-	QPCreateCvlanStripping QPCreateFlags = 0x200
-	// QPCreateSourceQPN is IBV_QP_CREATE_SOURCE_QPN (infiniband/verbs.h).
-	QPCreateSourceQPN QPCreateFlags = 0x400
-	// QPCreatePCIWriteEndPadding is IBV_QP_CREATE_PCI_WRITE_END_PADDING (infiniband/verbs.h).
-	QPCreatePCIWriteEndPadding QPCreateFlags = 0x800
+	// QPCreateFlagsBlockSelfMcastLb is IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (infiniband/verbs.h).
+	QPCreateFlagsBlockSelfMcastLb QPCreateFlags = 0x2
+	// QPCreateFlagsScatterFCS is IBV_QP_CREATE_SCATTER_FCS (infiniband/verbs.h).
+	QPCreateFlagsScatterFCS QPCreateFlags = 0x100
+	// QPCreateFlagsCVLANStripping is IBV_QP_CREATE_CVLAN_STRIPPING (infiniband/verbs.h).
+	QPCreateFlagsCVLANStripping QPCreateFlags = 0x200
+	// QPCreateFlagsSourceQPN is IBV_QP_CREATE_SOURCE_QPN (infiniband/verbs.h).
+	QPCreateFlagsSourceQPN QPCreateFlags = 0x400
+	// QPCreateFlagsPCIWriteEndPadding is IBV_QP_CREATE_PCI_WRITE_END_PADDING (infiniband/verbs.h).
+	QPCreateFlagsPCIWriteEndPadding QPCreateFlags = 0x800
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -2961,7 +2961,7 @@ func (v QPCreateFlags) String() string {
 	for _, b := range []struct {
 		bit  QPCreateFlags
 		name string
-	}{{QPCreateBlockSelfMcastLb, "IBV_QP_CREATE_BLOCK_SELF_MCAST_LB"}, {QPCreateScatterFcs, "IBV_QP_CREATE_SCATTER_FCS"}, {QPCreateCvlanStripping, "IBV_QP_CREATE_CVLAN_STRIPPING"}, {QPCreateSourceQPN, "IBV_QP_CREATE_SOURCE_QPN"}, {QPCreatePCIWriteEndPadding, "IBV_QP_CREATE_PCI_WRITE_END_PADDING"}} {
+	}{{QPCreateFlagsBlockSelfMcastLb, "IBV_QP_CREATE_BLOCK_SELF_MCAST_LB"}, {QPCreateFlagsScatterFCS, "IBV_QP_CREATE_SCATTER_FCS"}, {QPCreateFlagsCVLANStripping, "IBV_QP_CREATE_CVLAN_STRIPPING"}, {QPCreateFlagsSourceQPN, "IBV_QP_CREATE_SOURCE_QPN"}, {QPCreateFlagsPCIWriteEndPadding, "IBV_QP_CREATE_PCI_WRITE_END_PADDING"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -2989,32 +2989,32 @@ type QPCreateSendOpsFlags uint32
 
 // Values of QPCreateSendOpsFlags.
 const (
-	// QPExWithRDMAWrite is IBV_QP_EX_WITH_RDMA_WRITE (infiniband/verbs.h).
-	QPExWithRDMAWrite QPCreateSendOpsFlags = 0x1
-	// QPExWithRDMAWriteWithImm is IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
-	QPExWithRDMAWriteWithImm QPCreateSendOpsFlags = 0x2
-	// QPExWithSend is IBV_QP_EX_WITH_SEND (infiniband/verbs.h).
-	QPExWithSend QPCreateSendOpsFlags = 0x4
-	// QPExWithSendWithImm is IBV_QP_EX_WITH_SEND_WITH_IMM (infiniband/verbs.h).
-	QPExWithSendWithImm QPCreateSendOpsFlags = 0x8
-	// QPExWithRDMARead is IBV_QP_EX_WITH_RDMA_READ (infiniband/verbs.h).
-	QPExWithRDMARead QPCreateSendOpsFlags = 0x10
-	// QPExWithAtomicCmpAndSwp is IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
-	QPExWithAtomicCmpAndSwp QPCreateSendOpsFlags = 0x20
-	// QPExWithAtomicFetchAndAdd is IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD (infiniband/verbs.h).
-	QPExWithAtomicFetchAndAdd QPCreateSendOpsFlags = 0x40
-	// QPExWithLocalInv is IBV_QP_EX_WITH_LOCAL_INV (infiniband/verbs.h).
-	QPExWithLocalInv QPCreateSendOpsFlags = 0x80
-	// QPExWithBindMW is IBV_QP_EX_WITH_BIND_MW (infiniband/verbs.h).
-	QPExWithBindMW QPCreateSendOpsFlags = 0x100
-	// QPExWithSendWithInv is IBV_QP_EX_WITH_SEND_WITH_INV (infiniband/verbs.h).
-	QPExWithSendWithInv QPCreateSendOpsFlags = 0x200
-	// QPExWithTSO is IBV_QP_EX_WITH_TSO (infiniband/verbs.h).
-	QPExWithTSO QPCreateSendOpsFlags = 0x400
-	// QPExWithFlush is IBV_QP_EX_WITH_FLUSH (infiniband/verbs.h). Since rdma-core 65.
-	QPExWithFlush QPCreateSendOpsFlags = 0x800
-	// QPExWithAtomicWrite is IBV_QP_EX_WITH_ATOMIC_WRITE (infiniband/verbs.h).
-	QPExWithAtomicWrite QPCreateSendOpsFlags = 0x1000
+	// QPCreateSendOpsFlagsRDMAWrite is IBV_QP_EX_WITH_RDMA_WRITE (infiniband/verbs.h).
+	QPCreateSendOpsFlagsRDMAWrite QPCreateSendOpsFlags = 0x1
+	// QPCreateSendOpsFlagsRDMAWriteWithImm is IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
+	QPCreateSendOpsFlagsRDMAWriteWithImm QPCreateSendOpsFlags = 0x2
+	// QPCreateSendOpsFlagsSend is IBV_QP_EX_WITH_SEND (infiniband/verbs.h).
+	QPCreateSendOpsFlagsSend QPCreateSendOpsFlags = 0x4
+	// QPCreateSendOpsFlagsSendWithImm is IBV_QP_EX_WITH_SEND_WITH_IMM (infiniband/verbs.h).
+	QPCreateSendOpsFlagsSendWithImm QPCreateSendOpsFlags = 0x8
+	// QPCreateSendOpsFlagsRDMARead is IBV_QP_EX_WITH_RDMA_READ (infiniband/verbs.h).
+	QPCreateSendOpsFlagsRDMARead QPCreateSendOpsFlags = 0x10
+	// QPCreateSendOpsFlagsAtomicCmpAndSwp is IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
+	QPCreateSendOpsFlagsAtomicCmpAndSwp QPCreateSendOpsFlags = 0x20
+	// QPCreateSendOpsFlagsAtomicFetchAndAdd is IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD (infiniband/verbs.h).
+	QPCreateSendOpsFlagsAtomicFetchAndAdd QPCreateSendOpsFlags = 0x40
+	// QPCreateSendOpsFlagsLocalInv is IBV_QP_EX_WITH_LOCAL_INV (infiniband/verbs.h).
+	QPCreateSendOpsFlagsLocalInv QPCreateSendOpsFlags = 0x80
+	// QPCreateSendOpsFlagsBindMW is IBV_QP_EX_WITH_BIND_MW (infiniband/verbs.h).
+	QPCreateSendOpsFlagsBindMW QPCreateSendOpsFlags = 0x100
+	// QPCreateSendOpsFlagsSendWithInv is IBV_QP_EX_WITH_SEND_WITH_INV (infiniband/verbs.h).
+	QPCreateSendOpsFlagsSendWithInv QPCreateSendOpsFlags = 0x200
+	// QPCreateSendOpsFlagsTSO is IBV_QP_EX_WITH_TSO (infiniband/verbs.h).
+	QPCreateSendOpsFlagsTSO QPCreateSendOpsFlags = 0x400
+	// QPCreateSendOpsFlagsFlush is IBV_QP_EX_WITH_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	QPCreateSendOpsFlagsFlush QPCreateSendOpsFlags = 0x800
+	// QPCreateSendOpsFlagsAtomicWrite is IBV_QP_EX_WITH_ATOMIC_WRITE (infiniband/verbs.h).
+	QPCreateSendOpsFlagsAtomicWrite QPCreateSendOpsFlags = 0x1000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3026,7 +3026,7 @@ func (v QPCreateSendOpsFlags) String() string {
 	for _, b := range []struct {
 		bit  QPCreateSendOpsFlags
 		name string
-	}{{QPExWithRDMAWrite, "IBV_QP_EX_WITH_RDMA_WRITE"}, {QPExWithRDMAWriteWithImm, "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM"}, {QPExWithSend, "IBV_QP_EX_WITH_SEND"}, {QPExWithSendWithImm, "IBV_QP_EX_WITH_SEND_WITH_IMM"}, {QPExWithRDMARead, "IBV_QP_EX_WITH_RDMA_READ"}, {QPExWithAtomicCmpAndSwp, "IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP"}, {QPExWithAtomicFetchAndAdd, "IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD"}, {QPExWithLocalInv, "IBV_QP_EX_WITH_LOCAL_INV"}, {QPExWithBindMW, "IBV_QP_EX_WITH_BIND_MW"}, {QPExWithSendWithInv, "IBV_QP_EX_WITH_SEND_WITH_INV"}, {QPExWithTSO, "IBV_QP_EX_WITH_TSO"}, {QPExWithFlush, "IBV_QP_EX_WITH_FLUSH"}, {QPExWithAtomicWrite, "IBV_QP_EX_WITH_ATOMIC_WRITE"}} {
+	}{{QPCreateSendOpsFlagsRDMAWrite, "IBV_QP_EX_WITH_RDMA_WRITE"}, {QPCreateSendOpsFlagsRDMAWriteWithImm, "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM"}, {QPCreateSendOpsFlagsSend, "IBV_QP_EX_WITH_SEND"}, {QPCreateSendOpsFlagsSendWithImm, "IBV_QP_EX_WITH_SEND_WITH_IMM"}, {QPCreateSendOpsFlagsRDMARead, "IBV_QP_EX_WITH_RDMA_READ"}, {QPCreateSendOpsFlagsAtomicCmpAndSwp, "IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP"}, {QPCreateSendOpsFlagsAtomicFetchAndAdd, "IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD"}, {QPCreateSendOpsFlagsLocalInv, "IBV_QP_EX_WITH_LOCAL_INV"}, {QPCreateSendOpsFlagsBindMW, "IBV_QP_EX_WITH_BIND_MW"}, {QPCreateSendOpsFlagsSendWithInv, "IBV_QP_EX_WITH_SEND_WITH_INV"}, {QPCreateSendOpsFlagsTSO, "IBV_QP_EX_WITH_TSO"}, {QPCreateSendOpsFlagsFlush, "IBV_QP_EX_WITH_FLUSH"}, {QPCreateSendOpsFlagsAtomicWrite, "IBV_QP_EX_WITH_ATOMIC_WRITE"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3054,16 +3054,16 @@ type QPOpenAttrMask uint32
 
 // Values of QPOpenAttrMask.
 const (
-	// QPOpenAttrNum is IBV_QP_OPEN_ATTR_NUM (infiniband/verbs.h).
-	QPOpenAttrNum QPOpenAttrMask = 0x1
-	// QPOpenAttrXRCD is IBV_QP_OPEN_ATTR_XRCD (infiniband/verbs.h).
-	QPOpenAttrXRCD QPOpenAttrMask = 0x2
-	// QPOpenAttrContext is IBV_QP_OPEN_ATTR_CONTEXT (infiniband/verbs.h).
-	QPOpenAttrContext QPOpenAttrMask = 0x4
-	// QPOpenAttrType is IBV_QP_OPEN_ATTR_TYPE (infiniband/verbs.h).
-	QPOpenAttrType QPOpenAttrMask = 0x8
-	// QPOpenAttrReserved is IBV_QP_OPEN_ATTR_RESERVED (infiniband/verbs.h).
-	QPOpenAttrReserved QPOpenAttrMask = 0x10
+	// QPOpenAttrMaskNum is IBV_QP_OPEN_ATTR_NUM (infiniband/verbs.h).
+	QPOpenAttrMaskNum QPOpenAttrMask = 0x1
+	// QPOpenAttrMaskXRCD is IBV_QP_OPEN_ATTR_XRCD (infiniband/verbs.h).
+	QPOpenAttrMaskXRCD QPOpenAttrMask = 0x2
+	// QPOpenAttrMaskContext is IBV_QP_OPEN_ATTR_CONTEXT (infiniband/verbs.h).
+	QPOpenAttrMaskContext QPOpenAttrMask = 0x4
+	// QPOpenAttrMaskType is IBV_QP_OPEN_ATTR_TYPE (infiniband/verbs.h).
+	QPOpenAttrMaskType QPOpenAttrMask = 0x8
+	// QPOpenAttrMaskReserved is IBV_QP_OPEN_ATTR_RESERVED (infiniband/verbs.h).
+	QPOpenAttrMaskReserved QPOpenAttrMask = 0x10
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3075,7 +3075,7 @@ func (v QPOpenAttrMask) String() string {
 	for _, b := range []struct {
 		bit  QPOpenAttrMask
 		name string
-	}{{QPOpenAttrNum, "IBV_QP_OPEN_ATTR_NUM"}, {QPOpenAttrXRCD, "IBV_QP_OPEN_ATTR_XRCD"}, {QPOpenAttrContext, "IBV_QP_OPEN_ATTR_CONTEXT"}, {QPOpenAttrType, "IBV_QP_OPEN_ATTR_TYPE"}, {QPOpenAttrReserved, "IBV_QP_OPEN_ATTR_RESERVED"}} {
+	}{{QPOpenAttrMaskNum, "IBV_QP_OPEN_ATTR_NUM"}, {QPOpenAttrMaskXRCD, "IBV_QP_OPEN_ATTR_XRCD"}, {QPOpenAttrMaskContext, "IBV_QP_OPEN_ATTR_CONTEXT"}, {QPOpenAttrMaskType, "IBV_QP_OPEN_ATTR_TYPE"}, {QPOpenAttrMaskReserved, "IBV_QP_OPEN_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3103,50 +3103,50 @@ type QPAttrMask uint32
 
 // Values of QPAttrMask.
 const (
-	// QPStateValue is IBV_QP_STATE (infiniband/verbs.h).
-	QPStateValue QPAttrMask = 0x1
-	// QPCurState is IBV_QP_CUR_STATE (infiniband/verbs.h).
-	QPCurState QPAttrMask = 0x2
-	// QPEnSqdAsyncNotify is IBV_QP_EN_SQD_ASYNC_NOTIFY (infiniband/verbs.h).
-	QPEnSqdAsyncNotify QPAttrMask = 0x4
-	// QPAccessFlags is IBV_QP_ACCESS_FLAGS (infiniband/verbs.h).
-	QPAccessFlags QPAttrMask = 0x8
-	// QPPkeyIndex is IBV_QP_PKEY_INDEX (infiniband/verbs.h).
-	QPPkeyIndex QPAttrMask = 0x10
-	// QPPort is IBV_QP_PORT (infiniband/verbs.h).
-	QPPort QPAttrMask = 0x20
-	// QPQkey is IBV_QP_QKEY (infiniband/verbs.h).
-	QPQkey QPAttrMask = 0x40
-	// QPAv is IBV_QP_AV (infiniband/verbs.h).
-	QPAv QPAttrMask = 0x80
-	// QPPathMTU is IBV_QP_PATH_MTU (infiniband/verbs.h).
-	QPPathMTU QPAttrMask = 0x100
-	// QPTimeout is IBV_QP_TIMEOUT (infiniband/verbs.h).
-	QPTimeout QPAttrMask = 0x200
-	// QPRetryCnt is IBV_QP_RETRY_CNT (infiniband/verbs.h).
-	QPRetryCnt QPAttrMask = 0x400
-	// QPRNRRetry is IBV_QP_RNR_RETRY (infiniband/verbs.h).
-	QPRNRRetry QPAttrMask = 0x800
-	// QPRqPSN is IBV_QP_RQ_PSN (infiniband/verbs.h).
-	QPRqPSN QPAttrMask = 0x1000
-	// QPMaxQPRdAtomic is IBV_QP_MAX_QP_RD_ATOMIC (infiniband/verbs.h).
-	QPMaxQPRdAtomic QPAttrMask = 0x2000
-	// QPAltPath is IBV_QP_ALT_PATH (infiniband/verbs.h).
-	QPAltPath QPAttrMask = 0x4000
-	// QPMinRNRTimer is IBV_QP_MIN_RNR_TIMER (infiniband/verbs.h).
-	QPMinRNRTimer QPAttrMask = 0x8000
-	// QPSqPSN is IBV_QP_SQ_PSN (infiniband/verbs.h).
-	QPSqPSN QPAttrMask = 0x10000
-	// QPMaxDestRdAtomic is IBV_QP_MAX_DEST_RD_ATOMIC (infiniband/verbs.h).
-	QPMaxDestRdAtomic QPAttrMask = 0x20000
-	// QPPathMigState is IBV_QP_PATH_MIG_STATE (infiniband/verbs.h).
-	QPPathMigState QPAttrMask = 0x40000
-	// QPCapValue is IBV_QP_CAP (infiniband/verbs.h).
-	QPCapValue QPAttrMask = 0x80000
-	// QPDestQPN is IBV_QP_DEST_QPN (infiniband/verbs.h).
-	QPDestQPN QPAttrMask = 0x100000
-	// QPRateLimit is IBV_QP_RATE_LIMIT (infiniband/verbs.h).
-	QPRateLimit QPAttrMask = 0x2000000
+	// QPAttrMaskState is IBV_QP_STATE (infiniband/verbs.h).
+	QPAttrMaskState QPAttrMask = 0x1
+	// QPAttrMaskCurState is IBV_QP_CUR_STATE (infiniband/verbs.h).
+	QPAttrMaskCurState QPAttrMask = 0x2
+	// QPAttrMaskEnSQDAsyncNotify is IBV_QP_EN_SQD_ASYNC_NOTIFY (infiniband/verbs.h).
+	QPAttrMaskEnSQDAsyncNotify QPAttrMask = 0x4
+	// QPAttrMaskAccessFlags is IBV_QP_ACCESS_FLAGS (infiniband/verbs.h).
+	QPAttrMaskAccessFlags QPAttrMask = 0x8
+	// QPAttrMaskPKeyIndex is IBV_QP_PKEY_INDEX (infiniband/verbs.h).
+	QPAttrMaskPKeyIndex QPAttrMask = 0x10
+	// QPAttrMaskPort is IBV_QP_PORT (infiniband/verbs.h).
+	QPAttrMaskPort QPAttrMask = 0x20
+	// QPAttrMaskQKey is IBV_QP_QKEY (infiniband/verbs.h).
+	QPAttrMaskQKey QPAttrMask = 0x40
+	// QPAttrMaskAv is IBV_QP_AV (infiniband/verbs.h).
+	QPAttrMaskAv QPAttrMask = 0x80
+	// QPAttrMaskPathMTU is IBV_QP_PATH_MTU (infiniband/verbs.h).
+	QPAttrMaskPathMTU QPAttrMask = 0x100
+	// QPAttrMaskTimeout is IBV_QP_TIMEOUT (infiniband/verbs.h).
+	QPAttrMaskTimeout QPAttrMask = 0x200
+	// QPAttrMaskRetryCnt is IBV_QP_RETRY_CNT (infiniband/verbs.h).
+	QPAttrMaskRetryCnt QPAttrMask = 0x400
+	// QPAttrMaskRNRRetry is IBV_QP_RNR_RETRY (infiniband/verbs.h).
+	QPAttrMaskRNRRetry QPAttrMask = 0x800
+	// QPAttrMaskRQPSN is IBV_QP_RQ_PSN (infiniband/verbs.h).
+	QPAttrMaskRQPSN QPAttrMask = 0x1000
+	// QPAttrMaskMaxQPRdAtomic is IBV_QP_MAX_QP_RD_ATOMIC (infiniband/verbs.h).
+	QPAttrMaskMaxQPRdAtomic QPAttrMask = 0x2000
+	// QPAttrMaskAltPath is IBV_QP_ALT_PATH (infiniband/verbs.h).
+	QPAttrMaskAltPath QPAttrMask = 0x4000
+	// QPAttrMaskMinRNRTimer is IBV_QP_MIN_RNR_TIMER (infiniband/verbs.h).
+	QPAttrMaskMinRNRTimer QPAttrMask = 0x8000
+	// QPAttrMaskSQPSN is IBV_QP_SQ_PSN (infiniband/verbs.h).
+	QPAttrMaskSQPSN QPAttrMask = 0x10000
+	// QPAttrMaskMaxDestRdAtomic is IBV_QP_MAX_DEST_RD_ATOMIC (infiniband/verbs.h).
+	QPAttrMaskMaxDestRdAtomic QPAttrMask = 0x20000
+	// QPAttrMaskPathMigState is IBV_QP_PATH_MIG_STATE (infiniband/verbs.h).
+	QPAttrMaskPathMigState QPAttrMask = 0x40000
+	// QPAttrMaskCap is IBV_QP_CAP (infiniband/verbs.h).
+	QPAttrMaskCap QPAttrMask = 0x80000
+	// QPAttrMaskDestQPN is IBV_QP_DEST_QPN (infiniband/verbs.h).
+	QPAttrMaskDestQPN QPAttrMask = 0x100000
+	// QPAttrMaskRateLimit is IBV_QP_RATE_LIMIT (infiniband/verbs.h).
+	QPAttrMaskRateLimit QPAttrMask = 0x2000000
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3158,7 +3158,7 @@ func (v QPAttrMask) String() string {
 	for _, b := range []struct {
 		bit  QPAttrMask
 		name string
-	}{{QPStateValue, "IBV_QP_STATE"}, {QPCurState, "IBV_QP_CUR_STATE"}, {QPEnSqdAsyncNotify, "IBV_QP_EN_SQD_ASYNC_NOTIFY"}, {QPAccessFlags, "IBV_QP_ACCESS_FLAGS"}, {QPPkeyIndex, "IBV_QP_PKEY_INDEX"}, {QPPort, "IBV_QP_PORT"}, {QPQkey, "IBV_QP_QKEY"}, {QPAv, "IBV_QP_AV"}, {QPPathMTU, "IBV_QP_PATH_MTU"}, {QPTimeout, "IBV_QP_TIMEOUT"}, {QPRetryCnt, "IBV_QP_RETRY_CNT"}, {QPRNRRetry, "IBV_QP_RNR_RETRY"}, {QPRqPSN, "IBV_QP_RQ_PSN"}, {QPMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {QPAltPath, "IBV_QP_ALT_PATH"}, {QPMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"}, {QPSqPSN, "IBV_QP_SQ_PSN"}, {QPMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"}, {QPPathMigState, "IBV_QP_PATH_MIG_STATE"}, {QPCapValue, "IBV_QP_CAP"}, {QPDestQPN, "IBV_QP_DEST_QPN"}, {QPRateLimit, "IBV_QP_RATE_LIMIT"}} {
+	}{{QPAttrMaskState, "IBV_QP_STATE"}, {QPAttrMaskCurState, "IBV_QP_CUR_STATE"}, {QPAttrMaskEnSQDAsyncNotify, "IBV_QP_EN_SQD_ASYNC_NOTIFY"}, {QPAttrMaskAccessFlags, "IBV_QP_ACCESS_FLAGS"}, {QPAttrMaskPKeyIndex, "IBV_QP_PKEY_INDEX"}, {QPAttrMaskPort, "IBV_QP_PORT"}, {QPAttrMaskQKey, "IBV_QP_QKEY"}, {QPAttrMaskAv, "IBV_QP_AV"}, {QPAttrMaskPathMTU, "IBV_QP_PATH_MTU"}, {QPAttrMaskTimeout, "IBV_QP_TIMEOUT"}, {QPAttrMaskRetryCnt, "IBV_QP_RETRY_CNT"}, {QPAttrMaskRNRRetry, "IBV_QP_RNR_RETRY"}, {QPAttrMaskRQPSN, "IBV_QP_RQ_PSN"}, {QPAttrMaskMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {QPAttrMaskAltPath, "IBV_QP_ALT_PATH"}, {QPAttrMaskMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"}, {QPAttrMaskSQPSN, "IBV_QP_SQ_PSN"}, {QPAttrMaskMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"}, {QPAttrMaskPathMigState, "IBV_QP_PATH_MIG_STATE"}, {QPAttrMaskCap, "IBV_QP_CAP"}, {QPAttrMaskDestQPN, "IBV_QP_DEST_QPN"}, {QPAttrMaskRateLimit, "IBV_QP_RATE_LIMIT"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3186,10 +3186,10 @@ type QueryQPDataInOrderFlags uint32
 
 // Values of QueryQPDataInOrderFlags.
 const (
-	// QueryQPDataInOrderReturnCaps is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (infiniband/verbs.h). Since rdma-core 65.
-	QueryQPDataInOrderReturnCaps QueryQPDataInOrderFlags = 0x1
-	// QueryQPDataInOrderDeviceOnly is IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY (infiniband/verbs.h). Since rdma-core 65.
-	QueryQPDataInOrderDeviceOnly QueryQPDataInOrderFlags = 0x2
+	// QueryQPDataInOrderFlagsReturnCaps is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (infiniband/verbs.h). Since rdma-core 65.
+	QueryQPDataInOrderFlagsReturnCaps QueryQPDataInOrderFlags = 0x1
+	// QueryQPDataInOrderFlagsDeviceOnly is IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY (infiniband/verbs.h). Since rdma-core 65.
+	QueryQPDataInOrderFlagsDeviceOnly QueryQPDataInOrderFlags = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3201,7 +3201,7 @@ func (v QueryQPDataInOrderFlags) String() string {
 	for _, b := range []struct {
 		bit  QueryQPDataInOrderFlags
 		name string
-	}{{QueryQPDataInOrderReturnCaps, "IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS"}, {QueryQPDataInOrderDeviceOnly, "IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY"}} {
+	}{{QueryQPDataInOrderFlagsReturnCaps, "IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS"}, {QueryQPDataInOrderFlagsDeviceOnly, "IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3229,10 +3229,10 @@ type QueryQPDataInOrderCaps uint32
 
 // Values of QueryQPDataInOrderCaps.
 const (
-	// QueryQPDataInOrderWholeMsg is IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (infiniband/verbs.h). Since rdma-core 65.
-	QueryQPDataInOrderWholeMsg QueryQPDataInOrderCaps = 0x1
-	// QueryQPDataInOrderAligned128Bytes is IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (infiniband/verbs.h). Since rdma-core 65.
-	QueryQPDataInOrderAligned128Bytes QueryQPDataInOrderCaps = 0x2
+	// QueryQPDataInOrderCapsWholeMsg is IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (infiniband/verbs.h). Since rdma-core 65.
+	QueryQPDataInOrderCapsWholeMsg QueryQPDataInOrderCaps = 0x1
+	// QueryQPDataInOrderCapsAligned128Bytes is IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (infiniband/verbs.h). Since rdma-core 65.
+	QueryQPDataInOrderCapsAligned128Bytes QueryQPDataInOrderCaps = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3244,7 +3244,7 @@ func (v QueryQPDataInOrderCaps) String() string {
 	for _, b := range []struct {
 		bit  QueryQPDataInOrderCaps
 		name string
-	}{{QueryQPDataInOrderWholeMsg, "IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG"}, {QueryQPDataInOrderAligned128Bytes, "IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES"}} {
+	}{{QueryQPDataInOrderCapsWholeMsg, "IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG"}, {QueryQPDataInOrderCapsAligned128Bytes, "IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3272,42 +3272,42 @@ type QPState uint32
 
 // Values of QPState.
 const (
-	// QpsReset is IBV_QPS_RESET (infiniband/verbs.h).
-	QpsReset QPState = 0
-	// QpsInit is IBV_QPS_INIT (infiniband/verbs.h).
-	QpsInit QPState = 1
-	// QpsRtr is IBV_QPS_RTR (infiniband/verbs.h).
-	QpsRtr QPState = 2
-	// QpsRts is IBV_QPS_RTS (infiniband/verbs.h).
-	QpsRts QPState = 3
-	// QpsSqd is IBV_QPS_SQD (infiniband/verbs.h).
-	QpsSqd QPState = 4
-	// QpsSqe is IBV_QPS_SQE (infiniband/verbs.h).
-	QpsSqe QPState = 5
-	// QpsErr is IBV_QPS_ERR (infiniband/verbs.h).
-	QpsErr QPState = 6
-	// QpsUnknown is IBV_QPS_UNKNOWN (infiniband/verbs.h).
-	QpsUnknown QPState = 7
+	// QPStateReset is IBV_QPS_RESET (infiniband/verbs.h).
+	QPStateReset QPState = 0
+	// QPStateInit is IBV_QPS_INIT (infiniband/verbs.h).
+	QPStateInit QPState = 1
+	// QPStateRTR is IBV_QPS_RTR (infiniband/verbs.h).
+	QPStateRTR QPState = 2
+	// QPStateRTS is IBV_QPS_RTS (infiniband/verbs.h).
+	QPStateRTS QPState = 3
+	// QPStateSQD is IBV_QPS_SQD (infiniband/verbs.h).
+	QPStateSQD QPState = 4
+	// QPStateSQE is IBV_QPS_SQE (infiniband/verbs.h).
+	QPStateSQE QPState = 5
+	// QPStateErr is IBV_QPS_ERR (infiniband/verbs.h).
+	QPStateErr QPState = 6
+	// QPStateUnknown is IBV_QPS_UNKNOWN (infiniband/verbs.h).
+	QPStateUnknown QPState = 7
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v QPState) String() string {
 	switch v {
-	case QpsReset:
+	case QPStateReset:
 		return "IBV_QPS_RESET"
-	case QpsInit:
+	case QPStateInit:
 		return "IBV_QPS_INIT"
-	case QpsRtr:
+	case QPStateRTR:
 		return "IBV_QPS_RTR"
-	case QpsRts:
+	case QPStateRTS:
 		return "IBV_QPS_RTS"
-	case QpsSqd:
+	case QPStateSQD:
 		return "IBV_QPS_SQD"
-	case QpsSqe:
+	case QPStateSQE:
 		return "IBV_QPS_SQE"
-	case QpsErr:
+	case QPStateErr:
 		return "IBV_QPS_ERR"
-	case QpsUnknown:
+	case QPStateUnknown:
 		return "IBV_QPS_UNKNOWN"
 	}
 	return "QPState(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3318,22 +3318,22 @@ type MigState uint32
 
 // Values of MigState.
 const (
-	// MigMigrated is IBV_MIG_MIGRATED (infiniband/verbs.h).
-	MigMigrated MigState = 0
-	// MigRearm is IBV_MIG_REARM (infiniband/verbs.h).
-	MigRearm MigState = 1
-	// MigArmed is IBV_MIG_ARMED (infiniband/verbs.h).
-	MigArmed MigState = 2
+	// MigStateMigrated is IBV_MIG_MIGRATED (infiniband/verbs.h).
+	MigStateMigrated MigState = 0
+	// MigStateRearm is IBV_MIG_REARM (infiniband/verbs.h).
+	MigStateRearm MigState = 1
+	// MigStateArmed is IBV_MIG_ARMED (infiniband/verbs.h).
+	MigStateArmed MigState = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v MigState) String() string {
 	switch v {
-	case MigMigrated:
+	case MigStateMigrated:
 		return "IBV_MIG_MIGRATED"
-	case MigRearm:
+	case MigStateRearm:
 		return "IBV_MIG_REARM"
-	case MigArmed:
+	case MigStateArmed:
 		return "IBV_MIG_ARMED"
 	}
 	return "MigState(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3344,66 +3344,66 @@ type WROpcode uint32
 
 // Values of WROpcode.
 const (
-	// WRRDMAWrite is IBV_WR_RDMA_WRITE (infiniband/verbs.h).
-	WRRDMAWrite WROpcode = 0
-	// WRRDMAWriteWithImm is IBV_WR_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
-	WRRDMAWriteWithImm WROpcode = 1
-	// WRSend is IBV_WR_SEND (infiniband/verbs.h).
-	WRSend WROpcode = 2
-	// WRSendWithImm is IBV_WR_SEND_WITH_IMM (infiniband/verbs.h).
-	WRSendWithImm WROpcode = 3
-	// WRRDMARead is IBV_WR_RDMA_READ (infiniband/verbs.h).
-	WRRDMARead WROpcode = 4
-	// WRAtomicCmpAndSwp is IBV_WR_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
-	WRAtomicCmpAndSwp WROpcode = 5
-	// WRAtomicFetchAndAdd is IBV_WR_ATOMIC_FETCH_AND_ADD (infiniband/verbs.h).
-	WRAtomicFetchAndAdd WROpcode = 6
-	// WRLocalInv is IBV_WR_LOCAL_INV (infiniband/verbs.h).
-	WRLocalInv WROpcode = 7
-	// WRBindMW is IBV_WR_BIND_MW (infiniband/verbs.h).
-	WRBindMW WROpcode = 8
-	// WRSendWithInv is IBV_WR_SEND_WITH_INV (infiniband/verbs.h).
-	WRSendWithInv WROpcode = 9
-	// WRTSO is IBV_WR_TSO (infiniband/verbs.h).
-	WRTSO WROpcode = 10
-	// WRDriver1 is IBV_WR_DRIVER1 (infiniband/verbs.h).
-	WRDriver1 WROpcode = 11
-	// WRFlush is IBV_WR_FLUSH (infiniband/verbs.h). Since rdma-core 65.
-	WRFlush WROpcode = 14
-	// WRAtomicWrite is IBV_WR_ATOMIC_WRITE (infiniband/verbs.h).
-	WRAtomicWrite WROpcode = 15
+	// WROpcodeRDMAWrite is IBV_WR_RDMA_WRITE (infiniband/verbs.h).
+	WROpcodeRDMAWrite WROpcode = 0
+	// WROpcodeRDMAWriteWithImm is IBV_WR_RDMA_WRITE_WITH_IMM (infiniband/verbs.h).
+	WROpcodeRDMAWriteWithImm WROpcode = 1
+	// WROpcodeSend is IBV_WR_SEND (infiniband/verbs.h).
+	WROpcodeSend WROpcode = 2
+	// WROpcodeSendWithImm is IBV_WR_SEND_WITH_IMM (infiniband/verbs.h).
+	WROpcodeSendWithImm WROpcode = 3
+	// WROpcodeRDMARead is IBV_WR_RDMA_READ (infiniband/verbs.h).
+	WROpcodeRDMARead WROpcode = 4
+	// WROpcodeAtomicCmpAndSwp is IBV_WR_ATOMIC_CMP_AND_SWP (infiniband/verbs.h).
+	WROpcodeAtomicCmpAndSwp WROpcode = 5
+	// WROpcodeAtomicFetchAndAdd is IBV_WR_ATOMIC_FETCH_AND_ADD (infiniband/verbs.h).
+	WROpcodeAtomicFetchAndAdd WROpcode = 6
+	// WROpcodeLocalInv is IBV_WR_LOCAL_INV (infiniband/verbs.h).
+	WROpcodeLocalInv WROpcode = 7
+	// WROpcodeBindMW is IBV_WR_BIND_MW (infiniband/verbs.h).
+	WROpcodeBindMW WROpcode = 8
+	// WROpcodeSendWithInv is IBV_WR_SEND_WITH_INV (infiniband/verbs.h).
+	WROpcodeSendWithInv WROpcode = 9
+	// WROpcodeTSO is IBV_WR_TSO (infiniband/verbs.h).
+	WROpcodeTSO WROpcode = 10
+	// WROpcodeDriver1 is IBV_WR_DRIVER1 (infiniband/verbs.h).
+	WROpcodeDriver1 WROpcode = 11
+	// WROpcodeFlush is IBV_WR_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	WROpcodeFlush WROpcode = 14
+	// WROpcodeAtomicWrite is IBV_WR_ATOMIC_WRITE (infiniband/verbs.h).
+	WROpcodeAtomicWrite WROpcode = 15
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v WROpcode) String() string {
 	switch v {
-	case WRRDMAWrite:
+	case WROpcodeRDMAWrite:
 		return "IBV_WR_RDMA_WRITE"
-	case WRRDMAWriteWithImm:
+	case WROpcodeRDMAWriteWithImm:
 		return "IBV_WR_RDMA_WRITE_WITH_IMM"
-	case WRSend:
+	case WROpcodeSend:
 		return "IBV_WR_SEND"
-	case WRSendWithImm:
+	case WROpcodeSendWithImm:
 		return "IBV_WR_SEND_WITH_IMM"
-	case WRRDMARead:
+	case WROpcodeRDMARead:
 		return "IBV_WR_RDMA_READ"
-	case WRAtomicCmpAndSwp:
+	case WROpcodeAtomicCmpAndSwp:
 		return "IBV_WR_ATOMIC_CMP_AND_SWP"
-	case WRAtomicFetchAndAdd:
+	case WROpcodeAtomicFetchAndAdd:
 		return "IBV_WR_ATOMIC_FETCH_AND_ADD"
-	case WRLocalInv:
+	case WROpcodeLocalInv:
 		return "IBV_WR_LOCAL_INV"
-	case WRBindMW:
+	case WROpcodeBindMW:
 		return "IBV_WR_BIND_MW"
-	case WRSendWithInv:
+	case WROpcodeSendWithInv:
 		return "IBV_WR_SEND_WITH_INV"
-	case WRTSO:
+	case WROpcodeTSO:
 		return "IBV_WR_TSO"
-	case WRDriver1:
+	case WROpcodeDriver1:
 		return "IBV_WR_DRIVER1"
-	case WRFlush:
+	case WROpcodeFlush:
 		return "IBV_WR_FLUSH"
-	case WRAtomicWrite:
+	case WROpcodeAtomicWrite:
 		return "IBV_WR_ATOMIC_WRITE"
 	}
 	return "WROpcode(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3414,16 +3414,16 @@ type SendFlags uint32
 
 // Values of SendFlags.
 const (
-	// SendFence is IBV_SEND_FENCE (infiniband/verbs.h).
-	SendFence SendFlags = 0x1
-	// SendSignaled is IBV_SEND_SIGNALED (infiniband/verbs.h).
-	SendSignaled SendFlags = 0x2
-	// SendSolicited is IBV_SEND_SOLICITED (infiniband/verbs.h).
-	SendSolicited SendFlags = 0x4
-	// SendInline is IBV_SEND_INLINE (infiniband/verbs.h).
-	SendInline SendFlags = 0x8
-	// SendIPCsum is IBV_SEND_IP_CSUM (infiniband/verbs.h).
-	SendIPCsum SendFlags = 0x10
+	// SendFlagsFence is IBV_SEND_FENCE (infiniband/verbs.h).
+	SendFlagsFence SendFlags = 0x1
+	// SendFlagsSignaled is IBV_SEND_SIGNALED (infiniband/verbs.h).
+	SendFlagsSignaled SendFlags = 0x2
+	// SendFlagsSolicited is IBV_SEND_SOLICITED (infiniband/verbs.h).
+	SendFlagsSolicited SendFlags = 0x4
+	// SendFlagsInline is IBV_SEND_INLINE (infiniband/verbs.h).
+	SendFlagsInline SendFlags = 0x8
+	// SendFlagsIPCsum is IBV_SEND_IP_CSUM (infiniband/verbs.h).
+	SendFlagsIPCsum SendFlags = 0x10
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3435,7 +3435,7 @@ func (v SendFlags) String() string {
 	for _, b := range []struct {
 		bit  SendFlags
 		name string
-	}{{SendFence, "IBV_SEND_FENCE"}, {SendSignaled, "IBV_SEND_SIGNALED"}, {SendSolicited, "IBV_SEND_SOLICITED"}, {SendInline, "IBV_SEND_INLINE"}, {SendIPCsum, "IBV_SEND_IP_CSUM"}} {
+	}{{SendFlagsFence, "IBV_SEND_FENCE"}, {SendFlagsSignaled, "IBV_SEND_SIGNALED"}, {SendFlagsSolicited, "IBV_SEND_SOLICITED"}, {SendFlagsInline, "IBV_SEND_INLINE"}, {SendFlagsIPCsum, "IBV_SEND_IP_CSUM"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3463,18 +3463,18 @@ type PlacementType uint32
 
 // Values of PlacementType.
 const (
-	// FlushGlobal is IBV_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
-	FlushGlobal PlacementType = 1
-	// FlushPersistent is IBV_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
-	FlushPersistent PlacementType = 2
+	// PlacementTypeGlobal is IBV_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
+	PlacementTypeGlobal PlacementType = 1
+	// PlacementTypePersistent is IBV_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
+	PlacementTypePersistent PlacementType = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v PlacementType) String() string {
 	switch v {
-	case FlushGlobal:
+	case PlacementTypeGlobal:
 		return "IBV_FLUSH_GLOBAL"
-	case FlushPersistent:
+	case PlacementTypePersistent:
 		return "IBV_FLUSH_PERSISTENT"
 	}
 	return "PlacementType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3485,18 +3485,18 @@ type SelectivityLevel uint32
 
 // Values of SelectivityLevel.
 const (
-	// FlushRange is IBV_FLUSH_RANGE (infiniband/verbs.h). Since rdma-core 65.
-	FlushRange SelectivityLevel = 0
-	// FlushMR is IBV_FLUSH_MR (infiniband/verbs.h). Since rdma-core 65.
-	FlushMR SelectivityLevel = 1
+	// SelectivityLevelRange is IBV_FLUSH_RANGE (infiniband/verbs.h). Since rdma-core 65.
+	SelectivityLevelRange SelectivityLevel = 0
+	// SelectivityLevelMR is IBV_FLUSH_MR (infiniband/verbs.h). Since rdma-core 65.
+	SelectivityLevelMR SelectivityLevel = 1
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v SelectivityLevel) String() string {
 	switch v {
-	case FlushRange:
+	case SelectivityLevelRange:
 		return "IBV_FLUSH_RANGE"
-	case FlushMR:
+	case SelectivityLevelMR:
 		return "IBV_FLUSH_MR"
 	}
 	return "SelectivityLevel(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3507,22 +3507,22 @@ type OpsWROpcode uint32
 
 // Values of OpsWROpcode.
 const (
-	// WRTagAdd is IBV_WR_TAG_ADD (infiniband/verbs.h).
-	WRTagAdd OpsWROpcode = 0
-	// WRTagDel is IBV_WR_TAG_DEL (infiniband/verbs.h).
-	WRTagDel OpsWROpcode = 1
-	// WRTagSync is IBV_WR_TAG_SYNC (infiniband/verbs.h).
-	WRTagSync OpsWROpcode = 2
+	// OpsWROpcodeAdd is IBV_WR_TAG_ADD (infiniband/verbs.h).
+	OpsWROpcodeAdd OpsWROpcode = 0
+	// OpsWROpcodeDel is IBV_WR_TAG_DEL (infiniband/verbs.h).
+	OpsWROpcodeDel OpsWROpcode = 1
+	// OpsWROpcodeSync is IBV_WR_TAG_SYNC (infiniband/verbs.h).
+	OpsWROpcodeSync OpsWROpcode = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v OpsWROpcode) String() string {
 	switch v {
-	case WRTagAdd:
+	case OpsWROpcodeAdd:
 		return "IBV_WR_TAG_ADD"
-	case WRTagDel:
+	case OpsWROpcodeDel:
 		return "IBV_WR_TAG_DEL"
-	case WRTagSync:
+	case OpsWROpcodeSync:
 		return "IBV_WR_TAG_SYNC"
 	}
 	return "OpsWROpcode(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3533,10 +3533,10 @@ type OpsFlags uint32
 
 // Values of OpsFlags.
 const (
-	// OpsSignaled is IBV_OPS_SIGNALED (infiniband/verbs.h).
-	OpsSignaled OpsFlags = 0x1
-	// OpsTmSync is IBV_OPS_TM_SYNC (infiniband/verbs.h).
-	OpsTmSync OpsFlags = 0x2
+	// OpsFlagsSignaled is IBV_OPS_SIGNALED (infiniband/verbs.h).
+	OpsFlagsSignaled OpsFlags = 0x1
+	// OpsFlagsTMSync is IBV_OPS_TM_SYNC (infiniband/verbs.h).
+	OpsFlagsTMSync OpsFlags = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3548,7 +3548,7 @@ func (v OpsFlags) String() string {
 	for _, b := range []struct {
 		bit  OpsFlags
 		name string
-	}{{OpsSignaled, "IBV_OPS_SIGNALED"}, {OpsTmSync, "IBV_OPS_TM_SYNC"}} {
+	}{{OpsFlagsSignaled, "IBV_OPS_SIGNALED"}, {OpsFlagsTMSync, "IBV_OPS_TM_SYNC"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3576,10 +3576,10 @@ type CQAttrMask uint32
 
 // Values of CQAttrMask.
 const (
-	// CQAttrModerate is IBV_CQ_ATTR_MODERATE (infiniband/verbs.h).
-	CQAttrModerate CQAttrMask = 0x1
-	// CQAttrReserved is IBV_CQ_ATTR_RESERVED (infiniband/verbs.h).
-	CQAttrReserved CQAttrMask = 0x2
+	// CQAttrMaskModerate is IBV_CQ_ATTR_MODERATE (infiniband/verbs.h).
+	CQAttrMaskModerate CQAttrMask = 0x1
+	// CQAttrMaskReserved is IBV_CQ_ATTR_RESERVED (infiniband/verbs.h).
+	CQAttrMaskReserved CQAttrMask = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3591,7 +3591,7 @@ func (v CQAttrMask) String() string {
 	for _, b := range []struct {
 		bit  CQAttrMask
 		name string
-	}{{CQAttrModerate, "IBV_CQ_ATTR_MODERATE"}, {CQAttrReserved, "IBV_CQ_ATTR_RESERVED"}} {
+	}{{CQAttrMaskModerate, "IBV_CQ_ATTR_MODERATE"}, {CQAttrMaskReserved, "IBV_CQ_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3619,10 +3619,10 @@ type FlowFlags uint32
 
 // Values of FlowFlags.
 const (
-	// FlowAttrFlagsDontTrap is IBV_FLOW_ATTR_FLAGS_DONT_TRAP (infiniband/verbs.h).
-	FlowAttrFlagsDontTrap FlowFlags = 0x2
-	// FlowAttrFlagsEgress is IBV_FLOW_ATTR_FLAGS_EGRESS (infiniband/verbs.h).
-	FlowAttrFlagsEgress FlowFlags = 0x4
+	// FlowFlagsDontTrap is IBV_FLOW_ATTR_FLAGS_DONT_TRAP (infiniband/verbs.h).
+	FlowFlagsDontTrap FlowFlags = 0x2
+	// FlowFlagsEgress is IBV_FLOW_ATTR_FLAGS_EGRESS (infiniband/verbs.h).
+	FlowFlagsEgress FlowFlags = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3634,7 +3634,7 @@ func (v FlowFlags) String() string {
 	for _, b := range []struct {
 		bit  FlowFlags
 		name string
-	}{{FlowAttrFlagsDontTrap, "IBV_FLOW_ATTR_FLAGS_DONT_TRAP"}, {FlowAttrFlagsEgress, "IBV_FLOW_ATTR_FLAGS_EGRESS"}} {
+	}{{FlowFlagsDontTrap, "IBV_FLOW_ATTR_FLAGS_DONT_TRAP"}, {FlowFlagsEgress, "IBV_FLOW_ATTR_FLAGS_EGRESS"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3662,26 +3662,26 @@ type FlowAttrType uint32
 
 // Values of FlowAttrType.
 const (
-	// FlowAttrNormal is IBV_FLOW_ATTR_NORMAL (infiniband/verbs.h).
-	FlowAttrNormal FlowAttrType = 0
-	// FlowAttrAllDefault is IBV_FLOW_ATTR_ALL_DEFAULT (infiniband/verbs.h).
-	FlowAttrAllDefault FlowAttrType = 1
-	// FlowAttrMcDefault is IBV_FLOW_ATTR_MC_DEFAULT (infiniband/verbs.h).
-	FlowAttrMcDefault FlowAttrType = 2
-	// FlowAttrSniffer is IBV_FLOW_ATTR_SNIFFER (infiniband/verbs.h).
-	FlowAttrSniffer FlowAttrType = 3
+	// FlowAttrTypeNormal is IBV_FLOW_ATTR_NORMAL (infiniband/verbs.h).
+	FlowAttrTypeNormal FlowAttrType = 0
+	// FlowAttrTypeAllDefault is IBV_FLOW_ATTR_ALL_DEFAULT (infiniband/verbs.h).
+	FlowAttrTypeAllDefault FlowAttrType = 1
+	// FlowAttrTypeMcDefault is IBV_FLOW_ATTR_MC_DEFAULT (infiniband/verbs.h).
+	FlowAttrTypeMcDefault FlowAttrType = 2
+	// FlowAttrTypeSniffer is IBV_FLOW_ATTR_SNIFFER (infiniband/verbs.h).
+	FlowAttrTypeSniffer FlowAttrType = 3
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v FlowAttrType) String() string {
 	switch v {
-	case FlowAttrNormal:
+	case FlowAttrTypeNormal:
 		return "IBV_FLOW_ATTR_NORMAL"
-	case FlowAttrAllDefault:
+	case FlowAttrTypeAllDefault:
 		return "IBV_FLOW_ATTR_ALL_DEFAULT"
-	case FlowAttrMcDefault:
+	case FlowAttrTypeMcDefault:
 		return "IBV_FLOW_ATTR_MC_DEFAULT"
-	case FlowAttrSniffer:
+	case FlowAttrTypeSniffer:
 		return "IBV_FLOW_ATTR_SNIFFER"
 	}
 	return "FlowAttrType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3692,70 +3692,70 @@ type FlowSpecType uint32
 
 // Values of FlowSpecType.
 const (
-	// FlowSpecEthValue is IBV_FLOW_SPEC_ETH (infiniband/verbs.h).
-	FlowSpecEthValue FlowSpecType = 32
-	// FlowSpecIPV4Value is IBV_FLOW_SPEC_IPV4 (infiniband/verbs.h).
-	FlowSpecIPV4Value FlowSpecType = 48
-	// FlowSpecIPV6Value is IBV_FLOW_SPEC_IPV6 (infiniband/verbs.h).
-	FlowSpecIPV6Value FlowSpecType = 49
-	// FlowSpecIPV4ExtValue is IBV_FLOW_SPEC_IPV4_EXT (infiniband/verbs.h).
-	FlowSpecIPV4ExtValue FlowSpecType = 50
-	// FlowSpecESPValue is IBV_FLOW_SPEC_ESP (infiniband/verbs.h).
-	FlowSpecESPValue FlowSpecType = 52
-	// FlowSpecTCP is IBV_FLOW_SPEC_TCP (infiniband/verbs.h).
-	FlowSpecTCP FlowSpecType = 64
-	// FlowSpecUDP is IBV_FLOW_SPEC_UDP (infiniband/verbs.h).
-	FlowSpecUDP FlowSpecType = 65
-	// FlowSpecVXLANTunnel is IBV_FLOW_SPEC_VXLAN_TUNNEL (infiniband/verbs.h).
-	FlowSpecVXLANTunnel FlowSpecType = 80
-	// FlowSpecGREValue is IBV_FLOW_SPEC_GRE (infiniband/verbs.h).
-	FlowSpecGREValue FlowSpecType = 81
-	// FlowSpecMPLSValue is IBV_FLOW_SPEC_MPLS (infiniband/verbs.h).
-	FlowSpecMPLSValue FlowSpecType = 96
-	// FlowSpecInner is IBV_FLOW_SPEC_INNER (infiniband/verbs.h).
-	FlowSpecInner FlowSpecType = 256
-	// FlowSpecActionTagValue is IBV_FLOW_SPEC_ACTION_TAG (infiniband/verbs.h).
-	FlowSpecActionTagValue FlowSpecType = 4096
-	// FlowSpecActionDropValue is IBV_FLOW_SPEC_ACTION_DROP (infiniband/verbs.h).
-	FlowSpecActionDropValue FlowSpecType = 4097
-	// FlowSpecActionHandleValue is IBV_FLOW_SPEC_ACTION_HANDLE (infiniband/verbs.h).
-	FlowSpecActionHandleValue FlowSpecType = 4098
-	// FlowSpecActionCount is IBV_FLOW_SPEC_ACTION_COUNT (infiniband/verbs.h).
-	FlowSpecActionCount FlowSpecType = 4099
+	// FlowSpecTypeEth is IBV_FLOW_SPEC_ETH (infiniband/verbs.h).
+	FlowSpecTypeEth FlowSpecType = 32
+	// FlowSpecTypeIPV4 is IBV_FLOW_SPEC_IPV4 (infiniband/verbs.h).
+	FlowSpecTypeIPV4 FlowSpecType = 48
+	// FlowSpecTypeIPV6 is IBV_FLOW_SPEC_IPV6 (infiniband/verbs.h).
+	FlowSpecTypeIPV6 FlowSpecType = 49
+	// FlowSpecTypeIPV4Ext is IBV_FLOW_SPEC_IPV4_EXT (infiniband/verbs.h).
+	FlowSpecTypeIPV4Ext FlowSpecType = 50
+	// FlowSpecTypeESP is IBV_FLOW_SPEC_ESP (infiniband/verbs.h).
+	FlowSpecTypeESP FlowSpecType = 52
+	// FlowSpecTypeTCP is IBV_FLOW_SPEC_TCP (infiniband/verbs.h).
+	FlowSpecTypeTCP FlowSpecType = 64
+	// FlowSpecTypeUDP is IBV_FLOW_SPEC_UDP (infiniband/verbs.h).
+	FlowSpecTypeUDP FlowSpecType = 65
+	// FlowSpecTypeVXLANTunnel is IBV_FLOW_SPEC_VXLAN_TUNNEL (infiniband/verbs.h).
+	FlowSpecTypeVXLANTunnel FlowSpecType = 80
+	// FlowSpecTypeGRE is IBV_FLOW_SPEC_GRE (infiniband/verbs.h).
+	FlowSpecTypeGRE FlowSpecType = 81
+	// FlowSpecTypeMPLS is IBV_FLOW_SPEC_MPLS (infiniband/verbs.h).
+	FlowSpecTypeMPLS FlowSpecType = 96
+	// FlowSpecTypeInner is IBV_FLOW_SPEC_INNER (infiniband/verbs.h).
+	FlowSpecTypeInner FlowSpecType = 256
+	// FlowSpecTypeActionTag is IBV_FLOW_SPEC_ACTION_TAG (infiniband/verbs.h).
+	FlowSpecTypeActionTag FlowSpecType = 4096
+	// FlowSpecTypeActionDrop is IBV_FLOW_SPEC_ACTION_DROP (infiniband/verbs.h).
+	FlowSpecTypeActionDrop FlowSpecType = 4097
+	// FlowSpecTypeActionHandle is IBV_FLOW_SPEC_ACTION_HANDLE (infiniband/verbs.h).
+	FlowSpecTypeActionHandle FlowSpecType = 4098
+	// FlowSpecTypeActionCount is IBV_FLOW_SPEC_ACTION_COUNT (infiniband/verbs.h).
+	FlowSpecTypeActionCount FlowSpecType = 4099
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v FlowSpecType) String() string {
 	switch v {
-	case FlowSpecEthValue:
+	case FlowSpecTypeEth:
 		return "IBV_FLOW_SPEC_ETH"
-	case FlowSpecIPV4Value:
+	case FlowSpecTypeIPV4:
 		return "IBV_FLOW_SPEC_IPV4"
-	case FlowSpecIPV6Value:
+	case FlowSpecTypeIPV6:
 		return "IBV_FLOW_SPEC_IPV6"
-	case FlowSpecIPV4ExtValue:
+	case FlowSpecTypeIPV4Ext:
 		return "IBV_FLOW_SPEC_IPV4_EXT"
-	case FlowSpecESPValue:
+	case FlowSpecTypeESP:
 		return "IBV_FLOW_SPEC_ESP"
-	case FlowSpecTCP:
+	case FlowSpecTypeTCP:
 		return "IBV_FLOW_SPEC_TCP"
-	case FlowSpecUDP:
+	case FlowSpecTypeUDP:
 		return "IBV_FLOW_SPEC_UDP"
-	case FlowSpecVXLANTunnel:
+	case FlowSpecTypeVXLANTunnel:
 		return "IBV_FLOW_SPEC_VXLAN_TUNNEL"
-	case FlowSpecGREValue:
+	case FlowSpecTypeGRE:
 		return "IBV_FLOW_SPEC_GRE"
-	case FlowSpecMPLSValue:
+	case FlowSpecTypeMPLS:
 		return "IBV_FLOW_SPEC_MPLS"
-	case FlowSpecInner:
+	case FlowSpecTypeInner:
 		return "IBV_FLOW_SPEC_INNER"
-	case FlowSpecActionTagValue:
+	case FlowSpecTypeActionTag:
 		return "IBV_FLOW_SPEC_ACTION_TAG"
-	case FlowSpecActionDropValue:
+	case FlowSpecTypeActionDrop:
 		return "IBV_FLOW_SPEC_ACTION_DROP"
-	case FlowSpecActionHandleValue:
+	case FlowSpecTypeActionHandle:
 		return "IBV_FLOW_SPEC_ACTION_HANDLE"
-	case FlowSpecActionCount:
+	case FlowSpecTypeActionCount:
 		return "IBV_FLOW_SPEC_ACTION_COUNT"
 	}
 	return "FlowSpecType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -3858,10 +3858,10 @@ type CreateCQAttrFlags uint32
 
 // Values of CreateCQAttrFlags.
 const (
-	// CreateCQAttrSingleThreaded is IBV_CREATE_CQ_ATTR_SINGLE_THREADED (infiniband/verbs.h).
-	CreateCQAttrSingleThreaded CreateCQAttrFlags = 0x1
-	// CreateCQAttrIgnoreOverrun is IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (infiniband/verbs.h).
-	CreateCQAttrIgnoreOverrun CreateCQAttrFlags = 0x2
+	// CreateCQAttrFlagsSingleThreaded is IBV_CREATE_CQ_ATTR_SINGLE_THREADED (infiniband/verbs.h).
+	CreateCQAttrFlagsSingleThreaded CreateCQAttrFlags = 0x1
+	// CreateCQAttrFlagsIgnoreOverrun is IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (infiniband/verbs.h).
+	CreateCQAttrFlagsIgnoreOverrun CreateCQAttrFlags = 0x2
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3873,7 +3873,7 @@ func (v CreateCQAttrFlags) String() string {
 	for _, b := range []struct {
 		bit  CreateCQAttrFlags
 		name string
-	}{{CreateCQAttrSingleThreaded, "IBV_CREATE_CQ_ATTR_SINGLE_THREADED"}, {CreateCQAttrIgnoreOverrun, "IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN"}} {
+	}{{CreateCQAttrFlagsSingleThreaded, "IBV_CREATE_CQ_ATTR_SINGLE_THREADED"}, {CreateCQAttrFlagsIgnoreOverrun, "IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -3974,12 +3974,12 @@ type ParentDomainInitAttrMask uint32
 
 // Values of ParentDomainInitAttrMask.
 const (
-	// ParentDomainInitAttrAllocators is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS (infiniband/verbs.h).
-	ParentDomainInitAttrAllocators ParentDomainInitAttrMask = 0x1
-	// ParentDomainInitAttrPDContext is IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT (infiniband/verbs.h).
-	ParentDomainInitAttrPDContext ParentDomainInitAttrMask = 0x2
-	// ParentDomainInitAttrAllowCCUnprotectedAlloc is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC (infiniband/verbs.h). Since rdma-core 65.
-	ParentDomainInitAttrAllowCCUnprotectedAlloc ParentDomainInitAttrMask = 0x4
+	// ParentDomainInitAttrMaskAllocators is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS (infiniband/verbs.h).
+	ParentDomainInitAttrMaskAllocators ParentDomainInitAttrMask = 0x1
+	// ParentDomainInitAttrMaskPDContext is IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT (infiniband/verbs.h).
+	ParentDomainInitAttrMaskPDContext ParentDomainInitAttrMask = 0x2
+	// ParentDomainInitAttrMaskAllowCCUnprotectedAlloc is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC (infiniband/verbs.h). Since rdma-core 65.
+	ParentDomainInitAttrMaskAllowCCUnprotectedAlloc ParentDomainInitAttrMask = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -3991,7 +3991,7 @@ func (v ParentDomainInitAttrMask) String() string {
 	for _, b := range []struct {
 		bit  ParentDomainInitAttrMask
 		name string
-	}{{ParentDomainInitAttrAllocators, "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS"}, {ParentDomainInitAttrPDContext, "IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT"}, {ParentDomainInitAttrAllowCCUnprotectedAlloc, "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC"}} {
+	}{{ParentDomainInitAttrMaskAllocators, "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS"}, {ParentDomainInitAttrMaskPDContext, "IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT"}, {ParentDomainInitAttrMaskAllowCCUnprotectedAlloc, "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -4036,29 +4036,29 @@ func (v TphMemType) String() string {
 	return "TphMemType(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
-// DmahInitAttrMask is a set of bit flags, C enum ibv_dmah_init_attr_mask of infiniband/verbs.h. Since rdma-core 65.
-type DmahInitAttrMask uint32
+// DMAHInitAttrMask is a set of bit flags, C enum ibv_dmah_init_attr_mask of infiniband/verbs.h. Since rdma-core 65.
+type DMAHInitAttrMask uint32
 
-// Values of DmahInitAttrMask.
+// Values of DMAHInitAttrMask.
 const (
-	// DmahInitAttrMaskCpuID is IBV_DMAH_INIT_ATTR_MASK_CPU_ID (infiniband/verbs.h). Since rdma-core 65.
-	DmahInitAttrMaskCpuID DmahInitAttrMask = 0x1
-	// DmahInitAttrMaskPh is IBV_DMAH_INIT_ATTR_MASK_PH (infiniband/verbs.h). Since rdma-core 65.
-	DmahInitAttrMaskPh DmahInitAttrMask = 0x2
-	// DmahInitAttrMaskTphMemType is IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE (infiniband/verbs.h). Since rdma-core 65.
-	DmahInitAttrMaskTphMemType DmahInitAttrMask = 0x4
+	// DMAHInitAttrMaskCPUID is IBV_DMAH_INIT_ATTR_MASK_CPU_ID (infiniband/verbs.h). Since rdma-core 65.
+	DMAHInitAttrMaskCPUID DMAHInitAttrMask = 0x1
+	// DMAHInitAttrMaskPh is IBV_DMAH_INIT_ATTR_MASK_PH (infiniband/verbs.h). Since rdma-core 65.
+	DMAHInitAttrMaskPh DMAHInitAttrMask = 0x2
+	// DMAHInitAttrMaskTphMemType is IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE (infiniband/verbs.h). Since rdma-core 65.
+	DMAHInitAttrMaskTphMemType DMAHInitAttrMask = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
-func (v DmahInitAttrMask) String() string {
+func (v DMAHInitAttrMask) String() string {
 	if v == 0 {
 		return "0"
 	}
 	var s string
 	for _, b := range []struct {
-		bit  DmahInitAttrMask
+		bit  DMAHInitAttrMask
 		name string
-	}{{DmahInitAttrMaskCpuID, "IBV_DMAH_INIT_ATTR_MASK_CPU_ID"}, {DmahInitAttrMaskPh, "IBV_DMAH_INIT_ATTR_MASK_PH"}, {DmahInitAttrMaskTphMemType, "IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE"}} {
+	}{{DMAHInitAttrMaskCPUID, "IBV_DMAH_INIT_ATTR_MASK_CPU_ID"}, {DMAHInitAttrMaskPh, "IBV_DMAH_INIT_ATTR_MASK_PH"}, {DMAHInitAttrMaskTphMemType, "IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -4077,7 +4077,7 @@ func (v DmahInitAttrMask) String() string {
 }
 
 // Has reports whether all bits of f are set in v.
-func (v DmahInitAttrMask) Has(f DmahInitAttrMask) bool {
+func (v DMAHInitAttrMask) Has(f DMAHInitAttrMask) bool {
 	return v&f == f
 }
 
@@ -4086,18 +4086,18 @@ type CounterDescription uint32
 
 // Values of CounterDescription.
 const (
-	// CounterPackets is IBV_COUNTER_PACKETS (infiniband/verbs.h).
-	CounterPackets CounterDescription = 0
-	// CounterBytes is IBV_COUNTER_BYTES (infiniband/verbs.h).
-	CounterBytes CounterDescription = 1
+	// CounterDescriptionPackets is IBV_COUNTER_PACKETS (infiniband/verbs.h).
+	CounterDescriptionPackets CounterDescription = 0
+	// CounterDescriptionBytes is IBV_COUNTER_BYTES (infiniband/verbs.h).
+	CounterDescriptionBytes CounterDescription = 1
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v CounterDescription) String() string {
 	switch v {
-	case CounterPackets:
+	case CounterDescriptionPackets:
 		return "IBV_COUNTER_PACKETS"
-	case CounterBytes:
+	case CounterDescriptionBytes:
 		return "IBV_COUNTER_BYTES"
 	}
 	return "CounterDescription(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -4108,8 +4108,8 @@ type ReadCountersFlags uint32
 
 // Values of ReadCountersFlags.
 const (
-	// ReadCountersAttrPreferCached is IBV_READ_COUNTERS_ATTR_PREFER_CACHED (infiniband/verbs.h).
-	ReadCountersAttrPreferCached ReadCountersFlags = 0x1
+	// ReadCountersFlagsAttrPreferCached is IBV_READ_COUNTERS_ATTR_PREFER_CACHED (infiniband/verbs.h).
+	ReadCountersFlagsAttrPreferCached ReadCountersFlags = 0x1
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -4121,7 +4121,7 @@ func (v ReadCountersFlags) String() string {
 	for _, b := range []struct {
 		bit  ReadCountersFlags
 		name string
-	}{{ReadCountersAttrPreferCached, "IBV_READ_COUNTERS_ATTR_PREFER_CACHED"}} {
+	}{{ReadCountersFlagsAttrPreferCached, "IBV_READ_COUNTERS_ATTR_PREFER_CACHED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -4192,30 +4192,30 @@ type ReregMRErrCode int32
 
 // Values of ReregMRErrCode.
 const (
-	// ReregMRErrInput is IBV_REREG_MR_ERR_INPUT (infiniband/verbs.h).
-	ReregMRErrInput ReregMRErrCode = -1
-	// ReregMRErrDontForkNew is IBV_REREG_MR_ERR_DONT_FORK_NEW (infiniband/verbs.h).
-	ReregMRErrDontForkNew ReregMRErrCode = -2
-	// ReregMRErrDoForkOld is IBV_REREG_MR_ERR_DO_FORK_OLD (infiniband/verbs.h).
-	ReregMRErrDoForkOld ReregMRErrCode = -3
-	// ReregMRErrCmd is IBV_REREG_MR_ERR_CMD (infiniband/verbs.h).
-	ReregMRErrCmd ReregMRErrCode = -4
-	// ReregMRErrCmdAndDoForkNew is IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW (infiniband/verbs.h).
-	ReregMRErrCmdAndDoForkNew ReregMRErrCode = -5
+	// ReregMRErrCodeInput is IBV_REREG_MR_ERR_INPUT (infiniband/verbs.h).
+	ReregMRErrCodeInput ReregMRErrCode = -1
+	// ReregMRErrCodeDontForkNew is IBV_REREG_MR_ERR_DONT_FORK_NEW (infiniband/verbs.h).
+	ReregMRErrCodeDontForkNew ReregMRErrCode = -2
+	// ReregMRErrCodeDoForkOld is IBV_REREG_MR_ERR_DO_FORK_OLD (infiniband/verbs.h).
+	ReregMRErrCodeDoForkOld ReregMRErrCode = -3
+	// ReregMRErrCodeCmd is IBV_REREG_MR_ERR_CMD (infiniband/verbs.h).
+	ReregMRErrCodeCmd ReregMRErrCode = -4
+	// ReregMRErrCodeCmdAndDoForkNew is IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW (infiniband/verbs.h).
+	ReregMRErrCodeCmdAndDoForkNew ReregMRErrCode = -5
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v ReregMRErrCode) String() string {
 	switch v {
-	case ReregMRErrInput:
+	case ReregMRErrCodeInput:
 		return "IBV_REREG_MR_ERR_INPUT"
-	case ReregMRErrDontForkNew:
+	case ReregMRErrCodeDontForkNew:
 		return "IBV_REREG_MR_ERR_DONT_FORK_NEW"
-	case ReregMRErrDoForkOld:
+	case ReregMRErrCodeDoForkOld:
 		return "IBV_REREG_MR_ERR_DO_FORK_OLD"
-	case ReregMRErrCmd:
+	case ReregMRErrCodeCmd:
 		return "IBV_REREG_MR_ERR_CMD"
-	case ReregMRErrCmdAndDoForkNew:
+	case ReregMRErrCodeCmdAndDoForkNew:
 		return "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW"
 	}
 	return "ReregMRErrCode(" + strconv.FormatInt(int64(v), 10) + ")"

@@ -17,33 +17,33 @@ type MissingError = dl.MissingError
 type NilOpError = dl.NilOpError
 
 var (
-	// ErrReregMRErrCmd is the library code IBV_REREG_MR_ERR_CMD: errors.Is(err, ErrReregMRErrCmd) holds for a failure returning it. For example: MR shouldn’t be used, command error.
-	ErrReregMRErrCmd = &Error{
-		Code: int(ReregMRErrCmd),
+	// ErrReregMRErrCodeCmd is the library code IBV_REREG_MR_ERR_CMD: errors.Is(err, ErrReregMRErrCodeCmd) holds for a failure returning it. For example: MR shouldn’t be used, command error.
+	ErrReregMRErrCodeCmd = &Error{
+		Code: int(ReregMRErrCodeCmd),
 		Name: "IBV_REREG_MR_ERR_CMD",
 	}
-	// ErrReregMRErrCmdAndDoForkNew is the library code IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW: errors.Is(err, ErrReregMRErrCmdAndDoForkNew) holds for a failure returning it. For example: MR shouldn’t be used, command error, invalid fork state on new address range.
-	ErrReregMRErrCmdAndDoForkNew = &Error{
-		Code: int(ReregMRErrCmdAndDoForkNew),
+	// ErrReregMRErrCodeCmdAndDoForkNew is the library code IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW: errors.Is(err, ErrReregMRErrCodeCmdAndDoForkNew) holds for a failure returning it. For example: MR shouldn’t be used, command error, invalid fork state on new address range.
+	ErrReregMRErrCodeCmdAndDoForkNew = &Error{
+		Code: int(ReregMRErrCodeCmdAndDoForkNew),
 		Name: "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW",
 	}
-	// ErrReregMRErrDontForkNew is the library code IBV_REREG_MR_ERR_DONT_FORK_NEW: errors.Is(err, ErrReregMRErrDontForkNew) holds for a failure returning it. For example: Old MR is valid, failed via don’t fork on new address range.
-	ErrReregMRErrDontForkNew = &Error{
-		Code: int(ReregMRErrDontForkNew),
+	// ErrReregMRErrCodeDontForkNew is the library code IBV_REREG_MR_ERR_DONT_FORK_NEW: errors.Is(err, ErrReregMRErrCodeDontForkNew) holds for a failure returning it. For example: Old MR is valid, failed via don’t fork on new address range.
+	ErrReregMRErrCodeDontForkNew = &Error{
+		Code: int(ReregMRErrCodeDontForkNew),
 		Name: "IBV_REREG_MR_ERR_DONT_FORK_NEW",
 	}
-	// ErrReregMRErrDoForkOld is the library code IBV_REREG_MR_ERR_DO_FORK_OLD: errors.Is(err, ErrReregMRErrDoForkOld) holds for a failure returning it. For example: New MR is valid, failed via do fork on old address range.
-	ErrReregMRErrDoForkOld = &Error{
-		Code: int(ReregMRErrDoForkOld),
+	// ErrReregMRErrCodeDoForkOld is the library code IBV_REREG_MR_ERR_DO_FORK_OLD: errors.Is(err, ErrReregMRErrCodeDoForkOld) holds for a failure returning it. For example: New MR is valid, failed via do fork on old address range.
+	ErrReregMRErrCodeDoForkOld = &Error{
+		Code: int(ReregMRErrCodeDoForkOld),
 		Name: "IBV_REREG_MR_ERR_DO_FORK_OLD",
 	}
-	// ErrReregMRErrInput is the library code IBV_REREG_MR_ERR_INPUT: errors.Is(err, ErrReregMRErrInput) holds for a failure returning it. For example: Old MR is valid, an input error was detected by libibverbs.
-	ErrReregMRErrInput = &Error{
-		Code: int(ReregMRErrInput),
+	// ErrReregMRErrCodeInput is the library code IBV_REREG_MR_ERR_INPUT: errors.Is(err, ErrReregMRErrCodeInput) holds for a failure returning it. For example: Old MR is valid, an input error was detected by libibverbs.
+	ErrReregMRErrCodeInput = &Error{
+		Code: int(ReregMRErrCodeInput),
 		Name: "IBV_REREG_MR_ERR_INPUT",
 	}
 )
 
 func init() {
-	cerr.RegisterCodes("ibv_", ErrReregMRErrCmd, ErrReregMRErrCmdAndDoForkNew, ErrReregMRErrDontForkNew, ErrReregMRErrDoForkOld, ErrReregMRErrInput)
+	cerr.RegisterCodes("ibv_", ErrReregMRErrCodeCmd, ErrReregMRErrCodeCmdAndDoForkNew, ErrReregMRErrCodeDontForkNew, ErrReregMRErrCodeDoForkOld, ErrReregMRErrCodeInput)
 }

@@ -323,7 +323,7 @@ func FastWCReadWCFlags(op uintptr, cq uintptr) uint32 {
 
 // FastWCReadSLIDOp is the provider op that ibv_wc_read_slid (infiniband/verbs.h) calls, read_slid, as the address FastWCReadSLID takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadSLIDOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadSlid)
+	return uintptr(cq.ReadSLID)
 }
 
 // FastWCReadSLID calls op, the provider op that ibv_wc_read_slid (infiniband/verbs.h) calls (from FastWCReadSLIDOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_slid does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
@@ -343,7 +343,7 @@ func FastWCReadSL(op uintptr, cq uintptr) uint8 {
 
 // FastWCReadDLIDPathBitsOp is the provider op that ibv_wc_read_dlid_path_bits (infiniband/verbs.h) calls, read_dlid_path_bits, as the address FastWCReadDLIDPathBits takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadDLIDPathBitsOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadDlidPathBits)
+	return uintptr(cq.ReadDLIDPathBits)
 }
 
 // FastWCReadDLIDPathBits calls op, the provider op that ibv_wc_read_dlid_path_bits (infiniband/verbs.h) calls (from FastWCReadDLIDPathBitsOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_dlid_path_bits does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
@@ -353,7 +353,7 @@ func FastWCReadDLIDPathBits(op uintptr, cq uintptr) uint8 {
 
 // FastWCReadCompletionTSOp is the provider op that ibv_wc_read_completion_ts (infiniband/verbs.h) calls, read_completion_ts, as the address FastWCReadCompletionTS takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadCompletionTSOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadCompletionTs)
+	return uintptr(cq.ReadCompletionTS)
 }
 
 // FastWCReadCompletionTS calls op, the provider op that ibv_wc_read_completion_ts (infiniband/verbs.h) calls (from FastWCReadCompletionTSOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_completion_ts does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
@@ -363,7 +363,7 @@ func FastWCReadCompletionTS(op uintptr, cq uintptr) uint64 {
 
 // FastWCReadCompletionWallclockNSOp is the provider op that ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h) calls, read_completion_wallclock_ns, as the address FastWCReadCompletionWallclockNS takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadCompletionWallclockNSOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadCompletionWallclockNs)
+	return uintptr(cq.ReadCompletionWallclockNS)
 }
 
 // FastWCReadCompletionWallclockNS calls op, the provider op that ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h) calls (from FastWCReadCompletionWallclockNSOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_completion_wallclock_ns does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
@@ -373,7 +373,7 @@ func FastWCReadCompletionWallclockNS(op uintptr, cq uintptr) uint64 {
 
 // FastWCReadCVLANOp is the provider op that ibv_wc_read_cvlan (infiniband/verbs.h) calls, read_cvlan, as the address FastWCReadCVLAN takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadCVLANOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadCvlan)
+	return uintptr(cq.ReadCVLAN)
 }
 
 // FastWCReadCVLAN calls op, the provider op that ibv_wc_read_cvlan (infiniband/verbs.h) calls (from FastWCReadCVLANOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_cvlan does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
@@ -393,11 +393,11 @@ func FastWCReadFlowTag(op uintptr, cq uintptr) uint32 {
 
 // FastWCReadTMInfoOp is the provider op that ibv_wc_read_tm_info (infiniband/verbs.h) calls, read_tm_info, as the address FastWCReadTMInfo takes; 0 when the provider left it NULL. Read it once per object.
 func FastWCReadTMInfoOp(cq *CQEx) uintptr {
-	return uintptr(cq.ReadTmInfo)
+	return uintptr(cq.ReadTMInfo)
 }
 
 // FastWCReadTMInfo calls op, the provider op that ibv_wc_read_tm_info (infiniband/verbs.h) calls (from FastWCReadTMInfoOp, never 0), on the C object whose address is cq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wc_read_tm_info does both). It is one cgo crossing, and cgo checks no argument at run time: cq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastWCReadTMInfo(op uintptr, cq uintptr, tmInfo *WCTmInfo) {
+func FastWCReadTMInfo(op uintptr, cq uintptr, tmInfo *WCTMInfo) {
 	C.zfast_ibv_wc_read_tm_info(C.uintptr_t(op), C.uintptr_t(cq), (*C.struct_zfast_mem)(unsafe.Pointer(tmInfo)))
 }
 
@@ -457,8 +457,8 @@ func FastWRSendInvOp(qp *QPEx) uintptr {
 }
 
 // FastWRSendInv calls op, the provider op that ibv_wr_send_inv (infiniband/verbs.h) calls (from FastWRSendInvOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wr_send_inv does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastWRSendInv(op uintptr, qp uintptr, invalidateRkey uint32) {
-	C.zfast_ibv_wr_send_inv(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(invalidateRkey))
+func FastWRSendInv(op uintptr, qp uintptr, invalidateRKey uint32) {
+	C.zfast_ibv_wr_send_inv(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(invalidateRKey))
 }
 
 // FastWRSendTSOOp is the provider op that ibv_wr_send_tso (infiniband/verbs.h) calls, wr_send_tso, as the address FastWRSendTSO takes; 0 when the provider left it NULL. Read it once per object.
@@ -547,8 +547,8 @@ func FastWRLocalInvOp(qp *QPEx) uintptr {
 }
 
 // FastWRLocalInv calls op, the provider op that ibv_wr_local_inv (infiniband/verbs.h) calls (from FastWRLocalInvOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wr_local_inv does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastWRLocalInv(op uintptr, qp uintptr, invalidateRkey uint32) {
-	C.zfast_ibv_wr_local_inv(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(invalidateRkey))
+func FastWRLocalInv(op uintptr, qp uintptr, invalidateRKey uint32) {
+	C.zfast_ibv_wr_local_inv(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(invalidateRKey))
 }
 
 // FastWRBindMWOp is the provider op that ibv_wr_bind_mw (infiniband/verbs.h) calls, wr_bind_mw, as the address FastWRBindMW takes; 0 when the provider left it NULL. Read it once per object.
@@ -607,16 +607,16 @@ func FastWRSetUDAddrOp(qp *QPEx) uintptr {
 }
 
 // FastWRSetUDAddr calls op, the provider op that ibv_wr_set_ud_addr (infiniband/verbs.h) calls (from FastWRSetUDAddrOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wr_set_ud_addr does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastWRSetUDAddr(op uintptr, qp uintptr, ah *AH, remoteQPN uint32, remoteQkey uint32) {
-	C.zfast_ibv_wr_set_ud_addr(C.uintptr_t(op), C.uintptr_t(qp), (*C.struct_zfast_mem)(unsafe.Pointer(ah)), C.uint32_t(remoteQPN), C.uint32_t(remoteQkey))
+func FastWRSetUDAddr(op uintptr, qp uintptr, ah *AH, remoteQPN uint32, remoteQKey uint32) {
+	C.zfast_ibv_wr_set_ud_addr(C.uintptr_t(op), C.uintptr_t(qp), (*C.struct_zfast_mem)(unsafe.Pointer(ah)), C.uint32_t(remoteQPN), C.uint32_t(remoteQKey))
 }
 
 // FastWRSetXRCSRQNOp is the provider op that ibv_wr_set_xrc_srqn (infiniband/verbs.h) calls, wr_set_xrc_srqn, as the address FastWRSetXRCSRQN takes; 0 when the provider left it NULL. Read it once per object.
 func FastWRSetXRCSRQNOp(qp *QPEx) uintptr {
-	return uintptr(qp.WRSetXRCSrqn)
+	return uintptr(qp.WRSetXRCSRQN)
 }
 
 // FastWRSetXRCSRQN calls op, the provider op that ibv_wr_set_xrc_srqn (infiniband/verbs.h) calls (from FastWRSetXRCSRQNOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wr_set_xrc_srqn does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSrqn uint32) {
-	C.zfast_ibv_wr_set_xrc_srqn(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(remoteSrqn))
+func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSRQN uint32) {
+	C.zfast_ibv_wr_set_xrc_srqn(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(remoteSRQN))
 }

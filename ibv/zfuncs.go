@@ -183,6 +183,22 @@ import "C"
 // lib is libibverbs.so.1, opened on first use.
 var lib = dl.NewLib("libibverbs.so.1")
 
+// Load opens libibverbs.so.1 if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming libibverbs.so.1 when it is missing.
+func Load() error {
+	return lib.Load()
+}
+
+// Release describes the installed libibverbs.so.1 as far as one symbol tells (exact release numbers are not detected): "after rdma-core 44" when it has ibv_wr_opcode_str, which rdma-core 44 lacks and rdma-core 65 has; "rdma-core 44 or earlier" when it lacks it; "" when Load fails.
+func Release() string {
+	switch {
+	case Load() != nil:
+		return ""
+	case lib.Has("ibv_wr_opcode_str"):
+		return "after rdma-core 44"
+	}
+	return "rdma-core 44 or earlier"
+}
+
 var (
 	// sym_ibv_wc_status_str resolves ibv_wc_status_str (infiniband/verbs.h).
 	sym_ibv_wc_status_str = &dl.Symbol{
@@ -846,7 +862,7 @@ func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errn
 }
 
 // c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
-func c_ibv_wr_local_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, err error) {
+func c_ibv_wr_local_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRLocalInv
 	if fn == nil {
 		err = &dl.NilOpError{
@@ -855,7 +871,7 @@ func c_ibv_wr_local_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, e
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_local_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRkey))
+	_, cerr := C.zshim_ibv_wr_local_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
@@ -951,7 +967,7 @@ func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error
 }
 
 // c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
-func c_ibv_wr_send_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, err error) {
+func c_ibv_wr_send_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSendInv
 	if fn == nil {
 		err = &dl.NilOpError{
@@ -960,7 +976,7 @@ func c_ibv_wr_send_inv(qp *QPEx, invalidateRkey uint32) (errno syscall.Errno, er
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_send_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRkey))
+	_, cerr := C.zshim_ibv_wr_send_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
@@ -981,7 +997,7 @@ func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (
 }
 
 // c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
-func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQkey uint32) (errno syscall.Errno, err error) {
+func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetUDAddr
 	if fn == nil {
 		err = &dl.NilOpError{
@@ -990,14 +1006,14 @@ func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQkey uint32)
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_ud_addr(fn, unsafe.Pointer(qp), unsafe.Pointer(ah), C.uint32_t(remoteQPN), C.uint32_t(remoteQkey))
+	_, cerr := C.zshim_ibv_wr_set_ud_addr(fn, unsafe.Pointer(qp), unsafe.Pointer(ah), C.uint32_t(remoteQPN), C.uint32_t(remoteQKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
 // c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
-func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSrqn uint32) (errno syscall.Errno, err error) {
-	fn := qp.WRSetXRCSrqn
+func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSRQN uint32) (errno syscall.Errno, err error) {
+	fn := qp.WRSetXRCSRQN
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wr_set_xrc_srqn",
@@ -1005,7 +1021,7 @@ func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSrqn uint32) (errno syscall.Errno, er
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_xrc_srqn(fn, unsafe.Pointer(qp), C.uint32_t(remoteSrqn))
+	_, cerr := C.zshim_ibv_wr_set_xrc_srqn(fn, unsafe.Pointer(qp), C.uint32_t(remoteSRQN))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
@@ -1308,7 +1324,7 @@ func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 
 // c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
 func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
-	fn := cq.ReadSlid
+	fn := cq.ReadSLID
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_slid",
@@ -1340,7 +1356,7 @@ func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 
 // c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
 func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
-	fn := cq.ReadDlidPathBits
+	fn := cq.ReadDLIDPathBits
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_dlid_path_bits",
@@ -1356,7 +1372,7 @@ func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err e
 
 // c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
 func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
-	fn := cq.ReadCompletionTs
+	fn := cq.ReadCompletionTS
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_completion_ts",
@@ -1372,7 +1388,7 @@ func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err e
 
 // c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
 func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
-	fn := cq.ReadCompletionWallclockNs
+	fn := cq.ReadCompletionWallclockNS
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_completion_wallclock_ns",
@@ -1388,7 +1404,7 @@ func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Er
 
 // c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
 func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
-	fn := cq.ReadCvlan
+	fn := cq.ReadCVLAN
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_cvlan",
@@ -1419,8 +1435,8 @@ func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 }
 
 // c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
-func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTmInfo) (errno syscall.Errno, err error) {
-	fn := cq.ReadTmInfo
+func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTMInfo) (errno syscall.Errno, err error) {
+	fn := cq.ReadTMInfo
 	if fn == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_wc_read_tm_info",
@@ -1649,7 +1665,7 @@ func c_ibv_query_device(context *Context, deviceAttr *DeviceAttr) (r int32, errn
 }
 
 // c_ibv_query_port calls ibv_query_port (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
-func c_ibv_query_port(context *Context, portNum uint8, portAttr *CompatIbvPortAttr) (r int32, errno syscall.Errno, err error) {
+func c_ibv_query_port(context *Context, portNum uint8, portAttr *CompatIBVPortAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_port.Addr()
 	if err != nil {
 		return
@@ -1759,14 +1775,14 @@ func c_ibv_dealloc_pd(pd *PD) (r int32, errno syscall.Errno, err error) {
 // c_ibv_create_flow is the shim of the static inline ibv_create_flow (infiniband/verbs.h), which calls the provider's verbs_context.ibv_create_flow when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
 func c_ibv_create_flow(qp *QP, flow *FlowAttr) (r *Flow, errno syscall.Errno, err error) {
 	zvctx := verbsGetCtx(qp.Context)
-	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IbvCreateFlow)) || zvctx.IbvCreateFlow == nil {
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IBVCreateFlow)) || zvctx.IBVCreateFlow == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_create_flow",
 			Op:   "verbs_context.ibv_create_flow",
 		}
 		return
 	}
-	fn := zvctx.IbvCreateFlow
+	fn := zvctx.IBVCreateFlow
 	cr, cerr := C.zshim_ibv_create_flow(fn, unsafe.Pointer(qp), unsafe.Pointer(flow))
 	errno, _ = cerr.(syscall.Errno)
 	r = (*Flow)(cr)
@@ -1776,14 +1792,14 @@ func c_ibv_create_flow(qp *QP, flow *FlowAttr) (r *Flow, errno syscall.Errno, er
 // c_ibv_destroy_flow is the shim of the static inline ibv_destroy_flow (infiniband/verbs.h), which calls the provider's verbs_context.ibv_destroy_flow when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
 func c_ibv_destroy_flow(flowID *Flow) (r int32, errno syscall.Errno, err error) {
 	zvctx := verbsGetCtx(flowID.Context)
-	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IbvDestroyFlow)) || zvctx.IbvDestroyFlow == nil {
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.IBVDestroyFlow)) || zvctx.IBVDestroyFlow == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_destroy_flow",
 			Op:   "verbs_context.ibv_destroy_flow",
 		}
 		return
 	}
-	fn := zvctx.IbvDestroyFlow
+	fn := zvctx.IBVDestroyFlow
 	cr, cerr := C.zshim_ibv_destroy_flow(fn, unsafe.Pointer(flowID))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
@@ -2553,19 +2569,19 @@ func c_ibv_reg_buf_mr(pd *PD, buf *Buf, addr unsafe.Pointer, length uint64, acce
 }
 
 // c_ibv_alloc_dmah calls ibv_alloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
-func c_ibv_alloc_dmah(context *Context, attr *DmahInitAttr) (r *Dmah, errno syscall.Errno, err error) {
+func c_ibv_alloc_dmah(context *Context, attr *DMAHInitAttr) (r *DMAH, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_alloc_dmah.Addr()
 	if err != nil {
 		return
 	}
 	cr, cerr := C.zcall_ibv_alloc_dmah(fn, unsafe.Pointer(context), unsafe.Pointer(attr))
 	errno, _ = cerr.(syscall.Errno)
-	r = (*Dmah)(cr)
+	r = (*DMAH)(cr)
 	return
 }
 
 // c_ibv_dealloc_dmah calls ibv_dealloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
-func c_ibv_dealloc_dmah(dmah *Dmah) (r int32, errno syscall.Errno, err error) {
+func c_ibv_dealloc_dmah(dmah *DMAH) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dealloc_dmah.Addr()
 	if err != nil {
 		return
@@ -2579,14 +2595,14 @@ func c_ibv_dealloc_dmah(dmah *Dmah) (r int32, errno syscall.Errno, err error) {
 // c_ibv_query_rt_values_ex is the shim of the static inline ibv_query_rt_values_ex (infiniband/verbs.h), which calls the provider's verbs_context.query_rt_values when verbs_get_ctx_op finds it: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider lacks the op.
 func c_ibv_query_rt_values_ex(context *Context, values *ValuesEx) (r int32, errno syscall.Errno, err error) {
 	zvctx := verbsGetCtx(context)
-	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.QueryRtValues)) || zvctx.QueryRtValues == nil {
+	if zvctx == nil || zvctx.Sz < uint64(unsafe.Sizeof(*zvctx)-unsafe.Offsetof(zvctx.QueryRTValues)) || zvctx.QueryRTValues == nil {
 		err = &dl.NilOpError{
 			Func: "ibv_query_rt_values_ex",
 			Op:   "verbs_context.query_rt_values",
 		}
 		return
 	}
-	fn := zvctx.QueryRtValues
+	fn := zvctx.QueryRTValues
 	cr, cerr := C.zshim_ibv_query_rt_values_ex(fn, unsafe.Pointer(context), unsafe.Pointer(values))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)

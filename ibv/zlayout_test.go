@@ -147,9 +147,9 @@ func layoutTable() *layouttest.Table {
 			Fields: []layouttest.Field{{
 				C:          "val_ptr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon0.ValPtr())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon0)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon0.ValPtr())),
+				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon0.ValPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "val_ptr_data_u64",
@@ -161,9 +161,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "next_ptr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon1.NextPtr())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon1.NextPtr())),
+				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon1.NextPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_ptr_data_u64",
@@ -620,16 +620,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "node_guid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.NodeGuid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.NodeGUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NodeGuid),
+				Size:       unsafe.Sizeof(v.NodeGUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sys_image_guid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SysImageGuid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SysImageGUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SysImageGuid),
+				Size:       unsafe.Sizeof(v.SysImageGUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mr_size",
@@ -879,9 +879,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "local_ca_ack_delay",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.LocalCaACKDelay)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.LocalCAAckDelay)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LocalCaACKDelay),
+				Size:       unsafe.Sizeof(v.LocalCAAckDelay),
 				SizeDiff:   nil,
 			}, {
 				C:          "phys_port_cnt",
@@ -1074,7 +1074,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v TmCaps
+		var v TMCaps
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -1220,9 +1220,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "hca_core_clock",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.HcaCoreClock)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.HCACoreClock)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HcaCoreClock),
+				Size:       unsafe.Sizeof(v.HCACoreClock),
 				SizeDiff:   nil,
 			}, {
 				C:          "device_cap_flags_ex",
@@ -1248,9 +1248,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "max_wq_type_rq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxWQTypeRq)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.MaxWQTypeRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxWQTypeRq),
+				Size:       unsafe.Sizeof(v.MaxWQTypeRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "packet_pacing_caps",
@@ -1269,9 +1269,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "tm_caps",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.TmCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TMCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TmCaps),
+				Size:       unsafe.Sizeof(v.TMCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_mod_caps",
@@ -1366,23 +1366,23 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "bad_pkey_cntr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.BadPkeyCntr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.BadPKeyCntr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.BadPkeyCntr),
+				Size:       unsafe.Sizeof(v.BadPKeyCntr),
 				SizeDiff:   nil,
 			}, {
 				C:          "qkey_viol_cntr",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.QkeyViolCntr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.QKeyViolCntr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QkeyViolCntr),
+				Size:       unsafe.Sizeof(v.QKeyViolCntr),
 				SizeDiff:   nil,
 			}, {
 				C:          "pkey_tbl_len",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.PkeyTblLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKeyTblLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PkeyTblLen),
+				Size:       unsafe.Sizeof(v.PKeyTblLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "lid",
@@ -1505,30 +1505,30 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "element.cq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.CQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.CQ())),
+				Size:       unsafe.Sizeof(v.Element.CQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.qp",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.QP())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.QP())),
+				Size:       unsafe.Sizeof(v.Element.QP()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.srq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.SRQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.SRQ())),
+				Size:       unsafe.Sizeof(v.Element.SRQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.wq",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.WQ())) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.WQ())),
+				Size:       unsafe.Sizeof(v.Element.WQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.port_num",
@@ -1706,9 +1706,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "invalidated_rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.WCAnon0.InvalidatedRkey())) - b,
+				Offset:     uintptr(unsafe.Pointer(v.WCAnon0.InvalidatedRKey())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WCAnon0.InvalidatedRkey())),
+				Size:       unsafe.Sizeof((*v.WCAnon0.InvalidatedRKey())),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_num",
@@ -1734,16 +1734,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey_index",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.PkeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PkeyIndex),
+				Size:       unsafe.Sizeof(v.PKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "slid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Slid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Slid),
+				Size:       unsafe.Sizeof(v.SLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
@@ -1755,9 +1755,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dlid_path_bits",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.DlidPathBits)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DLIDPathBits)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DlidPathBits),
+				Size:       unsafe.Sizeof(v.DLIDPathBits),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -1851,16 +1851,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Lkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Lkey),
+				Size:       unsafe.Sizeof(v.LKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Rkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Rkey),
+				Size:       unsafe.Sizeof(v.RKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -1869,7 +1869,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v Dmah
+		var v DMAH
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -2040,9 +2040,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "iova",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Iova)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.IOVA)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Iova),
+				Size:       unsafe.Sizeof(v.IOVA),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
@@ -2068,9 +2068,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dmah)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dmah),
+				Size:       unsafe.Sizeof(v.DMAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf",
@@ -2109,9 +2109,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Rkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Rkey),
+				Size:       unsafe.Sizeof(v.RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
@@ -2253,9 +2253,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dlid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dlid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dlid),
+				Size:       unsafe.Sizeof(v.DLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
@@ -2360,7 +2360,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v TmCap
+		var v TMCap
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -2445,9 +2445,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "tm_cap",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.TmCap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TMCap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TmCap),
+				Size:       unsafe.Sizeof(v.TMCap),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -2747,9 +2747,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "sq_sig_all",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SqSigAll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SQSigAll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SqSigAll),
+				Size:       unsafe.Sizeof(v.SQSigAll),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -2850,9 +2850,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "sq_sig_all",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SqSigAll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SQSigAll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SqSigAll),
+				Size:       unsafe.Sizeof(v.SQSigAll),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
@@ -3009,23 +3009,23 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "qkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Qkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.QKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Qkey),
+				Size:       unsafe.Sizeof(v.QKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq_psn",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.RqPSN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.RQPSN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RqPSN),
+				Size:       unsafe.Sizeof(v.RQPSN),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_psn",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SqPSN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SQPSN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SqPSN),
+				Size:       unsafe.Sizeof(v.SQPSN),
 				SizeDiff:   nil,
 			}, {
 				C:          "dest_qp_num",
@@ -3065,30 +3065,30 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey_index",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.PkeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PkeyIndex),
+				Size:       unsafe.Sizeof(v.PKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "alt_pkey_index",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.AltPkeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.AltPKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AltPkeyIndex),
+				Size:       unsafe.Sizeof(v.AltPKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "en_sqd_async_notify",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.EnSqdAsyncNotify)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.EnSQDAsyncNotify)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EnSqdAsyncNotify),
+				Size:       unsafe.Sizeof(v.EnSQDAsyncNotify),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_draining",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SqDraining)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SQDraining)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SqDraining),
+				Size:       unsafe.Sizeof(v.SQDraining),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rd_atomic",
@@ -3258,9 +3258,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Lkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Lkey),
+				Size:       unsafe.Sizeof(v.LKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -3354,9 +3354,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "invalidate_rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon0.InvalidateRkey())) - b,
+				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon0.InvalidateRKey())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon0.InvalidateRkey())),
+				Size:       unsafe.Sizeof((*v.SendWRAnon0.InvalidateRKey())),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr",
@@ -3382,9 +3382,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "wr.rdma.rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.RDMA()).Rkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v.WR.RDMA()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.RDMA()).Rkey),
+				Size:       unsafe.Sizeof((*v.WR.RDMA()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic",
@@ -3417,9 +3417,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "wr.atomic.rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).Rkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic()).Rkey),
+				Size:       unsafe.Sizeof((*v.WR.Atomic()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.ud",
@@ -3445,9 +3445,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "wr.ud.remote_qkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.UD()).RemoteQkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v.WR.UD()).RemoteQKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.UD()).RemoteQkey),
+				Size:       unsafe.Sizeof((*v.WR.UD()).RemoteQKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
@@ -3466,9 +3466,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "qp_type.xrc.remote_srqn",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.QPType.XRC()).RemoteSrqn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v.QPType.XRC()).RemoteSRQN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.QPType.XRC()).RemoteSrqn),
+				Size:       unsafe.Sizeof((*v.QPType.XRC()).RemoteSRQN),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw",
@@ -3487,9 +3487,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "bind_mw.rkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.BindMW()).Rkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.BindMW()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW()).Rkey),
+				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw.bind_info",
@@ -3645,65 +3645,65 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "tm",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm),
+				Size:       unsafe.Sizeof(v.TM),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.unexpected_cnt",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.UnexpectedCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.UnexpectedCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.UnexpectedCnt),
+				Size:       unsafe.Sizeof(v.TM.UnexpectedCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.handle",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Handle),
+				Size:       unsafe.Sizeof(v.TM.Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add),
+				Size:       unsafe.Sizeof(v.TM.Add),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.recv_wr_id",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add.RecvWRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.RecvWRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add.RecvWRID),
+				Size:       unsafe.Sizeof(v.TM.Add.RecvWRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.sg_list",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add.SgList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.SgList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add.SgList),
+				Size:       unsafe.Sizeof(v.TM.Add.SgList),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.num_sge",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add.NumSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.NumSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add.NumSGE),
+				Size:       unsafe.Sizeof(v.TM.Add.NumSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.tag",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add.Tag)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.Tag)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add.Tag),
+				Size:       unsafe.Sizeof(v.TM.Add.Tag),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.mask",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tm.Add.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tm.Add.Mask),
+				Size:       unsafe.Sizeof(v.TM.Add.Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -4109,9 +4109,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "wr_set_xrc_srqn",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetXRCSrqn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.WRSetXRCSRQN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetXRCSrqn),
+				Size:       unsafe.Sizeof(v.WRSetXRCSRQN),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_inline_data",
@@ -4271,7 +4271,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v WCTmInfo
+		var v WCTMInfo
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -4461,9 +4461,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "read_slid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadSlid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadSLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadSlid),
+				Size:       unsafe.Sizeof(v.ReadSLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_sl",
@@ -4475,23 +4475,23 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "read_dlid_path_bits",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadDlidPathBits)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadDLIDPathBits)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadDlidPathBits),
+				Size:       unsafe.Sizeof(v.ReadDLIDPathBits),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_completion_ts",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionTs)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionTS)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCompletionTs),
+				Size:       unsafe.Sizeof(v.ReadCompletionTS),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_cvlan",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCvlan)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadCVLAN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCvlan),
+				Size:       unsafe.Sizeof(v.ReadCVLAN),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_flow_tag",
@@ -4503,16 +4503,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "read_tm_info",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadTmInfo)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadTMInfo)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadTmInfo),
+				Size:       unsafe.Sizeof(v.ReadTMInfo),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_completion_wallclock_ns",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionWallclockNs)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionWallclockNS)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCompletionWallclockNs),
+				Size:       unsafe.Sizeof(v.ReadCompletionWallclockNS),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -5703,7 +5703,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v IbvDeviceOps
+		var v IBVDeviceOps
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -6337,7 +6337,7 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v DmahInitAttr
+		var v DMAHInitAttr
 		b := uintptr(unsafe.Pointer(&v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
@@ -6353,9 +6353,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "cpu_id",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CpuID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.CPUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CpuID),
+				Size:       unsafe.Sizeof(v.CPUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "ph",
@@ -6502,9 +6502,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dm_export_dmabuf_fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMExportDmabufFD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DMExportDMABufFD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMExportDmabufFD),
+				Size:       unsafe.Sizeof(v.DMExportDMABufFD),
 				SizeDiff:   nil,
 			}, {
 				C:          "reg_mr_ex",
@@ -6516,16 +6516,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dealloc_dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeallocDmah)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DeallocDMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeallocDmah),
+				Size:       unsafe.Sizeof(v.DeallocDMAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "alloc_dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.AllocDmah)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.AllocDMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AllocDmah),
+				Size:       unsafe.Sizeof(v.AllocDMAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "query_port",
@@ -6698,9 +6698,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "query_rt_values",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.QueryRtValues)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.QueryRTValues)) - b,
 				OffsetDiff: map[string]int{"44": -48},
-				Size:       unsafe.Sizeof(v.QueryRtValues),
+				Size:       unsafe.Sizeof(v.QueryRTValues),
 				SizeDiff:   nil,
 			}, {
 				C:          "create_cq_ex",
@@ -6726,9 +6726,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "ibv_destroy_flow",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.IbvDestroyFlow)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.IBVDestroyFlow)) - b,
 				OffsetDiff: map[string]int{"44": -48},
-				Size:       unsafe.Sizeof(v.IbvDestroyFlow),
+				Size:       unsafe.Sizeof(v.IBVDestroyFlow),
 				SizeDiff:   nil,
 			}, {
 				C:          "ABI_placeholder2",
@@ -6740,9 +6740,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "ibv_create_flow",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.IbvCreateFlow)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.IBVCreateFlow)) - b,
 				OffsetDiff: map[string]int{"44": -48},
-				Size:       unsafe.Sizeof(v.IbvCreateFlow),
+				Size:       unsafe.Sizeof(v.IBVCreateFlow),
 				SizeDiff:   nil,
 			}, {
 				C:          "ABI_placeholder1",
@@ -6844,75 +6844,75 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IB_UVERBS_ACCESS_LOCAL_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessLocalWrite),
+		Value: layouttest.Bits(UverbsAccessFlagsLocalWrite),
 	}, {
 		C:     "IB_UVERBS_ACCESS_REMOTE_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessRemoteWrite),
+		Value: layouttest.Bits(UverbsAccessFlagsRemoteWrite),
 	}, {
 		C:     "IB_UVERBS_ACCESS_REMOTE_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessRemoteRead),
+		Value: layouttest.Bits(UverbsAccessFlagsRemoteRead),
 	}, {
 		C:     "IB_UVERBS_ACCESS_REMOTE_ATOMIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessRemoteAtomic),
+		Value: layouttest.Bits(UverbsAccessFlagsRemoteAtomic),
 	}, {
 		C:     "IB_UVERBS_ACCESS_MW_BIND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessMWBind),
+		Value: layouttest.Bits(UverbsAccessFlagsMWBind),
 	}, {
 		C:     "IB_UVERBS_ACCESS_ZERO_BASED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessZeroBased),
+		Value: layouttest.Bits(UverbsAccessFlagsZeroBased),
 	}, {
 		C:     "IB_UVERBS_ACCESS_ON_DEMAND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessOnDemand),
+		Value: layouttest.Bits(UverbsAccessFlagsOnDemand),
 	}, {
 		C:     "IB_UVERBS_ACCESS_HUGETLB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessHugetlb),
+		Value: layouttest.Bits(UverbsAccessFlagsHugetlb),
 	}, {
 		C:     "IB_UVERBS_ACCESS_FLUSH_GLOBAL",
 		In:    []string{"65"},
-		Value: layouttest.Bits(UverbsAccessFlushGlobal),
+		Value: layouttest.Bits(UverbsAccessFlagsFlushGlobal),
 	}, {
 		C:     "IB_UVERBS_ACCESS_FLUSH_PERSISTENT",
 		In:    []string{"65"},
-		Value: layouttest.Bits(UverbsAccessFlushPersistent),
+		Value: layouttest.Bits(UverbsAccessFlagsFlushPersistent),
 	}, {
 		C:     "IB_UVERBS_ACCESS_RELAXED_ORDERING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessRelaxedOrdering),
+		Value: layouttest.Bits(UverbsAccessFlagsRelaxedOrdering),
 	}, {
 		C:     "IB_UVERBS_ACCESS_OPTIONAL_RANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAccessOptionalRange),
+		Value: layouttest.Bits(UverbsAccessFlagsOptionalRange),
 	}, {
 		C:     "IB_UVERBS_SRQT_BASIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsSrqtBasic),
+		Value: layouttest.Bits(UverbsSRQTypeBasic),
 	}, {
 		C:     "IB_UVERBS_SRQT_XRC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsSrqtXRC),
+		Value: layouttest.Bits(UverbsSRQTypeXRC),
 	}, {
 		C:     "IB_UVERBS_SRQT_TM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsSrqtTm),
+		Value: layouttest.Bits(UverbsSRQTypeTM),
 	}, {
 		C:     "IB_UVERBS_WQT_RQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsWqtRq),
+		Value: layouttest.Bits(UverbsWQTypeWqtRQ),
 	}, {
 		C:     "IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsWQFlagsCvlanStripping),
+		Value: layouttest.Bits(UverbsWQFlagsCVLANStripping),
 	}, {
 		C:     "IB_UVERBS_WQ_FLAGS_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsWQFlagsScatterFcs),
+		Value: layouttest.Bits(UverbsWQFlagsScatterFCS),
 	}, {
 		C:     "IB_UVERBS_WQ_FLAGS_DELAY_DROP",
 		In:    []string{"65", "44"},
@@ -6924,231 +6924,231 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IB_UVERBS_QPT_RC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptRC),
+		Value: layouttest.Bits(UverbsQPTypeRC),
 	}, {
 		C:     "IB_UVERBS_QPT_UC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptUC),
+		Value: layouttest.Bits(UverbsQPTypeUC),
 	}, {
 		C:     "IB_UVERBS_QPT_UD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptUD),
+		Value: layouttest.Bits(UverbsQPTypeUD),
 	}, {
 		C:     "IB_UVERBS_QPT_RAW_PACKET",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptRawPacket),
+		Value: layouttest.Bits(UverbsQPTypeRawPacket),
 	}, {
 		C:     "IB_UVERBS_QPT_XRC_INI",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptXRCIni),
+		Value: layouttest.Bits(UverbsQPTypeXRCIni),
 	}, {
 		C:     "IB_UVERBS_QPT_XRC_TGT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptXRCTgt),
+		Value: layouttest.Bits(UverbsQPTypeXRCTgt),
 	}, {
 		C:     "IB_UVERBS_QPT_DRIVER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQptDriver),
+		Value: layouttest.Bits(UverbsQPTypeDriver),
 	}, {
 		C:     "IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQPCreateBlockMulticastLoopback),
+		Value: layouttest.Bits(UverbsQPCreateFlagsBlockMulticastLoopback),
 	}, {
 		C:     "IB_UVERBS_QP_CREATE_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQPCreateScatterFcs),
+		Value: layouttest.Bits(UverbsQPCreateFlagsScatterFCS),
 	}, {
 		C:     "IB_UVERBS_QP_CREATE_CVLAN_STRIPPING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQPCreateCvlanStripping),
+		Value: layouttest.Bits(UverbsQPCreateFlagsCVLANStripping),
 	}, {
 		C:     "IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQPCreatePCIWriteEndPadding),
+		Value: layouttest.Bits(UverbsQPCreateFlagsPCIWriteEndPadding),
 	}, {
 		C:     "IB_UVERBS_QP_CREATE_SQ_SIG_ALL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQPCreateSqSigAll),
+		Value: layouttest.Bits(UverbsQPCreateFlagsSQSigAll),
 	}, {
 		C:     "IB_UVERBS_PCF_SM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfSm),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsSm),
 	}, {
 		C:     "IB_UVERBS_PCF_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfNoticeSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsNoticeSup),
 	}, {
 		C:     "IB_UVERBS_PCF_TRAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfTrapSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsTrapSup),
 	}, {
 		C:     "IB_UVERBS_PCF_OPT_IPD_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfOptIpdSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsOptIpdSup),
 	}, {
 		C:     "IB_UVERBS_PCF_AUTO_MIGR_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfAutoMigrSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsAutoMigrSup),
 	}, {
 		C:     "IB_UVERBS_PCF_SL_MAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfSLMapSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsSLMapSup),
 	}, {
 		C:     "IB_UVERBS_PCF_MKEY_NVRAM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfMkeyNvram),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsMkeyNvram),
 	}, {
 		C:     "IB_UVERBS_PCF_PKEY_NVRAM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfPkeyNvram),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsPKeyNvram),
 	}, {
 		C:     "IB_UVERBS_PCF_LED_INFO_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfLedInfoSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsLedInfoSup),
 	}, {
 		C:     "IB_UVERBS_PCF_SM_DISABLED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfSmDisabled),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsSmDisabled),
 	}, {
 		C:     "IB_UVERBS_PCF_SYS_IMAGE_GUID_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfSysImageGuidSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsSysImageGUIDSup),
 	}, {
 		C:     "IB_UVERBS_PCF_PKEY_SW_EXT_PORT_TRAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfPkeySwExtPortTrapSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsPKeySwExtPortTrapSup),
 	}, {
 		C:     "IB_UVERBS_PCF_EXTENDED_SPEEDS_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfExtendedSpeedsSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsExtendedSpeedsSup),
 	}, {
 		C:     "IB_UVERBS_PCF_CM_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfCMSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsCMSup),
 	}, {
 		C:     "IB_UVERBS_PCF_SNMP_TUNNEL_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfSnmpTunnelSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsSnmpTunnelSup),
 	}, {
 		C:     "IB_UVERBS_PCF_REINIT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfReinitSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsReinitSup),
 	}, {
 		C:     "IB_UVERBS_PCF_DEVICE_MGMT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfDeviceMgmtSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsDeviceMgmtSup),
 	}, {
 		C:     "IB_UVERBS_PCF_VENDOR_CLASS_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfVendorClassSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsVendorClassSup),
 	}, {
 		C:     "IB_UVERBS_PCF_DR_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfDrNoticeSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsDrNoticeSup),
 	}, {
 		C:     "IB_UVERBS_PCF_CAP_MASK_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfCapMaskNoticeSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsCapMaskNoticeSup),
 	}, {
 		C:     "IB_UVERBS_PCF_BOOT_MGMT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfBootMgmtSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsBootMgmtSup),
 	}, {
 		C:     "IB_UVERBS_PCF_LINK_LATENCY_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfLinkLatencySup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsLinkLatencySup),
 	}, {
 		C:     "IB_UVERBS_PCF_CLIENT_REG_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfClientRegSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsClientRegSup),
 	}, {
 		C:     "IB_UVERBS_PCF_LINK_SPEED_WIDTH_TABLE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfLinkSpeedWidthTableSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsLinkSpeedWidthTableSup),
 	}, {
 		C:     "IB_UVERBS_PCF_VENDOR_SPECIFIC_MADS_TABLE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfVendorSpecificMadsTableSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsVendorSpecificMadsTableSup),
 	}, {
 		C:     "IB_UVERBS_PCF_MCAST_PKEY_TRAP_SUPPRESSION_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfMcastPkeyTrapSuppressionSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsMcastPKeyTrapSuppressionSup),
 	}, {
 		C:     "IB_UVERBS_PCF_MCAST_FDB_TOP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfMcastFdbTopSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsMcastFdbTopSup),
 	}, {
 		C:     "IB_UVERBS_PCF_HIERARCHY_INFO_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfHierarchyInfoSup),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsHierarchyInfoSup),
 	}, {
 		C:     "IB_UVERBS_PCF_IP_BASED_GIDS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsPcfIPBasedGids),
+		Value: layouttest.Bits(UverbsQueryPortCapFlagsIPBasedGids),
 	}, {
 		C:     "IB_UVERBS_QPF_GRH_REQUIRED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsQpfGRHRequired),
+		Value: layouttest.Bits(UverbsQueryPortFlagsQpfGRHRequired),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_KEYMAT_AES_GCM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPKeymatAesGcm),
+		Value: layouttest.Bits(FlowActionESPKeymatAesGcmValue),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_IV_ALGO_SEQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionIvAlgoSeq),
+		Value: layouttest.Bits(FlowActionESPKeymatAesGcmIvAlgoSeq),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_REPLAY_NONE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPReplayNone),
+		Value: layouttest.Bits(FlowActionESPReplayNone),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_REPLAY_BMP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPReplayBmp),
+		Value: layouttest.Bits(FlowActionESPReplayBmpValue),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsInlineCrypto),
+		Value: layouttest.Bits(FlowActionESPFlagsInlineCrypto),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsFullOffload),
+		Value: layouttest.Bits(FlowActionESPFlagsFullOffload),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TUNNEL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsTunnel),
+		Value: layouttest.Bits(FlowActionESPFlagsTunnel),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_TRANSPORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsTransport),
+		Value: layouttest.Bits(FlowActionESPFlagsTransport),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_DECRYPT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsDecrypt),
+		Value: layouttest.Bits(FlowActionESPFlagsDecrypt),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ENCRYPT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsEncrypt),
+		Value: layouttest.Bits(FlowActionESPFlagsEncrypt),
 	}, {
 		C:     "IB_UVERBS_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsFlowActionESPFlagsEsnNewWindow),
+		Value: layouttest.Bits(FlowActionESPFlagsEsnNewWindow),
 	}, {
 		C:     "IB_UVERBS_READ_COUNTERS_PREFER_CACHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsReadCountersPreferCached),
+		Value: layouttest.Bits(UverbsReadCountersFlagsPreferCached),
 	}, {
 		C:     "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAdviseMRAdvicePrefetch),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetch),
 	}, {
 		C:     "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAdviseMRAdvicePrefetchWrite),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetchWrite),
 	}, {
 		C:     "IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsAdviseMRAdvicePrefetchNoFault),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetchNoFault),
 	}, {
 		C:     "IB_UVERBS_ADVISE_MR_FLAG_FLUSH",
 		In:    []string{"65", "44"},
@@ -7156,95 +7156,95 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RDMA_DRIVER_UNKNOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverUnknown),
+		Value: layouttest.Bits(RDMADriverIDUnknown),
 	}, {
 		C:     "RDMA_DRIVER_MLX5",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverMlx5),
+		Value: layouttest.Bits(RDMADriverIDMlx5),
 	}, {
 		C:     "RDMA_DRIVER_MLX4",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverMlx4),
+		Value: layouttest.Bits(RDMADriverIDMlx4),
 	}, {
 		C:     "RDMA_DRIVER_CXGB3",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverCxgb3),
+		Value: layouttest.Bits(RDMADriverIDCxgb3),
 	}, {
 		C:     "RDMA_DRIVER_CXGB4",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverCxgb4),
+		Value: layouttest.Bits(RDMADriverIDCxgb4),
 	}, {
 		C:     "RDMA_DRIVER_MTHCA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverMthca),
+		Value: layouttest.Bits(RDMADriverIDMthca),
 	}, {
 		C:     "RDMA_DRIVER_BNXT_RE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverBnxtRe),
+		Value: layouttest.Bits(RDMADriverIDBnxtRe),
 	}, {
 		C:     "RDMA_DRIVER_OCRDMA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverOcrdma),
+		Value: layouttest.Bits(RDMADriverIDOcrdma),
 	}, {
 		C:     "RDMA_DRIVER_NES",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverNes),
+		Value: layouttest.Bits(RDMADriverIDNes),
 	}, {
 		C:     "RDMA_DRIVER_I40IW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverI40iw),
+		Value: layouttest.Bits(RDMADriverIDI40iw),
 	}, {
 		C:     "RDMA_DRIVER_IRDMA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverIrdma),
+		Value: layouttest.Bits(RDMADriverIDIrdma),
 	}, {
 		C:     "RDMA_DRIVER_VMW_PVRDMA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverVmwPvrdma),
+		Value: layouttest.Bits(RDMADriverIDVmwPvrdma),
 	}, {
 		C:     "RDMA_DRIVER_QEDR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverQedr),
+		Value: layouttest.Bits(RDMADriverIDQedr),
 	}, {
 		C:     "RDMA_DRIVER_HNS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverHns),
+		Value: layouttest.Bits(RDMADriverIDHns),
 	}, {
 		C:     "RDMA_DRIVER_USNIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverUsnic),
+		Value: layouttest.Bits(RDMADriverIDUsnic),
 	}, {
 		C:     "RDMA_DRIVER_RXE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverRxe),
+		Value: layouttest.Bits(RDMADriverIDRxe),
 	}, {
 		C:     "RDMA_DRIVER_HFI1",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverHfi1),
+		Value: layouttest.Bits(RDMADriverIDHfi1),
 	}, {
 		C:     "RDMA_DRIVER_QIB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverQib),
+		Value: layouttest.Bits(RDMADriverIDQib),
 	}, {
 		C:     "RDMA_DRIVER_EFA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverEfa),
+		Value: layouttest.Bits(RDMADriverIDEfa),
 	}, {
 		C:     "RDMA_DRIVER_SIW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverSiw),
+		Value: layouttest.Bits(RDMADriverIDSiw),
 	}, {
 		C:     "RDMA_DRIVER_ERDMA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverErdma),
+		Value: layouttest.Bits(RDMADriverIDErdma),
 	}, {
 		C:     "RDMA_DRIVER_MANA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RDMADriverMana),
+		Value: layouttest.Bits(RDMADriverIDMana),
 	}, {
 		C:     "RDMA_DRIVER_IONIC",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RDMADriverIonic),
+		Value: layouttest.Bits(RDMADriverIDIonic),
 	}, {
 		C:     "IB_UVERBS_GID_TYPE_IB",
 		In:    []string{"65", "44"},
@@ -7252,15 +7252,15 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IB_UVERBS_GID_TYPE_ROCE_V1",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsGIDTypeROCEV1),
+		Value: layouttest.Bits(UverbsGIDTypeRoCEV1),
 	}, {
 		C:     "IB_UVERBS_GID_TYPE_ROCE_V2",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UverbsGIDTypeROCEV2),
+		Value: layouttest.Bits(UverbsGIDTypeRoCEV2),
 	}, {
 		C:     "IB_UVERBS_BUFFER_TYPE_DMABUF",
 		In:    []string{"65"},
-		Value: layouttest.Bits(UverbsBufferTypeDmabuf),
+		Value: layouttest.Bits(UverbsBufferTypeDMABuf),
 	}, {
 		C:     "IB_UVERBS_BUFFER_TYPE_VA",
 		In:    []string{"65"},
@@ -7312,187 +7312,187 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_GID_TYPE_ROCE_V1",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(GIDTypeROCEV1),
+		Value: layouttest.Bits(GIDTypeRoCEV1),
 	}, {
 		C:     "IBV_GID_TYPE_ROCE_V2",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(GIDTypeROCEV2),
+		Value: layouttest.Bits(GIDTypeRoCEV2),
 	}, {
 		C:     "IBV_NODE_UNKNOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeUnknown),
+		Value: layouttest.Bits(NodeTypeUnknown),
 	}, {
 		C:     "IBV_NODE_CA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeCa),
+		Value: layouttest.Bits(NodeTypeCA),
 	}, {
 		C:     "IBV_NODE_SWITCH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeSwitch),
+		Value: layouttest.Bits(NodeTypeSwitch),
 	}, {
 		C:     "IBV_NODE_ROUTER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeRouter),
+		Value: layouttest.Bits(NodeTypeRouter),
 	}, {
 		C:     "IBV_NODE_RNIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeRnic),
+		Value: layouttest.Bits(NodeTypeRNIC),
 	}, {
 		C:     "IBV_NODE_USNIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeUsnic),
+		Value: layouttest.Bits(NodeTypeUsnic),
 	}, {
 		C:     "IBV_NODE_USNIC_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeUsnicUDP),
+		Value: layouttest.Bits(NodeTypeUsnicUDP),
 	}, {
 		C:     "IBV_NODE_UNSPECIFIED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(NodeUnspecified),
+		Value: layouttest.Bits(NodeTypeUnspecified),
 	}, {
 		C:     "IBV_TRANSPORT_UNKNOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportUnknown),
+		Value: layouttest.Bits(TransportTypeUnknown),
 	}, {
 		C:     "IBV_TRANSPORT_IB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportIB),
+		Value: layouttest.Bits(TransportTypeIB),
 	}, {
 		C:     "IBV_TRANSPORT_IWARP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportIWARP),
+		Value: layouttest.Bits(TransportTypeIWARP),
 	}, {
 		C:     "IBV_TRANSPORT_USNIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportUsnic),
+		Value: layouttest.Bits(TransportTypeUsnic),
 	}, {
 		C:     "IBV_TRANSPORT_USNIC_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportUsnicUDP),
+		Value: layouttest.Bits(TransportTypeUsnicUDP),
 	}, {
 		C:     "IBV_TRANSPORT_UNSPECIFIED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TransportUnspecified),
+		Value: layouttest.Bits(TransportTypeUnspecified),
 	}, {
 		C:     "IBV_DEVICE_RESIZE_MAX_WR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceResizeMaxWR),
+		Value: layouttest.Bits(DeviceCapFlagsResizeMaxWR),
 	}, {
 		C:     "IBV_DEVICE_BAD_PKEY_CNTR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceBadPkeyCntr),
+		Value: layouttest.Bits(DeviceCapFlagsBadPKeyCntr),
 	}, {
 		C:     "IBV_DEVICE_BAD_QKEY_CNTR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceBadQkeyCntr),
+		Value: layouttest.Bits(DeviceCapFlagsBadQKeyCntr),
 	}, {
 		C:     "IBV_DEVICE_RAW_MULTI",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceRawMulti),
+		Value: layouttest.Bits(DeviceCapFlagsRawMulti),
 	}, {
 		C:     "IBV_DEVICE_AUTO_PATH_MIG",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceAutoPathMig),
+		Value: layouttest.Bits(DeviceCapFlagsAutoPathMig),
 	}, {
 		C:     "IBV_DEVICE_CHANGE_PHY_PORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceChangePhyPort),
+		Value: layouttest.Bits(DeviceCapFlagsChangePhyPort),
 	}, {
 		C:     "IBV_DEVICE_UD_AV_PORT_ENFORCE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceUDAvPortEnforce),
+		Value: layouttest.Bits(DeviceCapFlagsUDAvPortEnforce),
 	}, {
 		C:     "IBV_DEVICE_CURR_QP_STATE_MOD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceCurrQPStateMod),
+		Value: layouttest.Bits(DeviceCapFlagsCurrQPStateMod),
 	}, {
 		C:     "IBV_DEVICE_SHUTDOWN_PORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceShutdownPort),
+		Value: layouttest.Bits(DeviceCapFlagsShutdownPort),
 	}, {
 		C:     "IBV_DEVICE_INIT_TYPE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceInitType),
+		Value: layouttest.Bits(DeviceCapFlagsInitType),
 	}, {
 		C:     "IBV_DEVICE_PORT_ACTIVE_EVENT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DevicePortActiveEvent),
+		Value: layouttest.Bits(DeviceCapFlagsPortActiveEvent),
 	}, {
 		C:     "IBV_DEVICE_SYS_IMAGE_GUID",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceSysImageGuid),
+		Value: layouttest.Bits(DeviceCapFlagsSysImageGUID),
 	}, {
 		C:     "IBV_DEVICE_RC_RNR_NAK_GEN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceRCRNRNakGen),
+		Value: layouttest.Bits(DeviceCapFlagsRCRNRNakGen),
 	}, {
 		C:     "IBV_DEVICE_SRQ_RESIZE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceSRQResize),
+		Value: layouttest.Bits(DeviceCapFlagsSRQResize),
 	}, {
 		C:     "IBV_DEVICE_N_NOTIFY_CQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceNNotifyCQ),
+		Value: layouttest.Bits(DeviceCapFlagsNNotifyCQ),
 	}, {
 		C:     "IBV_DEVICE_MEM_WINDOW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceMemWindow),
+		Value: layouttest.Bits(DeviceCapFlagsMemWindow),
 	}, {
 		C:     "IBV_DEVICE_UD_IP_CSUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceUDIPCsum),
+		Value: layouttest.Bits(DeviceCapFlagsUDIPCsum),
 	}, {
 		C:     "IBV_DEVICE_XRC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceXRC),
+		Value: layouttest.Bits(DeviceCapFlagsXRC),
 	}, {
 		C:     "IBV_DEVICE_MEM_MGT_EXTENSIONS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceMemMgtExtensions),
+		Value: layouttest.Bits(DeviceCapFlagsMemMgtExtensions),
 	}, {
 		C:     "IBV_DEVICE_MEM_WINDOW_TYPE_2A",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceMemWindowType2a),
+		Value: layouttest.Bits(DeviceCapFlagsMemWindowType2a),
 	}, {
 		C:     "IBV_DEVICE_MEM_WINDOW_TYPE_2B",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceMemWindowType2b),
+		Value: layouttest.Bits(DeviceCapFlagsMemWindowType2b),
 	}, {
 		C:     "IBV_DEVICE_RC_IP_CSUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceRCIPCsum),
+		Value: layouttest.Bits(DeviceCapFlagsRCIPCsum),
 	}, {
 		C:     "IBV_DEVICE_RAW_IP_CSUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceRawIPCsum),
+		Value: layouttest.Bits(DeviceCapFlagsRawIPCsum),
 	}, {
 		C:     "IBV_DEVICE_MANAGED_FLOW_STEERING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceManagedFlowSteering),
+		Value: layouttest.Bits(DeviceCapFlagsManagedFlowSteering),
 	}, {
 		C:     "IBV_FORK_DISABLED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ForkDisabled),
+		Value: layouttest.Bits(ForkStatusDisabled),
 	}, {
 		C:     "IBV_FORK_ENABLED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ForkEnabled),
+		Value: layouttest.Bits(ForkStatusEnabled),
 	}, {
 		C:     "IBV_FORK_UNNEEDED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ForkUnneeded),
+		Value: layouttest.Bits(ForkStatusUnneeded),
 	}, {
 		C:     "IBV_ATOMIC_NONE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AtomicNone),
+		Value: layouttest.Bits(AtomicCapNone),
 	}, {
 		C:     "IBV_ATOMIC_HCA",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AtomicHca),
+		Value: layouttest.Bits(AtomicCapHCA),
 	}, {
 		C:     "IBV_ATOMIC_GLOB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AtomicGlob),
+		Value: layouttest.Bits(AtomicCapGlob),
 	}, {
 		C:     "IBV_DM_MASK_HANDLE",
 		In:    []string{"65", "44"},
@@ -7500,119 +7500,119 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_ODP_SUPPORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupport),
+		Value: layouttest.Bits(ODPGeneralCapsSupport),
 	}, {
 		C:     "IBV_ODP_SUPPORT_IMPLICIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportImplicit),
+		Value: layouttest.Bits(ODPGeneralCapsSupportImplicit),
 	}, {
 		C:     "IBV_ODP_SUPPORT_SEND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportSend),
+		Value: layouttest.Bits(ODPTransportCapBitsSend),
 	}, {
 		C:     "IBV_ODP_SUPPORT_RECV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportRecv),
+		Value: layouttest.Bits(ODPTransportCapBitsRecv),
 	}, {
 		C:     "IBV_ODP_SUPPORT_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportWrite),
+		Value: layouttest.Bits(ODPTransportCapBitsWrite),
 	}, {
 		C:     "IBV_ODP_SUPPORT_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportRead),
+		Value: layouttest.Bits(ODPTransportCapBitsRead),
 	}, {
 		C:     "IBV_ODP_SUPPORT_ATOMIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportAtomic),
+		Value: layouttest.Bits(ODPTransportCapBitsAtomic),
 	}, {
 		C:     "IBV_ODP_SUPPORT_SRQ_RECV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ODPSupportSRQRecv),
+		Value: layouttest.Bits(ODPTransportCapBitsSRQRecv),
 	}, {
 		C:     "IBV_ODP_SUPPORT_FLUSH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(ODPSupportFlush),
+		Value: layouttest.Bits(ODPTransportCapBitsFlush),
 	}, {
 		C:     "IBV_ODP_SUPPORT_ATOMIC_WRITE",
 		In:    []string{"65"},
-		Value: layouttest.Bits(ODPSupportAtomicWrite),
+		Value: layouttest.Bits(ODPTransportCapBitsAtomicWrite),
 	}, {
 		C:     "IBV_RX_HASH_FUNC_TOEPLITZ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashFuncToeplitz),
+		Value: layouttest.Bits(RxHashFunctionFlagsFuncToeplitz),
 	}, {
 		C:     "IBV_RX_HASH_SRC_IPV4",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashSrcIPV4),
+		Value: layouttest.Bits(RxHashFieldsSrcIPV4),
 	}, {
 		C:     "IBV_RX_HASH_DST_IPV4",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashDstIPV4),
+		Value: layouttest.Bits(RxHashFieldsDstIPV4),
 	}, {
 		C:     "IBV_RX_HASH_SRC_IPV6",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashSrcIPV6),
+		Value: layouttest.Bits(RxHashFieldsSrcIPV6),
 	}, {
 		C:     "IBV_RX_HASH_DST_IPV6",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashDstIPV6),
+		Value: layouttest.Bits(RxHashFieldsDstIPV6),
 	}, {
 		C:     "IBV_RX_HASH_SRC_PORT_TCP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashSrcPortTCP),
+		Value: layouttest.Bits(RxHashFieldsSrcPortTCP),
 	}, {
 		C:     "IBV_RX_HASH_DST_PORT_TCP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashDstPortTCP),
+		Value: layouttest.Bits(RxHashFieldsDstPortTCP),
 	}, {
 		C:     "IBV_RX_HASH_SRC_PORT_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashSrcPortUDP),
+		Value: layouttest.Bits(RxHashFieldsSrcPortUDP),
 	}, {
 		C:     "IBV_RX_HASH_DST_PORT_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashDstPortUDP),
+		Value: layouttest.Bits(RxHashFieldsDstPortUDP),
 	}, {
 		C:     "IBV_RX_HASH_IPSEC_SPI",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashIpsecSpi),
+		Value: layouttest.Bits(RxHashFieldsIpsecSpi),
 	}, {
 		C:     "IBV_RX_HASH_INNER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RxHashInner),
+		Value: layouttest.Bits(RxHashFieldsInner),
 	}, {
 		C:     "IBV_RAW_PACKET_CAP_CVLAN_STRIPPING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RawPacketCapCvlanStripping),
+		Value: layouttest.Bits(RawPacketCapsCVLANStripping),
 	}, {
 		C:     "IBV_RAW_PACKET_CAP_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RawPacketCapScatterFcs),
+		Value: layouttest.Bits(RawPacketCapsScatterFCS),
 	}, {
 		C:     "IBV_RAW_PACKET_CAP_IP_CSUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RawPacketCapIPCsum),
+		Value: layouttest.Bits(RawPacketCapsIPCsum),
 	}, {
 		C:     "IBV_RAW_PACKET_CAP_DELAY_DROP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(RawPacketCapDelayDrop),
+		Value: layouttest.Bits(RawPacketCapsDelayDrop),
 	}, {
 		C:     "IBV_TM_CAP_RC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(TmCapRC),
+		Value: layouttest.Bits(TMCapFlagsRC),
 	}, {
 		C:     "IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PCIAtomicOperation4ByteSizeSup),
+		Value: layouttest.Bits(PCIAtomicOpSize4ByteSizeSup),
 	}, {
 		C:     "IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PCIAtomicOperation8ByteSizeSup),
+		Value: layouttest.Bits(PCIAtomicOpSize8ByteSizeSup),
 	}, {
 		C:     "IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PCIAtomicOperation16ByteSizeSup),
+		Value: layouttest.Bits(PCIAtomicOpSize16ByteSizeSup),
 	}, {
 		C:     "IBV_MTU_256",
 		In:    []string{"65", "44"},
@@ -7636,27 +7636,27 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_PORT_NOP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortNop),
+		Value: layouttest.Bits(PortStateNop),
 	}, {
 		C:     "IBV_PORT_DOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortDown),
+		Value: layouttest.Bits(PortStateDown),
 	}, {
 		C:     "IBV_PORT_INIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortInit),
+		Value: layouttest.Bits(PortStateInit),
 	}, {
 		C:     "IBV_PORT_ARMED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortArmed),
+		Value: layouttest.Bits(PortStateArmed),
 	}, {
 		C:     "IBV_PORT_ACTIVE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortActive),
+		Value: layouttest.Bits(PortStateActive),
 	}, {
 		C:     "IBV_PORT_ACTIVE_DEFER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortActiveDefer),
+		Value: layouttest.Bits(PortStateActiveDefer),
 	}, {
 		C:     "IBV_LINK_LAYER_UNSPECIFIED",
 		In:    []string{"65", "44"},
@@ -7672,391 +7672,391 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_PORT_SM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSm),
+		Value: layouttest.Bits(PortCapFlagsSm),
 	}, {
 		C:     "IBV_PORT_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortNoticeSup),
+		Value: layouttest.Bits(PortCapFlagsNoticeSup),
 	}, {
 		C:     "IBV_PORT_TRAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortTrapSup),
+		Value: layouttest.Bits(PortCapFlagsTrapSup),
 	}, {
 		C:     "IBV_PORT_OPT_IPD_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortOptIpdSup),
+		Value: layouttest.Bits(PortCapFlagsOptIpdSup),
 	}, {
 		C:     "IBV_PORT_AUTO_MIGR_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortAutoMigrSup),
+		Value: layouttest.Bits(PortCapFlagsAutoMigrSup),
 	}, {
 		C:     "IBV_PORT_SL_MAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSLMapSup),
+		Value: layouttest.Bits(PortCapFlagsSLMapSup),
 	}, {
 		C:     "IBV_PORT_MKEY_NVRAM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortMkeyNvram),
+		Value: layouttest.Bits(PortCapFlagsMkeyNvram),
 	}, {
 		C:     "IBV_PORT_PKEY_NVRAM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortPkeyNvram),
+		Value: layouttest.Bits(PortCapFlagsPKeyNvram),
 	}, {
 		C:     "IBV_PORT_LED_INFO_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortLedInfoSup),
+		Value: layouttest.Bits(PortCapFlagsLedInfoSup),
 	}, {
 		C:     "IBV_PORT_SYS_IMAGE_GUID_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSysImageGuidSup),
+		Value: layouttest.Bits(PortCapFlagsSysImageGUIDSup),
 	}, {
 		C:     "IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortPkeySwExtPortTrapSup),
+		Value: layouttest.Bits(PortCapFlagsPKeySwExtPortTrapSup),
 	}, {
 		C:     "IBV_PORT_EXTENDED_SPEEDS_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortExtendedSpeedsSup),
+		Value: layouttest.Bits(PortCapFlagsExtendedSpeedsSup),
 	}, {
 		C:     "IBV_PORT_CAP_MASK2_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortCapMask2Sup),
+		Value: layouttest.Bits(PortCapFlagsCapMask2Sup),
 	}, {
 		C:     "IBV_PORT_CM_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortCMSup),
+		Value: layouttest.Bits(PortCapFlagsCMSup),
 	}, {
 		C:     "IBV_PORT_SNMP_TUNNEL_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSnmpTunnelSup),
+		Value: layouttest.Bits(PortCapFlagsSnmpTunnelSup),
 	}, {
 		C:     "IBV_PORT_REINIT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortReinitSup),
+		Value: layouttest.Bits(PortCapFlagsReinitSup),
 	}, {
 		C:     "IBV_PORT_DEVICE_MGMT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortDeviceMgmtSup),
+		Value: layouttest.Bits(PortCapFlagsDeviceMgmtSup),
 	}, {
 		C:     "IBV_PORT_VENDOR_CLASS_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortVendorClassSup),
+		Value: layouttest.Bits(PortCapFlagsVendorClassSup),
 	}, {
 		C:     "IBV_PORT_DR_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortDrNoticeSup),
+		Value: layouttest.Bits(PortCapFlagsDrNoticeSup),
 	}, {
 		C:     "IBV_PORT_CAP_MASK_NOTICE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortCapMaskNoticeSup),
+		Value: layouttest.Bits(PortCapFlagsCapMaskNoticeSup),
 	}, {
 		C:     "IBV_PORT_BOOT_MGMT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortBootMgmtSup),
+		Value: layouttest.Bits(PortCapFlagsBootMgmtSup),
 	}, {
 		C:     "IBV_PORT_LINK_LATENCY_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortLinkLatencySup),
+		Value: layouttest.Bits(PortCapFlagsLinkLatencySup),
 	}, {
 		C:     "IBV_PORT_CLIENT_REG_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortClientRegSup),
+		Value: layouttest.Bits(PortCapFlagsClientRegSup),
 	}, {
 		C:     "IBV_PORT_IP_BASED_GIDS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortIPBasedGids),
+		Value: layouttest.Bits(PortCapFlagsIPBasedGids),
 	}, {
 		C:     "IBV_PORT_SET_NODE_DESC_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSetNodeDescSup),
+		Value: layouttest.Bits(PortCapFlags2SetNodeDescSup),
 	}, {
 		C:     "IBV_PORT_INFO_EXT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortInfoExtSup),
+		Value: layouttest.Bits(PortCapFlags2InfoExtSup),
 	}, {
 		C:     "IBV_PORT_VIRT_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortVirtSup),
+		Value: layouttest.Bits(PortCapFlags2VirtSup),
 	}, {
 		C:     "IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortSwitchPortStateTableSup),
+		Value: layouttest.Bits(PortCapFlags2SwitchPortStateTableSup),
 	}, {
 		C:     "IBV_PORT_LINK_WIDTH_2X_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortLinkWidth2xSup),
+		Value: layouttest.Bits(PortCapFlags2LinkWidth2xSup),
 	}, {
 		C:     "IBV_PORT_LINK_SPEED_HDR_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortLinkSpeedHdrSup),
+		Value: layouttest.Bits(PortCapFlags2LinkSpeedHdrSup),
 	}, {
 		C:     "IBV_PORT_LINK_SPEED_NDR_SUP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PortLinkSpeedNdrSup),
+		Value: layouttest.Bits(PortCapFlags2LinkSpeedNdrSup),
 	}, {
 		C:     "IBV_PORT_LINK_SPEED_XDR_SUP",
 		In:    []string{"65"},
-		Value: layouttest.Bits(PortLinkSpeedXdrSup),
+		Value: layouttest.Bits(PortCapFlags2LinkSpeedXdrSup),
 	}, {
 		C:     "IBV_EVENT_CQ_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventCQErr),
+		Value: layouttest.Bits(EventTypeCQErr),
 	}, {
 		C:     "IBV_EVENT_QP_FATAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventQPFatal),
+		Value: layouttest.Bits(EventTypeQPFatal),
 	}, {
 		C:     "IBV_EVENT_QP_REQ_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventQPReqErr),
+		Value: layouttest.Bits(EventTypeQPReqErr),
 	}, {
 		C:     "IBV_EVENT_QP_ACCESS_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventQPAccessErr),
+		Value: layouttest.Bits(EventTypeQPAccessErr),
 	}, {
 		C:     "IBV_EVENT_COMM_EST",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventCommEst),
+		Value: layouttest.Bits(EventTypeCommEst),
 	}, {
 		C:     "IBV_EVENT_SQ_DRAINED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventSqDrained),
+		Value: layouttest.Bits(EventTypeSQDrained),
 	}, {
 		C:     "IBV_EVENT_PATH_MIG",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventPathMig),
+		Value: layouttest.Bits(EventTypePathMig),
 	}, {
 		C:     "IBV_EVENT_PATH_MIG_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventPathMigErr),
+		Value: layouttest.Bits(EventTypePathMigErr),
 	}, {
 		C:     "IBV_EVENT_DEVICE_FATAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventDeviceFatal),
+		Value: layouttest.Bits(EventTypeDeviceFatal),
 	}, {
 		C:     "IBV_EVENT_PORT_ACTIVE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventPortActive),
+		Value: layouttest.Bits(EventTypePortActive),
 	}, {
 		C:     "IBV_EVENT_PORT_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventPortErr),
+		Value: layouttest.Bits(EventTypePortErr),
 	}, {
 		C:     "IBV_EVENT_LID_CHANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventLIDChange),
+		Value: layouttest.Bits(EventTypeLIDChange),
 	}, {
 		C:     "IBV_EVENT_PKEY_CHANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventPkeyChange),
+		Value: layouttest.Bits(EventTypePKeyChange),
 	}, {
 		C:     "IBV_EVENT_SM_CHANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventSmChange),
+		Value: layouttest.Bits(EventTypeSmChange),
 	}, {
 		C:     "IBV_EVENT_SRQ_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventSRQErr),
+		Value: layouttest.Bits(EventTypeSRQErr),
 	}, {
 		C:     "IBV_EVENT_SRQ_LIMIT_REACHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventSRQLimitReached),
+		Value: layouttest.Bits(EventTypeSRQLimitReached),
 	}, {
 		C:     "IBV_EVENT_QP_LAST_WQE_REACHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventQPLastWqeReached),
+		Value: layouttest.Bits(EventTypeQPLastWqeReached),
 	}, {
 		C:     "IBV_EVENT_CLIENT_REREGISTER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventClientReregister),
+		Value: layouttest.Bits(EventTypeClientReregister),
 	}, {
 		C:     "IBV_EVENT_GID_CHANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventGIDChange),
+		Value: layouttest.Bits(EventTypeGIDChange),
 	}, {
 		C:     "IBV_EVENT_WQ_FATAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(EventWQFatal),
+		Value: layouttest.Bits(EventTypeWQFatal),
 	}, {
 		C:     "IBV_EVENT_DEVICE_SPEED_CHANGE",
 		In:    []string{"65"},
-		Value: layouttest.Bits(EventDeviceSpeedChange),
+		Value: layouttest.Bits(EventTypeDeviceSpeedChange),
 	}, {
 		C:     "IBV_WC_SUCCESS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCSuccess),
+		Value: layouttest.Bits(WCStatusSuccess),
 	}, {
 		C:     "IBV_WC_LOC_LEN_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocLenErr),
+		Value: layouttest.Bits(WCStatusLocLenErr),
 	}, {
 		C:     "IBV_WC_LOC_QP_OP_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocQPOpErr),
+		Value: layouttest.Bits(WCStatusLocQPOpErr),
 	}, {
 		C:     "IBV_WC_LOC_EEC_OP_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocEecOpErr),
+		Value: layouttest.Bits(WCStatusLocEecOpErr),
 	}, {
 		C:     "IBV_WC_LOC_PROT_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocProtErr),
+		Value: layouttest.Bits(WCStatusLocProtErr),
 	}, {
 		C:     "IBV_WC_WR_FLUSH_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCWRFlushErr),
+		Value: layouttest.Bits(WCStatusWRFlushErr),
 	}, {
 		C:     "IBV_WC_MW_BIND_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCMWBindErr),
+		Value: layouttest.Bits(WCStatusMWBindErr),
 	}, {
 		C:     "IBV_WC_BAD_RESP_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCBadRespErr),
+		Value: layouttest.Bits(WCStatusBadRespErr),
 	}, {
 		C:     "IBV_WC_LOC_ACCESS_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocAccessErr),
+		Value: layouttest.Bits(WCStatusLocAccessErr),
 	}, {
 		C:     "IBV_WC_REM_INV_REQ_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRemInvReqErr),
+		Value: layouttest.Bits(WCStatusRemInvReqErr),
 	}, {
 		C:     "IBV_WC_REM_ACCESS_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRemAccessErr),
+		Value: layouttest.Bits(WCStatusRemAccessErr),
 	}, {
 		C:     "IBV_WC_REM_OP_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRemOpErr),
+		Value: layouttest.Bits(WCStatusRemOpErr),
 	}, {
 		C:     "IBV_WC_RETRY_EXC_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRetryExcErr),
+		Value: layouttest.Bits(WCStatusRetryExcErr),
 	}, {
 		C:     "IBV_WC_RNR_RETRY_EXC_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRNRRetryExcErr),
+		Value: layouttest.Bits(WCStatusRNRRetryExcErr),
 	}, {
 		C:     "IBV_WC_LOC_RDD_VIOL_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocRddViolErr),
+		Value: layouttest.Bits(WCStatusLocRddViolErr),
 	}, {
 		C:     "IBV_WC_REM_INV_RD_REQ_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRemInvRdReqErr),
+		Value: layouttest.Bits(WCStatusRemInvRdReqErr),
 	}, {
 		C:     "IBV_WC_REM_ABORT_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRemAbortErr),
+		Value: layouttest.Bits(WCStatusRemAbortErr),
 	}, {
 		C:     "IBV_WC_INV_EECN_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCInvEecnErr),
+		Value: layouttest.Bits(WCStatusInvEecnErr),
 	}, {
 		C:     "IBV_WC_INV_EEC_STATE_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCInvEecStateErr),
+		Value: layouttest.Bits(WCStatusInvEecStateErr),
 	}, {
 		C:     "IBV_WC_FATAL_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCFatalErr),
+		Value: layouttest.Bits(WCStatusFatalErr),
 	}, {
 		C:     "IBV_WC_RESP_TIMEOUT_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRespTimeoutErr),
+		Value: layouttest.Bits(WCStatusRespTimeoutErr),
 	}, {
 		C:     "IBV_WC_GENERAL_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCGeneralErr),
+		Value: layouttest.Bits(WCStatusGeneralErr),
 	}, {
 		C:     "IBV_WC_TM_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmErr),
+		Value: layouttest.Bits(WCStatusTMErr),
 	}, {
 		C:     "IBV_WC_TM_RNDV_INCOMPLETE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmRndvIncomplete),
+		Value: layouttest.Bits(WCStatusTMRndvIncomplete),
 	}, {
 		C:     "IBV_WC_SEND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCSend),
+		Value: layouttest.Bits(WCOpcodeSend),
 	}, {
 		C:     "IBV_WC_RDMA_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRDMAWrite),
+		Value: layouttest.Bits(WCOpcodeRDMAWrite),
 	}, {
 		C:     "IBV_WC_RDMA_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRDMARead),
+		Value: layouttest.Bits(WCOpcodeRDMARead),
 	}, {
 		C:     "IBV_WC_COMP_SWAP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCCompSwap),
+		Value: layouttest.Bits(WCOpcodeCompSwap),
 	}, {
 		C:     "IBV_WC_FETCH_ADD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCFetchAdd),
+		Value: layouttest.Bits(WCOpcodeFetchAdd),
 	}, {
 		C:     "IBV_WC_BIND_MW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCBindMW),
+		Value: layouttest.Bits(WCOpcodeBindMW),
 	}, {
 		C:     "IBV_WC_LOCAL_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCLocalInv),
+		Value: layouttest.Bits(WCOpcodeLocalInv),
 	}, {
 		C:     "IBV_WC_TSO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTSO),
+		Value: layouttest.Bits(WCOpcodeTSO),
 	}, {
 		C:     "IBV_WC_FLUSH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(WCFlush),
+		Value: layouttest.Bits(WCOpcodeFlush),
 	}, {
 		C:     "IBV_WC_ATOMIC_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCAtomicWrite),
+		Value: layouttest.Bits(WCOpcodeAtomicWrite),
 	}, {
 		C:     "IBV_WC_RECV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRecv),
+		Value: layouttest.Bits(WCOpcodeRecv),
 	}, {
 		C:     "IBV_WC_RECV_RDMA_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCRecvRDMAWithImm),
+		Value: layouttest.Bits(WCOpcodeRecvRDMAWithImm),
 	}, {
 		C:     "IBV_WC_TM_ADD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmAdd),
+		Value: layouttest.Bits(WCOpcodeTMAdd),
 	}, {
 		C:     "IBV_WC_TM_DEL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmDel),
+		Value: layouttest.Bits(WCOpcodeTMDel),
 	}, {
 		C:     "IBV_WC_TM_SYNC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmSync),
+		Value: layouttest.Bits(WCOpcodeTMSync),
 	}, {
 		C:     "IBV_WC_TM_RECV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmRecv),
+		Value: layouttest.Bits(WCOpcodeTMRecv),
 	}, {
 		C:     "IBV_WC_TM_NO_TAG",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmNoTag),
+		Value: layouttest.Bits(WCOpcodeTMNoTag),
 	}, {
 		C:     "IBV_WC_DRIVER1",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCDriver1),
+		Value: layouttest.Bits(WCOpcodeDriver1),
 	}, {
 		C:     "IBV_WC_DRIVER2",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCDriver2),
+		Value: layouttest.Bits(WCOpcodeDriver2),
 	}, {
 		C:     "IBV_WC_DRIVER3",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCDriver3),
+		Value: layouttest.Bits(WCOpcodeDriver3),
 	}, {
 		C:     "IBV_WC_IP_CSUM_OK_SHIFT",
 		In:    []string{"65", "44"},
@@ -8064,51 +8064,51 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WC_EX_WITH_BYTE_LEN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithByteLen),
+		Value: layouttest.Bits(CreateCQWCFlagsByteLen),
 	}, {
 		C:     "IBV_WC_EX_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithImm),
+		Value: layouttest.Bits(CreateCQWCFlagsImm),
 	}, {
 		C:     "IBV_WC_EX_WITH_QP_NUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithQPNum),
+		Value: layouttest.Bits(CreateCQWCFlagsQPNum),
 	}, {
 		C:     "IBV_WC_EX_WITH_SRC_QP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithSrcQP),
+		Value: layouttest.Bits(CreateCQWCFlagsSrcQP),
 	}, {
 		C:     "IBV_WC_EX_WITH_SLID",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithSlid),
+		Value: layouttest.Bits(CreateCQWCFlagsSLID),
 	}, {
 		C:     "IBV_WC_EX_WITH_SL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithSL),
+		Value: layouttest.Bits(CreateCQWCFlagsSL),
 	}, {
 		C:     "IBV_WC_EX_WITH_DLID_PATH_BITS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithDlidPathBits),
+		Value: layouttest.Bits(CreateCQWCFlagsDLIDPathBits),
 	}, {
 		C:     "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithCompletionTimestamp),
+		Value: layouttest.Bits(CreateCQWCFlagsCompletionTimestamp),
 	}, {
 		C:     "IBV_WC_EX_WITH_CVLAN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithCvlan),
+		Value: layouttest.Bits(CreateCQWCFlagsCVLAN),
 	}, {
 		C:     "IBV_WC_EX_WITH_FLOW_TAG",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithFlowTag),
+		Value: layouttest.Bits(CreateCQWCFlagsFlowTag),
 	}, {
 		C:     "IBV_WC_EX_WITH_TM_INFO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithTmInfo),
+		Value: layouttest.Bits(CreateCQWCFlagsTMInfo),
 	}, {
 		C:     "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCExWithCompletionTimestampWallclock),
+		Value: layouttest.Bits(CreateCQWCFlagsCompletionTimestampWallclock),
 	}, {
 		C:     "IBV_WC_STANDARD_FLAGS",
 		In:    []string{"65", "44"},
@@ -8120,99 +8120,99 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WC_GRH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCGRH),
+		Value: layouttest.Bits(WCFlagsGRH),
 	}, {
 		C:     "IBV_WC_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCWithImm),
+		Value: layouttest.Bits(WCFlagsWithImm),
 	}, {
 		C:     "IBV_WC_IP_CSUM_OK",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCIPCsumOk),
+		Value: layouttest.Bits(WCFlagsIPCsumOk),
 	}, {
 		C:     "IBV_WC_WITH_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCWithInv),
+		Value: layouttest.Bits(WCFlagsWithInv),
 	}, {
 		C:     "IBV_WC_TM_SYNC_REQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmSyncReq),
+		Value: layouttest.Bits(WCFlagsTMSyncReq),
 	}, {
 		C:     "IBV_WC_TM_MATCH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmMatch),
+		Value: layouttest.Bits(WCFlagsTMMatch),
 	}, {
 		C:     "IBV_WC_TM_DATA_VALID",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WCTmDataValid),
+		Value: layouttest.Bits(WCFlagsTMDataValid),
 	}, {
 		C:     "IBV_ACCESS_LOCAL_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessLocalWrite),
+		Value: layouttest.Bits(AccessFlagsLocalWrite),
 	}, {
 		C:     "IBV_ACCESS_REMOTE_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessRemoteWrite),
+		Value: layouttest.Bits(AccessFlagsRemoteWrite),
 	}, {
 		C:     "IBV_ACCESS_REMOTE_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessRemoteRead),
+		Value: layouttest.Bits(AccessFlagsRemoteRead),
 	}, {
 		C:     "IBV_ACCESS_REMOTE_ATOMIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessRemoteAtomic),
+		Value: layouttest.Bits(AccessFlagsRemoteAtomic),
 	}, {
 		C:     "IBV_ACCESS_MW_BIND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessMWBind),
+		Value: layouttest.Bits(AccessFlagsMWBind),
 	}, {
 		C:     "IBV_ACCESS_ZERO_BASED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessZeroBased),
+		Value: layouttest.Bits(AccessFlagsZeroBased),
 	}, {
 		C:     "IBV_ACCESS_ON_DEMAND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessOnDemand),
+		Value: layouttest.Bits(AccessFlagsOnDemand),
 	}, {
 		C:     "IBV_ACCESS_HUGETLB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessHugetlb),
+		Value: layouttest.Bits(AccessFlagsHugetlb),
 	}, {
 		C:     "IBV_ACCESS_FLUSH_GLOBAL",
 		In:    []string{"65"},
-		Value: layouttest.Bits(AccessFlushGlobal),
+		Value: layouttest.Bits(AccessFlagsFlushGlobal),
 	}, {
 		C:     "IBV_ACCESS_FLUSH_PERSISTENT",
 		In:    []string{"65"},
-		Value: layouttest.Bits(AccessFlushPersistent),
+		Value: layouttest.Bits(AccessFlagsFlushPersistent),
 	}, {
 		C:     "IBV_ACCESS_RELAXED_ORDERING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AccessRelaxedOrdering),
+		Value: layouttest.Bits(AccessFlagsRelaxedOrdering),
 	}, {
 		C:     "IBV_XRCD_INIT_ATTR_FD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(XRCDInitAttrFD),
+		Value: layouttest.Bits(XRCDInitAttrMaskFD),
 	}, {
 		C:     "IBV_XRCD_INIT_ATTR_OFLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(XRCDInitAttrOflags),
+		Value: layouttest.Bits(XRCDInitAttrMaskOflags),
 	}, {
 		C:     "IBV_XRCD_INIT_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(XRCDInitAttrReserved),
+		Value: layouttest.Bits(XRCDInitAttrMaskReserved),
 	}, {
 		C:     "IBV_REREG_MR_CHANGE_TRANSLATION",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRChangeTranslation),
+		Value: layouttest.Bits(ReregMRFlagsChangeTranslation),
 	}, {
 		C:     "IBV_REREG_MR_CHANGE_PD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRChangePD),
+		Value: layouttest.Bits(ReregMRFlagsChangePD),
 	}, {
 		C:     "IBV_REREG_MR_CHANGE_ACCESS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRChangeAccess),
+		Value: layouttest.Bits(ReregMRFlagsChangeAccess),
 	}, {
 		C:     "IBV_REREG_MR_FLAGS_SUPPORTED",
 		In:    []string{"65", "44"},
@@ -8220,27 +8220,27 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_REG_MR_MASK_IOVA",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskIova),
+		Value: layouttest.Bits(MRInitAttrMaskIOVA),
 	}, {
 		C:     "IBV_REG_MR_MASK_ADDR",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskAddr),
+		Value: layouttest.Bits(MRInitAttrMaskAddr),
 	}, {
 		C:     "IBV_REG_MR_MASK_FD",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskFD),
+		Value: layouttest.Bits(MRInitAttrMaskFD),
 	}, {
 		C:     "IBV_REG_MR_MASK_FD_OFFSET",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskFDOffset),
+		Value: layouttest.Bits(MRInitAttrMaskFDOffset),
 	}, {
 		C:     "IBV_REG_MR_MASK_DMAH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskDmah),
+		Value: layouttest.Bits(MRInitAttrMaskDMAH),
 	}, {
 		C:     "IBV_REG_MR_MASK_BUF",
 		In:    []string{"65"},
-		Value: layouttest.Bits(RegMRMaskBuf),
+		Value: layouttest.Bits(MRInitAttrMaskBuf),
 	}, {
 		C:     "IBV_MW_TYPE_1",
 		In:    []string{"65", "44"},
@@ -8348,67 +8348,67 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_SRQ_MAX_WR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQMaxWR),
+		Value: layouttest.Bits(SRQAttrMaskMaxWR),
 	}, {
 		C:     "IBV_SRQ_LIMIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQLimit),
+		Value: layouttest.Bits(SRQAttrMaskLimit),
 	}, {
 		C:     "IBV_SRQT_BASIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SrqtBasic),
+		Value: layouttest.Bits(SRQTypeBasic),
 	}, {
 		C:     "IBV_SRQT_XRC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SrqtXRC),
+		Value: layouttest.Bits(SRQTypeXRC),
 	}, {
 		C:     "IBV_SRQT_TM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SrqtTm),
+		Value: layouttest.Bits(SRQTypeTM),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_TYPE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrType),
+		Value: layouttest.Bits(SRQInitAttrMaskType),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_PD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrPD),
+		Value: layouttest.Bits(SRQInitAttrMaskPD),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_XRCD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrXRCD),
+		Value: layouttest.Bits(SRQInitAttrMaskXRCD),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_CQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrCQ),
+		Value: layouttest.Bits(SRQInitAttrMaskCQ),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_TM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrTm),
+		Value: layouttest.Bits(SRQInitAttrMaskTM),
 	}, {
 		C:     "IBV_SRQ_INIT_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SRQInitAttrReserved),
+		Value: layouttest.Bits(SRQInitAttrMaskReserved),
 	}, {
 		C:     "IBV_WQT_RQ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WqtRq),
+		Value: layouttest.Bits(WQTypeWqtRQ),
 	}, {
 		C:     "IBV_WQ_INIT_ATTR_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQInitAttrFlags),
+		Value: layouttest.Bits(WQInitAttrMaskFlags),
 	}, {
 		C:     "IBV_WQ_INIT_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQInitAttrReserved),
+		Value: layouttest.Bits(WQInitAttrMaskReserved),
 	}, {
 		C:     "IBV_WQ_FLAGS_CVLAN_STRIPPING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQFlagsCvlanStripping),
+		Value: layouttest.Bits(WQFlagsCVLANStripping),
 	}, {
 		C:     "IBV_WQ_FLAGS_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQFlagsScatterFcs),
+		Value: layouttest.Bits(WQFlagsScatterFCS),
 	}, {
 		C:     "IBV_WQ_FLAGS_DELAY_DROP",
 		In:    []string{"65", "44"},
@@ -8424,539 +8424,539 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_WQS_RESET",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WqsReset),
+		Value: layouttest.Bits(WQStateReset),
 	}, {
 		C:     "IBV_WQS_RDY",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WqsRdy),
+		Value: layouttest.Bits(WQStateRdy),
 	}, {
 		C:     "IBV_WQS_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WqsErr),
+		Value: layouttest.Bits(WQStateErr),
 	}, {
 		C:     "IBV_WQS_UNKNOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WqsUnknown),
+		Value: layouttest.Bits(WQStateUnknown),
 	}, {
 		C:     "IBV_WQ_ATTR_STATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQAttrState),
+		Value: layouttest.Bits(WQAttrMaskState),
 	}, {
 		C:     "IBV_WQ_ATTR_CURR_STATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQAttrCurrState),
+		Value: layouttest.Bits(WQAttrMaskCurrState),
 	}, {
 		C:     "IBV_WQ_ATTR_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQAttrFlags),
+		Value: layouttest.Bits(WQAttrMaskFlags),
 	}, {
 		C:     "IBV_WQ_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WQAttrReserved),
+		Value: layouttest.Bits(WQAttrMaskReserved),
 	}, {
 		C:     "IBV_CREATE_IND_TABLE_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CreateIndTableReserved),
+		Value: layouttest.Bits(IndTableInitAttrMaskCreateIndTableReserved),
 	}, {
 		C:     "IBV_QPT_RC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptRC),
+		Value: layouttest.Bits(QPTypeRC),
 	}, {
 		C:     "IBV_QPT_UC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptUC),
+		Value: layouttest.Bits(QPTypeUC),
 	}, {
 		C:     "IBV_QPT_UD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptUD),
+		Value: layouttest.Bits(QPTypeUD),
 	}, {
 		C:     "IBV_QPT_RAW_PACKET",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptRawPacket),
+		Value: layouttest.Bits(QPTypeRawPacket),
 	}, {
 		C:     "IBV_QPT_XRC_SEND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptXRCSend),
+		Value: layouttest.Bits(QPTypeXRCSend),
 	}, {
 		C:     "IBV_QPT_XRC_RECV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptXRCRecv),
+		Value: layouttest.Bits(QPTypeXRCRecv),
 	}, {
 		C:     "IBV_QPT_DRIVER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QptDriver),
+		Value: layouttest.Bits(QPTypeDriver),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_PD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrPD),
+		Value: layouttest.Bits(QPInitAttrMaskPD),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_XRCD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrXRCD),
+		Value: layouttest.Bits(QPInitAttrMaskXRCD),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_CREATE_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrCreateFlags),
+		Value: layouttest.Bits(QPInitAttrMaskCreateFlags),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_MAX_TSO_HEADER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrMaxTSOHeader),
+		Value: layouttest.Bits(QPInitAttrMaskMaxTSOHeader),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_IND_TABLE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrIndTable),
+		Value: layouttest.Bits(QPInitAttrMaskIndTable),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_RX_HASH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrRxHash),
+		Value: layouttest.Bits(QPInitAttrMaskRxHash),
 	}, {
 		C:     "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPInitAttrSendOpsFlags),
+		Value: layouttest.Bits(QPInitAttrMaskSendOpsFlags),
 	}, {
 		C:     "IBV_QP_CREATE_BLOCK_SELF_MCAST_LB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCreateBlockSelfMcastLb),
+		Value: layouttest.Bits(QPCreateFlagsBlockSelfMcastLb),
 	}, {
 		C:     "IBV_QP_CREATE_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCreateScatterFcs),
+		Value: layouttest.Bits(QPCreateFlagsScatterFCS),
 	}, {
 		C:     "IBV_QP_CREATE_CVLAN_STRIPPING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCreateCvlanStripping),
+		Value: layouttest.Bits(QPCreateFlagsCVLANStripping),
 	}, {
 		C:     "IBV_QP_CREATE_SOURCE_QPN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCreateSourceQPN),
+		Value: layouttest.Bits(QPCreateFlagsSourceQPN),
 	}, {
 		C:     "IBV_QP_CREATE_PCI_WRITE_END_PADDING",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCreatePCIWriteEndPadding),
+		Value: layouttest.Bits(QPCreateFlagsPCIWriteEndPadding),
 	}, {
 		C:     "IBV_QP_EX_WITH_RDMA_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithRDMAWrite),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsRDMAWrite),
 	}, {
 		C:     "IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithRDMAWriteWithImm),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsRDMAWriteWithImm),
 	}, {
 		C:     "IBV_QP_EX_WITH_SEND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithSend),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsSend),
 	}, {
 		C:     "IBV_QP_EX_WITH_SEND_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithSendWithImm),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsSendWithImm),
 	}, {
 		C:     "IBV_QP_EX_WITH_RDMA_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithRDMARead),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsRDMARead),
 	}, {
 		C:     "IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithAtomicCmpAndSwp),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsAtomicCmpAndSwp),
 	}, {
 		C:     "IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithAtomicFetchAndAdd),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsAtomicFetchAndAdd),
 	}, {
 		C:     "IBV_QP_EX_WITH_LOCAL_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithLocalInv),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsLocalInv),
 	}, {
 		C:     "IBV_QP_EX_WITH_BIND_MW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithBindMW),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsBindMW),
 	}, {
 		C:     "IBV_QP_EX_WITH_SEND_WITH_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithSendWithInv),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsSendWithInv),
 	}, {
 		C:     "IBV_QP_EX_WITH_TSO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithTSO),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsTSO),
 	}, {
 		C:     "IBV_QP_EX_WITH_FLUSH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(QPExWithFlush),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsFlush),
 	}, {
 		C:     "IBV_QP_EX_WITH_ATOMIC_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPExWithAtomicWrite),
+		Value: layouttest.Bits(QPCreateSendOpsFlagsAtomicWrite),
 	}, {
 		C:     "IBV_QP_OPEN_ATTR_NUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPOpenAttrNum),
+		Value: layouttest.Bits(QPOpenAttrMaskNum),
 	}, {
 		C:     "IBV_QP_OPEN_ATTR_XRCD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPOpenAttrXRCD),
+		Value: layouttest.Bits(QPOpenAttrMaskXRCD),
 	}, {
 		C:     "IBV_QP_OPEN_ATTR_CONTEXT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPOpenAttrContext),
+		Value: layouttest.Bits(QPOpenAttrMaskContext),
 	}, {
 		C:     "IBV_QP_OPEN_ATTR_TYPE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPOpenAttrType),
+		Value: layouttest.Bits(QPOpenAttrMaskType),
 	}, {
 		C:     "IBV_QP_OPEN_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPOpenAttrReserved),
+		Value: layouttest.Bits(QPOpenAttrMaskReserved),
 	}, {
 		C:     "IBV_QP_STATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPStateValue),
+		Value: layouttest.Bits(QPAttrMaskState),
 	}, {
 		C:     "IBV_QP_CUR_STATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCurState),
+		Value: layouttest.Bits(QPAttrMaskCurState),
 	}, {
 		C:     "IBV_QP_EN_SQD_ASYNC_NOTIFY",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPEnSqdAsyncNotify),
+		Value: layouttest.Bits(QPAttrMaskEnSQDAsyncNotify),
 	}, {
 		C:     "IBV_QP_ACCESS_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPAccessFlags),
+		Value: layouttest.Bits(QPAttrMaskAccessFlags),
 	}, {
 		C:     "IBV_QP_PKEY_INDEX",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPPkeyIndex),
+		Value: layouttest.Bits(QPAttrMaskPKeyIndex),
 	}, {
 		C:     "IBV_QP_PORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPPort),
+		Value: layouttest.Bits(QPAttrMaskPort),
 	}, {
 		C:     "IBV_QP_QKEY",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPQkey),
+		Value: layouttest.Bits(QPAttrMaskQKey),
 	}, {
 		C:     "IBV_QP_AV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPAv),
+		Value: layouttest.Bits(QPAttrMaskAv),
 	}, {
 		C:     "IBV_QP_PATH_MTU",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPPathMTU),
+		Value: layouttest.Bits(QPAttrMaskPathMTU),
 	}, {
 		C:     "IBV_QP_TIMEOUT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPTimeout),
+		Value: layouttest.Bits(QPAttrMaskTimeout),
 	}, {
 		C:     "IBV_QP_RETRY_CNT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPRetryCnt),
+		Value: layouttest.Bits(QPAttrMaskRetryCnt),
 	}, {
 		C:     "IBV_QP_RNR_RETRY",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPRNRRetry),
+		Value: layouttest.Bits(QPAttrMaskRNRRetry),
 	}, {
 		C:     "IBV_QP_RQ_PSN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPRqPSN),
+		Value: layouttest.Bits(QPAttrMaskRQPSN),
 	}, {
 		C:     "IBV_QP_MAX_QP_RD_ATOMIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPMaxQPRdAtomic),
+		Value: layouttest.Bits(QPAttrMaskMaxQPRdAtomic),
 	}, {
 		C:     "IBV_QP_ALT_PATH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPAltPath),
+		Value: layouttest.Bits(QPAttrMaskAltPath),
 	}, {
 		C:     "IBV_QP_MIN_RNR_TIMER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPMinRNRTimer),
+		Value: layouttest.Bits(QPAttrMaskMinRNRTimer),
 	}, {
 		C:     "IBV_QP_SQ_PSN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPSqPSN),
+		Value: layouttest.Bits(QPAttrMaskSQPSN),
 	}, {
 		C:     "IBV_QP_MAX_DEST_RD_ATOMIC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPMaxDestRdAtomic),
+		Value: layouttest.Bits(QPAttrMaskMaxDestRdAtomic),
 	}, {
 		C:     "IBV_QP_PATH_MIG_STATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPPathMigState),
+		Value: layouttest.Bits(QPAttrMaskPathMigState),
 	}, {
 		C:     "IBV_QP_CAP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPCapValue),
+		Value: layouttest.Bits(QPAttrMaskCap),
 	}, {
 		C:     "IBV_QP_DEST_QPN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPDestQPN),
+		Value: layouttest.Bits(QPAttrMaskDestQPN),
 	}, {
 		C:     "IBV_QP_RATE_LIMIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QPRateLimit),
+		Value: layouttest.Bits(QPAttrMaskRateLimit),
 	}, {
 		C:     "IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS",
 		In:    []string{"65"},
-		Value: layouttest.Bits(QueryQPDataInOrderReturnCaps),
+		Value: layouttest.Bits(QueryQPDataInOrderFlagsReturnCaps),
 	}, {
 		C:     "IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY",
 		In:    []string{"65"},
-		Value: layouttest.Bits(QueryQPDataInOrderDeviceOnly),
+		Value: layouttest.Bits(QueryQPDataInOrderFlagsDeviceOnly),
 	}, {
 		C:     "IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG",
 		In:    []string{"65"},
-		Value: layouttest.Bits(QueryQPDataInOrderWholeMsg),
+		Value: layouttest.Bits(QueryQPDataInOrderCapsWholeMsg),
 	}, {
 		C:     "IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES",
 		In:    []string{"65"},
-		Value: layouttest.Bits(QueryQPDataInOrderAligned128Bytes),
+		Value: layouttest.Bits(QueryQPDataInOrderCapsAligned128Bytes),
 	}, {
 		C:     "IBV_QPS_RESET",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsReset),
+		Value: layouttest.Bits(QPStateReset),
 	}, {
 		C:     "IBV_QPS_INIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsInit),
+		Value: layouttest.Bits(QPStateInit),
 	}, {
 		C:     "IBV_QPS_RTR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsRtr),
+		Value: layouttest.Bits(QPStateRTR),
 	}, {
 		C:     "IBV_QPS_RTS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsRts),
+		Value: layouttest.Bits(QPStateRTS),
 	}, {
 		C:     "IBV_QPS_SQD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsSqd),
+		Value: layouttest.Bits(QPStateSQD),
 	}, {
 		C:     "IBV_QPS_SQE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsSqe),
+		Value: layouttest.Bits(QPStateSQE),
 	}, {
 		C:     "IBV_QPS_ERR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsErr),
+		Value: layouttest.Bits(QPStateErr),
 	}, {
 		C:     "IBV_QPS_UNKNOWN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(QpsUnknown),
+		Value: layouttest.Bits(QPStateUnknown),
 	}, {
 		C:     "IBV_MIG_MIGRATED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(MigMigrated),
+		Value: layouttest.Bits(MigStateMigrated),
 	}, {
 		C:     "IBV_MIG_REARM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(MigRearm),
+		Value: layouttest.Bits(MigStateRearm),
 	}, {
 		C:     "IBV_MIG_ARMED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(MigArmed),
+		Value: layouttest.Bits(MigStateArmed),
 	}, {
 		C:     "IBV_WR_RDMA_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRRDMAWrite),
+		Value: layouttest.Bits(WROpcodeRDMAWrite),
 	}, {
 		C:     "IBV_WR_RDMA_WRITE_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRRDMAWriteWithImm),
+		Value: layouttest.Bits(WROpcodeRDMAWriteWithImm),
 	}, {
 		C:     "IBV_WR_SEND",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRSend),
+		Value: layouttest.Bits(WROpcodeSend),
 	}, {
 		C:     "IBV_WR_SEND_WITH_IMM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRSendWithImm),
+		Value: layouttest.Bits(WROpcodeSendWithImm),
 	}, {
 		C:     "IBV_WR_RDMA_READ",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRRDMARead),
+		Value: layouttest.Bits(WROpcodeRDMARead),
 	}, {
 		C:     "IBV_WR_ATOMIC_CMP_AND_SWP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRAtomicCmpAndSwp),
+		Value: layouttest.Bits(WROpcodeAtomicCmpAndSwp),
 	}, {
 		C:     "IBV_WR_ATOMIC_FETCH_AND_ADD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRAtomicFetchAndAdd),
+		Value: layouttest.Bits(WROpcodeAtomicFetchAndAdd),
 	}, {
 		C:     "IBV_WR_LOCAL_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRLocalInv),
+		Value: layouttest.Bits(WROpcodeLocalInv),
 	}, {
 		C:     "IBV_WR_BIND_MW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRBindMW),
+		Value: layouttest.Bits(WROpcodeBindMW),
 	}, {
 		C:     "IBV_WR_SEND_WITH_INV",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRSendWithInv),
+		Value: layouttest.Bits(WROpcodeSendWithInv),
 	}, {
 		C:     "IBV_WR_TSO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRTSO),
+		Value: layouttest.Bits(WROpcodeTSO),
 	}, {
 		C:     "IBV_WR_DRIVER1",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRDriver1),
+		Value: layouttest.Bits(WROpcodeDriver1),
 	}, {
 		C:     "IBV_WR_FLUSH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(WRFlush),
+		Value: layouttest.Bits(WROpcodeFlush),
 	}, {
 		C:     "IBV_WR_ATOMIC_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRAtomicWrite),
+		Value: layouttest.Bits(WROpcodeAtomicWrite),
 	}, {
 		C:     "IBV_SEND_FENCE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SendFence),
+		Value: layouttest.Bits(SendFlagsFence),
 	}, {
 		C:     "IBV_SEND_SIGNALED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SendSignaled),
+		Value: layouttest.Bits(SendFlagsSignaled),
 	}, {
 		C:     "IBV_SEND_SOLICITED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SendSolicited),
+		Value: layouttest.Bits(SendFlagsSolicited),
 	}, {
 		C:     "IBV_SEND_INLINE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SendInline),
+		Value: layouttest.Bits(SendFlagsInline),
 	}, {
 		C:     "IBV_SEND_IP_CSUM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(SendIPCsum),
+		Value: layouttest.Bits(SendFlagsIPCsum),
 	}, {
 		C:     "IBV_FLUSH_GLOBAL",
 		In:    []string{"65"},
-		Value: layouttest.Bits(FlushGlobal),
+		Value: layouttest.Bits(PlacementTypeGlobal),
 	}, {
 		C:     "IBV_FLUSH_PERSISTENT",
 		In:    []string{"65"},
-		Value: layouttest.Bits(FlushPersistent),
+		Value: layouttest.Bits(PlacementTypePersistent),
 	}, {
 		C:     "IBV_FLUSH_RANGE",
 		In:    []string{"65"},
-		Value: layouttest.Bits(FlushRange),
+		Value: layouttest.Bits(SelectivityLevelRange),
 	}, {
 		C:     "IBV_FLUSH_MR",
 		In:    []string{"65"},
-		Value: layouttest.Bits(FlushMR),
+		Value: layouttest.Bits(SelectivityLevelMR),
 	}, {
 		C:     "IBV_WR_TAG_ADD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRTagAdd),
+		Value: layouttest.Bits(OpsWROpcodeAdd),
 	}, {
 		C:     "IBV_WR_TAG_DEL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRTagDel),
+		Value: layouttest.Bits(OpsWROpcodeDel),
 	}, {
 		C:     "IBV_WR_TAG_SYNC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(WRTagSync),
+		Value: layouttest.Bits(OpsWROpcodeSync),
 	}, {
 		C:     "IBV_OPS_SIGNALED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(OpsSignaled),
+		Value: layouttest.Bits(OpsFlagsSignaled),
 	}, {
 		C:     "IBV_OPS_TM_SYNC",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(OpsTmSync),
+		Value: layouttest.Bits(OpsFlagsTMSync),
 	}, {
 		C:     "IBV_CQ_ATTR_MODERATE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CQAttrModerate),
+		Value: layouttest.Bits(CQAttrMaskModerate),
 	}, {
 		C:     "IBV_CQ_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CQAttrReserved),
+		Value: layouttest.Bits(CQAttrMaskReserved),
 	}, {
 		C:     "IBV_FLOW_ATTR_FLAGS_DONT_TRAP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrFlagsDontTrap),
+		Value: layouttest.Bits(FlowFlagsDontTrap),
 	}, {
 		C:     "IBV_FLOW_ATTR_FLAGS_EGRESS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrFlagsEgress),
+		Value: layouttest.Bits(FlowFlagsEgress),
 	}, {
 		C:     "IBV_FLOW_ATTR_NORMAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrNormal),
+		Value: layouttest.Bits(FlowAttrTypeNormal),
 	}, {
 		C:     "IBV_FLOW_ATTR_ALL_DEFAULT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrAllDefault),
+		Value: layouttest.Bits(FlowAttrTypeAllDefault),
 	}, {
 		C:     "IBV_FLOW_ATTR_MC_DEFAULT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrMcDefault),
+		Value: layouttest.Bits(FlowAttrTypeMcDefault),
 	}, {
 		C:     "IBV_FLOW_ATTR_SNIFFER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowAttrSniffer),
+		Value: layouttest.Bits(FlowAttrTypeSniffer),
 	}, {
 		C:     "IBV_FLOW_SPEC_ETH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecEthValue),
+		Value: layouttest.Bits(FlowSpecTypeEth),
 	}, {
 		C:     "IBV_FLOW_SPEC_IPV4",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecIPV4Value),
+		Value: layouttest.Bits(FlowSpecTypeIPV4),
 	}, {
 		C:     "IBV_FLOW_SPEC_IPV6",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecIPV6Value),
+		Value: layouttest.Bits(FlowSpecTypeIPV6),
 	}, {
 		C:     "IBV_FLOW_SPEC_IPV4_EXT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecIPV4ExtValue),
+		Value: layouttest.Bits(FlowSpecTypeIPV4Ext),
 	}, {
 		C:     "IBV_FLOW_SPEC_ESP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecESPValue),
+		Value: layouttest.Bits(FlowSpecTypeESP),
 	}, {
 		C:     "IBV_FLOW_SPEC_TCP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecTCP),
+		Value: layouttest.Bits(FlowSpecTypeTCP),
 	}, {
 		C:     "IBV_FLOW_SPEC_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecUDP),
+		Value: layouttest.Bits(FlowSpecTypeUDP),
 	}, {
 		C:     "IBV_FLOW_SPEC_VXLAN_TUNNEL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecVXLANTunnel),
+		Value: layouttest.Bits(FlowSpecTypeVXLANTunnel),
 	}, {
 		C:     "IBV_FLOW_SPEC_GRE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecGREValue),
+		Value: layouttest.Bits(FlowSpecTypeGRE),
 	}, {
 		C:     "IBV_FLOW_SPEC_MPLS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecMPLSValue),
+		Value: layouttest.Bits(FlowSpecTypeMPLS),
 	}, {
 		C:     "IBV_FLOW_SPEC_INNER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecInner),
+		Value: layouttest.Bits(FlowSpecTypeInner),
 	}, {
 		C:     "IBV_FLOW_SPEC_ACTION_TAG",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecActionTagValue),
+		Value: layouttest.Bits(FlowSpecTypeActionTag),
 	}, {
 		C:     "IBV_FLOW_SPEC_ACTION_DROP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecActionDropValue),
+		Value: layouttest.Bits(FlowSpecTypeActionDrop),
 	}, {
 		C:     "IBV_FLOW_SPEC_ACTION_HANDLE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecActionHandleValue),
+		Value: layouttest.Bits(FlowSpecTypeActionHandle),
 	}, {
 		C:     "IBV_FLOW_SPEC_ACTION_COUNT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowSpecActionCount),
+		Value: layouttest.Bits(FlowSpecTypeActionCount),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_MASK_ESN",
 		In:    []string{"65", "44"},
@@ -8980,11 +8980,11 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_CREATE_CQ_ATTR_SINGLE_THREADED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CreateCQAttrSingleThreaded),
+		Value: layouttest.Bits(CreateCQAttrFlagsSingleThreaded),
 	}, {
 		C:     "IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CreateCQAttrIgnoreOverrun),
+		Value: layouttest.Bits(CreateCQAttrFlagsIgnoreOverrun),
 	}, {
 		C:     "IBV_QP_ATTACH_COMP_CNTR_OP_SEND",
 		In:    []string{"65"},
@@ -9020,15 +9020,15 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ParentDomainInitAttrAllocators),
+		Value: layouttest.Bits(ParentDomainInitAttrMaskAllocators),
 	}, {
 		C:     "IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ParentDomainInitAttrPDContext),
+		Value: layouttest.Bits(ParentDomainInitAttrMaskPDContext),
 	}, {
 		C:     "IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC",
 		In:    []string{"65"},
-		Value: layouttest.Bits(ParentDomainInitAttrAllowCCUnprotectedAlloc),
+		Value: layouttest.Bits(ParentDomainInitAttrMaskAllowCCUnprotectedAlloc),
 	}, {
 		C:     "IBV_TPH_MEM_TYPE_VM",
 		In:    []string{"65"},
@@ -9040,27 +9040,27 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_DMAH_INIT_ATTR_MASK_CPU_ID",
 		In:    []string{"65"},
-		Value: layouttest.Bits(DmahInitAttrMaskCpuID),
+		Value: layouttest.Bits(DMAHInitAttrMaskCPUID),
 	}, {
 		C:     "IBV_DMAH_INIT_ATTR_MASK_PH",
 		In:    []string{"65"},
-		Value: layouttest.Bits(DmahInitAttrMaskPh),
+		Value: layouttest.Bits(DMAHInitAttrMaskPh),
 	}, {
 		C:     "IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE",
 		In:    []string{"65"},
-		Value: layouttest.Bits(DmahInitAttrMaskTphMemType),
+		Value: layouttest.Bits(DMAHInitAttrMaskTphMemType),
 	}, {
 		C:     "IBV_COUNTER_PACKETS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CounterPackets),
+		Value: layouttest.Bits(CounterDescriptionPackets),
 	}, {
 		C:     "IBV_COUNTER_BYTES",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CounterBytes),
+		Value: layouttest.Bits(CounterDescriptionBytes),
 	}, {
 		C:     "IBV_READ_COUNTERS_ATTR_PREFER_CACHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReadCountersAttrPreferCached),
+		Value: layouttest.Bits(ReadCountersFlagsAttrPreferCached),
 	}, {
 		C:     "IBV_VALUES_MASK_RAW_CLOCK",
 		In:    []string{"65", "44"},
@@ -9072,23 +9072,23 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_REREG_MR_ERR_INPUT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRErrInput),
+		Value: layouttest.Bits(ReregMRErrCodeInput),
 	}, {
 		C:     "IBV_REREG_MR_ERR_DONT_FORK_NEW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRErrDontForkNew),
+		Value: layouttest.Bits(ReregMRErrCodeDontForkNew),
 	}, {
 		C:     "IBV_REREG_MR_ERR_DO_FORK_OLD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRErrDoForkOld),
+		Value: layouttest.Bits(ReregMRErrCodeDoForkOld),
 	}, {
 		C:     "IBV_REREG_MR_ERR_CMD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRErrCmd),
+		Value: layouttest.Bits(ReregMRErrCodeCmd),
 	}, {
 		C:     "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ReregMRErrCmdAndDoForkNew),
+		Value: layouttest.Bits(ReregMRErrCodeCmdAndDoForkNew),
 	}, {
 		C:     "IB_UVERBS_ACCESS_OPTIONAL_FIRST",
 		In:    []string{"65", "44"},
@@ -9100,7 +9100,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_DEVICE_RAW_SCATTER_FCS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(DeviceRawScatterFcs),
+		Value: layouttest.Bits(DeviceRawScatterFCS),
 	}, {
 		C:     "IBV_DEVICE_PCI_WRITE_END_PADDING",
 		In:    []string{"65", "44"},
@@ -9116,11 +9116,11 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IB_ROCE_UDP_ENCAP_VALID_PORT_MIN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ROCEUDPEncapValidPortMin),
+		Value: layouttest.Bits(RoCEUDPEncapValidPortMin),
 	}, {
 		C:     "IB_ROCE_UDP_ENCAP_VALID_PORT_MAX",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ROCEUDPEncapValidPortMax),
+		Value: layouttest.Bits(RoCEUDPEncapValidPortMax),
 	}, {
 		C:     "IB_GRH_FLOWLABEL_MASK",
 		In:    []string{"65", "44"},
@@ -9128,7 +9128,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_KEYMAT_AES_GCM",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPKeymatAesGcmValue),
+		Value: layouttest.Bits(FlowActionESPKeymatAesGcmMacro),
 	}, {
 		C:     "IBV_FLOW_ACTION_IV_ALGO_SEQ",
 		In:    []string{"65", "44"},
@@ -9136,51 +9136,51 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_REPLAY_NONE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPReplayNone),
+		Value: layouttest.Bits(FlowActionESPReplayNoneValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_REPLAY_BMP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPReplayBmpValue),
+		Value: layouttest.Bits(FlowActionESPReplayBmpMacro),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_INLINE_CRYPTO",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsInlineCrypto),
+		Value: layouttest.Bits(FlowActionESPFlagsInlineCryptoValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_FULL_OFFLOAD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsFullOffload),
+		Value: layouttest.Bits(FlowActionESPFlagsFullOffloadValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_TUNNEL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsTunnel),
+		Value: layouttest.Bits(FlowActionESPFlagsTunnelValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_TRANSPORT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsTransport),
+		Value: layouttest.Bits(FlowActionESPFlagsTransportValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_DECRYPT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsDecrypt),
+		Value: layouttest.Bits(FlowActionESPFlagsDecryptValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_ENCRYPT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsEncrypt),
+		Value: layouttest.Bits(FlowActionESPFlagsEncryptValue),
 	}, {
 		C:     "IBV_FLOW_ACTION_ESP_FLAGS_ESN_NEW_WINDOW",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(FlowActionESPFlagsEsnNewWindow),
+		Value: layouttest.Bits(FlowActionESPFlagsEsnNewWindowValue),
 	}, {
 		C:     "IBV_ADVISE_MR_ADVICE_PREFETCH",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AdviseMRAdvicePrefetch),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetchValue),
 	}, {
 		C:     "IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AdviseMRAdvicePrefetchWrite),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetchWriteValue),
 	}, {
 		C:     "IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(AdviseMRAdvicePrefetchNoFault),
+		Value: layouttest.Bits(AdviseMRAdvicePrefetchNoFaultValue),
 	}, {
 		C:     "IBV_ADVISE_MR_FLAG_FLUSH",
 		In:    []string{"65", "44"},

@@ -52,8 +52,13 @@ type FlowActionESPEncapAnon0 struct {
 }
 
 // ValPtr returns the member val_ptr (C: void *) of the union.
-func (u *FlowActionESPEncapAnon0) ValPtr() *unsafe.Pointer {
-	return (*unsafe.Pointer)(unsafe.Pointer(u))
+func (u *FlowActionESPEncapAnon0) ValPtr() unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(u))
+}
+
+// SetValPtr sets the member val_ptr (C: void *) of the union.
+func (u *FlowActionESPEncapAnon0) SetValPtr(v unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(u)) = v
 }
 
 // ValPtrDataU64 returns the member val_ptr_data_u64 (C: __u64) of the union.
@@ -69,8 +74,13 @@ type FlowActionESPEncapAnon1 struct {
 }
 
 // NextPtr returns the member next_ptr (C: struct ib_uverbs_flow_action_esp_encap *) of the union.
-func (u *FlowActionESPEncapAnon1) NextPtr() **FlowActionESPEncap {
-	return (**FlowActionESPEncap)(unsafe.Pointer(u))
+func (u *FlowActionESPEncapAnon1) NextPtr() *FlowActionESPEncap {
+	return *(**FlowActionESPEncap)(unsafe.Pointer(u))
+}
+
+// SetNextPtr sets the member next_ptr (C: struct ib_uverbs_flow_action_esp_encap *) of the union.
+func (u *FlowActionESPEncapAnon1) SetNextPtr(v *FlowActionESPEncap) {
+	*(**FlowActionESPEncap)(unsafe.Pointer(u)) = v
 }
 
 // NextPtrDataU64 returns the member next_ptr_data_u64 (C: __u64) of the union.
@@ -226,9 +236,9 @@ type DeviceAttr struct {
 	// C: char[64] fw_ver
 	FwVer [64]byte
 	// C: __be64 node_guid
-	NodeGuid uint64
+	NodeGUID uint64
 	// C: __be64 sys_image_guid
-	SysImageGuid uint64
+	SysImageGUID uint64
 	// C: uint64_t max_mr_size
 	MaxMRSize uint64
 	// C: uint64_t page_size_cap
@@ -300,7 +310,7 @@ type DeviceAttr struct {
 	// C: uint16_t max_pkeys
 	MaxPkeys uint16
 	// C: uint8_t local_ca_ack_delay
-	LocalCaACKDelay uint8
+	LocalCAAckDelay uint8
 	// C: uint8_t phys_port_cnt
 	PhysPortCnt uint8
 }
@@ -367,8 +377,8 @@ type PacketPacingCaps struct {
 	SupportedQpts uint32
 }
 
-// TmCaps mirrors struct ibv_tm_caps of infiniband/verbs.h with the same size, alignment and member offsets.
-type TmCaps struct {
+// TMCaps mirrors struct ibv_tm_caps of infiniband/verbs.h with the same size, alignment and member offsets.
+type TMCaps struct {
 	_ structs.HostLayout
 	// C: uint32_t max_rndv_hdr_size
 	MaxRndvHdrSize uint32
@@ -414,7 +424,7 @@ type DeviceAttrEx struct {
 	// C: uint64_t completion_timestamp_mask
 	CompletionTimestampMask uint64
 	// C: uint64_t hca_core_clock
-	HcaCoreClock uint64
+	HCACoreClock uint64
 	// C: uint64_t device_cap_flags_ex
 	DeviceCapFlagsEx uint64
 	// C: struct ibv_tso_caps tso_caps
@@ -422,13 +432,13 @@ type DeviceAttrEx struct {
 	// C: struct ibv_rss_caps rss_caps
 	RSSCaps RSSCaps
 	// C: uint32_t max_wq_type_rq
-	MaxWQTypeRq uint32
+	MaxWQTypeRQ uint32
 	// C: struct ibv_packet_pacing_caps packet_pacing_caps
 	PacketPacingCaps PacketPacingCaps
 	// C: uint32_t raw_packet_caps
 	RawPacketCaps uint32
 	// C: struct ibv_tm_caps tm_caps
-	TmCaps TmCaps
+	TMCaps TMCaps
 	// C: struct ibv_cq_moderation_caps cq_mod_caps
 	CQModCaps CQModerationCaps
 	// C: uint64_t max_dm_size
@@ -457,11 +467,11 @@ type PortAttr struct {
 	// C: uint32_t max_msg_sz
 	MaxMsgSz uint32
 	// C: uint32_t bad_pkey_cntr
-	BadPkeyCntr uint32
+	BadPKeyCntr uint32
 	// C: uint32_t qkey_viol_cntr
-	QkeyViolCntr uint32
+	QKeyViolCntr uint32
 	// C: uint16_t pkey_tbl_len
-	PkeyTblLen uint16
+	PKeyTblLen uint16
 	// C: uint16_t lid
 	LID uint16
 	// C: uint16_t sm_lid
@@ -509,23 +519,43 @@ type AsyncEventElement struct {
 }
 
 // CQ returns the member cq (C: struct ibv_cq *) of the union.
-func (u *AsyncEventElement) CQ() **CQ {
-	return (**CQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) CQ() *CQ {
+	return *(**CQ)(unsafe.Pointer(u))
+}
+
+// SetCQ sets the member cq (C: struct ibv_cq *) of the union.
+func (u *AsyncEventElement) SetCQ(v *CQ) {
+	*(**CQ)(unsafe.Pointer(u)) = v
 }
 
 // QP returns the member qp (C: struct ibv_qp *) of the union.
-func (u *AsyncEventElement) QP() **QP {
-	return (**QP)(unsafe.Pointer(u))
+func (u *AsyncEventElement) QP() *QP {
+	return *(**QP)(unsafe.Pointer(u))
+}
+
+// SetQP sets the member qp (C: struct ibv_qp *) of the union.
+func (u *AsyncEventElement) SetQP(v *QP) {
+	*(**QP)(unsafe.Pointer(u)) = v
 }
 
 // SRQ returns the member srq (C: struct ibv_srq *) of the union.
-func (u *AsyncEventElement) SRQ() **SRQ {
-	return (**SRQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) SRQ() *SRQ {
+	return *(**SRQ)(unsafe.Pointer(u))
+}
+
+// SetSRQ sets the member srq (C: struct ibv_srq *) of the union.
+func (u *AsyncEventElement) SetSRQ(v *SRQ) {
+	*(**SRQ)(unsafe.Pointer(u)) = v
 }
 
 // WQ returns the member wq (C: struct ibv_wq *) of the union.
-func (u *AsyncEventElement) WQ() **WQ {
-	return (**WQ)(unsafe.Pointer(u))
+func (u *AsyncEventElement) WQ() *WQ {
+	return *(**WQ)(unsafe.Pointer(u))
+}
+
+// SetWQ sets the member wq (C: struct ibv_wq *) of the union.
+func (u *AsyncEventElement) SetWQ(v *WQ) {
+	*(**WQ)(unsafe.Pointer(u)) = v
 }
 
 // PortNum returns the member port_num (C: int) of the union.
@@ -586,13 +616,13 @@ type WC struct {
 	// C: unsigned wc_flags
 	WCFlags uint32
 	// C: uint16_t pkey_index
-	PkeyIndex uint16
+	PKeyIndex uint16
 	// C: uint16_t slid
-	Slid uint16
+	SLID uint16
 	// C: uint8_t sl
 	SL uint8
 	// C: uint8_t dlid_path_bits
-	DlidPathBits uint8
+	DLIDPathBits uint8
 }
 
 // WCAnon0 mirrors the anonymous union at ibv_wc.0 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
@@ -607,8 +637,8 @@ func (u *WCAnon0) ImmData() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
-// InvalidatedRkey returns the member invalidated_rkey (C: uint32_t) of the union.
-func (u *WCAnon0) InvalidatedRkey() *uint32 {
+// InvalidatedRKey returns the member invalidated_rkey (C: uint32_t) of the union.
+func (u *WCAnon0) InvalidatedRKey() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
@@ -639,13 +669,13 @@ type MR struct {
 	// C: uint32_t handle
 	Handle uint32
 	// C: uint32_t lkey
-	Lkey uint32
+	LKey uint32
 	// C: uint32_t rkey
-	Rkey uint32
+	RKey uint32
 }
 
-// Dmah mirrors struct ibv_dmah of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
-type Dmah struct {
+// DMAH mirrors struct ibv_dmah of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
+type DMAH struct {
 	_ structs.HostLayout
 	// C: struct ibv_context *context. Since rdma-core 65.
 	Context *Context
@@ -707,7 +737,7 @@ type MRInitAttr struct {
 	// C: uint64_t comp_mask. Since rdma-core 65.
 	CompMask uint64
 	// C: uint64_t iova. Since rdma-core 65.
-	Iova uint64
+	IOVA uint64
 	// C: void *addr. Since rdma-core 65.
 	Addr unsafe.Pointer
 	// C: int fd. Since rdma-core 65.
@@ -715,7 +745,7 @@ type MRInitAttr struct {
 	// C: uint64_t fd_offset. Since rdma-core 65.
 	FDOffset uint64
 	// C: struct ibv_dmah *dmah. Since rdma-core 65.
-	Dmah *Dmah
+	DMAH *DMAH
 	// C: struct ibv_buf *buf. Since rdma-core 65.
 	Buf *Buf
 }
@@ -728,7 +758,7 @@ type MW struct {
 	// C: struct ibv_pd *pd
 	PD *PD
 	// C: uint32_t rkey
-	Rkey uint32
+	RKey uint32
 	// C: uint32_t handle
 	Handle uint32
 	// C: enum ibv_mw_type type
@@ -773,7 +803,7 @@ type AHAttr struct {
 	// C: struct ibv_global_route grh
 	GRH GlobalRoute
 	// C: uint16_t dlid
-	Dlid uint16
+	DLID uint16
 	// C: uint8_t sl
 	SL uint8
 	// C: uint8_t src_path_bits
@@ -806,8 +836,8 @@ type SRQInitAttr struct {
 	Attr SRQAttr
 }
 
-// TmCap mirrors struct ibv_tm_cap of infiniband/verbs.h with the same size, alignment and member offsets.
-type TmCap struct {
+// TMCap mirrors struct ibv_tm_cap of infiniband/verbs.h with the same size, alignment and member offsets.
+type TMCap struct {
 	_ structs.HostLayout
 	// C: uint32_t max_num_tags
 	MaxNumTags uint32
@@ -833,7 +863,7 @@ type SRQInitAttrEx struct {
 	// C: struct ibv_cq *cq
 	CQ *CQ
 	// C: struct ibv_tm_cap tm_cap
-	TmCap TmCap
+	TMCap TMCap
 }
 
 // WQInitAttr mirrors struct ibv_wq_init_attr of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -927,7 +957,7 @@ type QPInitAttr struct {
 	// C: enum ibv_qp_type qp_type
 	QPType QPType
 	// C: int sq_sig_all
-	SqSigAll int32
+	SQSigAll int32
 }
 
 // RxHashConf mirrors struct ibv_rx_hash_conf of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -959,7 +989,7 @@ type QPInitAttrEx struct {
 	// C: enum ibv_qp_type qp_type
 	QPType QPType
 	// C: int sq_sig_all
-	SqSigAll int32
+	SQSigAll int32
 	// C: uint32_t comp_mask
 	CompMask uint32
 	// C: struct ibv_pd *pd
@@ -1007,11 +1037,11 @@ type QPAttr struct {
 	// C: enum ibv_mig_state path_mig_state
 	PathMigState MigState
 	// C: uint32_t qkey
-	Qkey uint32
+	QKey uint32
 	// C: uint32_t rq_psn
-	RqPSN uint32
+	RQPSN uint32
 	// C: uint32_t sq_psn
-	SqPSN uint32
+	SQPSN uint32
 	// C: uint32_t dest_qp_num
 	DestQPNum uint32
 	// C: unsigned qp_access_flags
@@ -1023,13 +1053,13 @@ type QPAttr struct {
 	// C: struct ibv_ah_attr alt_ah_attr
 	AltAHAttr AHAttr
 	// C: uint16_t pkey_index
-	PkeyIndex uint16
+	PKeyIndex uint16
 	// C: uint16_t alt_pkey_index
-	AltPkeyIndex uint16
+	AltPKeyIndex uint16
 	// C: uint8_t en_sqd_async_notify
-	EnSqdAsyncNotify uint8
+	EnSQDAsyncNotify uint8
 	// C: uint8_t sq_draining
-	SqDraining uint8
+	SQDraining uint8
 	// C: uint8_t max_rd_atomic
 	MaxRdAtomic uint8
 	// C: uint8_t max_dest_rd_atomic
@@ -1082,7 +1112,7 @@ type SGE struct {
 	// C: uint32_t length
 	Length uint32
 	// C: uint32_t lkey
-	Lkey uint32
+	LKey uint32
 }
 
 // FDArr mirrors struct ibv_fd_arr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
@@ -1131,8 +1161,8 @@ func (u *SendWRAnon0) ImmData() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
-// InvalidateRkey returns the member invalidate_rkey (C: uint32_t) of the union.
-func (u *SendWRAnon0) InvalidateRkey() *uint32 {
+// InvalidateRKey returns the member invalidate_rkey (C: uint32_t) of the union.
+func (u *SendWRAnon0) InvalidateRKey() *uint32 {
 	return (*uint32)(unsafe.Pointer(u))
 }
 
@@ -1164,7 +1194,7 @@ type SendWRWRRDMA struct {
 	// C: uint64_t remote_addr
 	RemoteAddr uint64
 	// C: uint32_t rkey
-	Rkey uint32
+	RKey uint32
 }
 
 // SendWRWRAtomic mirrors the anonymous struct at ibv_send_wr.wr.atomic of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -1177,7 +1207,7 @@ type SendWRWRAtomic struct {
 	// C: uint64_t swap
 	Swap uint64
 	// C: uint32_t rkey
-	Rkey uint32
+	RKey uint32
 }
 
 // SendWRWRUD mirrors the anonymous struct at ibv_send_wr.wr.ud of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -1188,7 +1218,7 @@ type SendWRWRUD struct {
 	// C: uint32_t remote_qpn
 	RemoteQPN uint32
 	// C: uint32_t remote_qkey
-	RemoteQkey uint32
+	RemoteQKey uint32
 }
 
 // SendWRQPType mirrors the anonymous union at ibv_send_wr.qp_type of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
@@ -1207,7 +1237,7 @@ func (u *SendWRQPType) XRC() *SendWRQPTypeXRC {
 type SendWRQPTypeXRC struct {
 	_ structs.HostLayout
 	// C: uint32_t remote_srqn
-	RemoteSrqn uint32
+	RemoteSRQN uint32
 }
 
 // SendWRAnon1 mirrors the anonymous union at ibv_send_wr.1 of infiniband/verbs.h with the same size and alignment; its members are reached through accessor methods, and == compares its bytes.
@@ -1233,7 +1263,7 @@ type SendWRAnon1BindMW struct {
 	// C: struct ibv_mw *mw
 	MW *MW
 	// C: uint32_t rkey
-	Rkey uint32
+	RKey uint32
 	// C: struct ibv_mw_bind_info bind_info
 	BindInfo MWBindInfo
 }
@@ -1285,22 +1315,22 @@ type OpsWR struct {
 	// C: int flags
 	Flags int32
 	// C: struct {...} tm
-	Tm OpsWRTm
+	TM OpsWRTM
 }
 
-// OpsWRTm mirrors the anonymous struct at ibv_ops_wr.tm of infiniband/verbs.h with the same size, alignment and member offsets.
-type OpsWRTm struct {
+// OpsWRTM mirrors the anonymous struct at ibv_ops_wr.tm of infiniband/verbs.h with the same size, alignment and member offsets.
+type OpsWRTM struct {
 	_ structs.HostLayout
 	// C: uint32_t unexpected_cnt
 	UnexpectedCnt uint32
 	// C: uint32_t handle
 	Handle uint32
 	// C: struct {...} add
-	Add OpsWRTmAdd
+	Add OpsWRTMAdd
 }
 
-// OpsWRTmAdd mirrors the anonymous struct at ibv_ops_wr.tm.add of infiniband/verbs.h with the same size, alignment and member offsets.
-type OpsWRTmAdd struct {
+// OpsWRTMAdd mirrors the anonymous struct at ibv_ops_wr.tm.add of infiniband/verbs.h with the same size, alignment and member offsets.
+type OpsWRTMAdd struct {
 	_ structs.HostLayout
 	// C: uint64_t recv_wr_id
 	RecvWRID uint64
@@ -1434,7 +1464,7 @@ type QPEx struct {
 	// C: void (*wr_set_ud_addr)(struct ibv_qp_ex *, struct ibv_ah *, uint32_t, uint32_t)
 	WRSetUDAddr unsafe.Pointer
 	// C: void (*wr_set_xrc_srqn)(struct ibv_qp_ex *, uint32_t)
-	WRSetXRCSrqn unsafe.Pointer
+	WRSetXRCSRQN unsafe.Pointer
 	// C: void (*wr_set_inline_data)(struct ibv_qp_ex *, void *, size_t)
 	WRSetInlineData unsafe.Pointer
 	// C: void (*wr_set_inline_data_list)(struct ibv_qp_ex *, size_t, struct ibv_data_buf *)
@@ -1484,8 +1514,8 @@ type PollCQAttr struct {
 	CompMask uint32
 }
 
-// WCTmInfo mirrors struct ibv_wc_tm_info of infiniband/verbs.h with the same size, alignment and member offsets.
-type WCTmInfo struct {
+// WCTMInfo mirrors struct ibv_wc_tm_info of infiniband/verbs.h with the same size, alignment and member offsets.
+type WCTMInfo struct {
 	_ structs.HostLayout
 	// C: uint64_t tag
 	Tag uint64
@@ -1541,21 +1571,21 @@ type CQEx struct {
 	// C: unsigned (*read_wc_flags)(struct ibv_cq_ex *)
 	ReadWCFlags unsafe.Pointer
 	// C: uint32_t (*read_slid)(struct ibv_cq_ex *)
-	ReadSlid unsafe.Pointer
+	ReadSLID unsafe.Pointer
 	// C: uint8_t (*read_sl)(struct ibv_cq_ex *)
 	ReadSL unsafe.Pointer
 	// C: uint8_t (*read_dlid_path_bits)(struct ibv_cq_ex *)
-	ReadDlidPathBits unsafe.Pointer
+	ReadDLIDPathBits unsafe.Pointer
 	// C: uint64_t (*read_completion_ts)(struct ibv_cq_ex *)
-	ReadCompletionTs unsafe.Pointer
+	ReadCompletionTS unsafe.Pointer
 	// C: uint16_t (*read_cvlan)(struct ibv_cq_ex *)
-	ReadCvlan unsafe.Pointer
+	ReadCVLAN unsafe.Pointer
 	// C: uint32_t (*read_flow_tag)(struct ibv_cq_ex *)
 	ReadFlowTag unsafe.Pointer
 	// C: void (*read_tm_info)(struct ibv_cq_ex *, struct ibv_wc_tm_info *)
-	ReadTmInfo unsafe.Pointer
+	ReadTMInfo unsafe.Pointer
 	// C: uint64_t (*read_completion_wallclock_ns)(struct ibv_cq_ex *)
-	ReadCompletionWallclockNs unsafe.Pointer
+	ReadCompletionWallclockNS unsafe.Pointer
 }
 
 // ModerateCQ mirrors struct ibv_moderate_cq of infiniband/verbs.h with the same size, alignment and member offsets.
@@ -1989,8 +2019,8 @@ type FlowActionESPAttr struct {
 	Esn uint32
 }
 
-// IbvDeviceOps mirrors struct _ibv_device_ops of infiniband/verbs.h with the same size, alignment and member offsets.
-type IbvDeviceOps struct {
+// IBVDeviceOps mirrors struct _ibv_device_ops of infiniband/verbs.h with the same size, alignment and member offsets.
+type IBVDeviceOps struct {
 	_ structs.HostLayout
 	// C: struct ibv_context * (*_dummy1)(struct ibv_device *, int)
 	Dummy1 unsafe.Pointer
@@ -2002,7 +2032,7 @@ type IbvDeviceOps struct {
 type Device struct {
 	_ structs.HostLayout
 	// C: struct _ibv_device_ops _ops
-	Ops IbvDeviceOps
+	Ops IBVDeviceOps
 	// C: enum ibv_node_type node_type
 	NodeType NodeType
 	// C: enum ibv_transport_type transport_type
@@ -2017,8 +2047,8 @@ type Device struct {
 	IbdevPath [256]byte
 }
 
-// CompatIbvPortAttr mirrors struct _compat_ibv_port_attr of infiniband/verbs.h (an incomplete type: only pointers to it exist).
-type CompatIbvPortAttr struct {
+// CompatIBVPortAttr mirrors struct _compat_ibv_port_attr of infiniband/verbs.h (an incomplete type: only pointers to it exist).
+type CompatIBVPortAttr struct {
 	_ structs.HostLayout
 }
 
@@ -2188,13 +2218,13 @@ type ParentDomainInitAttr struct {
 	PDContext unsafe.Pointer
 }
 
-// DmahInitAttr mirrors struct ibv_dmah_init_attr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
-type DmahInitAttr struct {
+// DMAHInitAttr mirrors struct ibv_dmah_init_attr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
+type DMAHInitAttr struct {
 	_ structs.HostLayout
 	// C: uint32_t comp_mask. Since rdma-core 65.
 	CompMask uint32
 	// C: uint32_t cpu_id. Since rdma-core 65.
-	CpuID uint32
+	CPUID uint32
 	// C: uint8_t ph. Since rdma-core 65.
 	Ph uint8
 	// C: uint8_t tph_mem_type. Since rdma-core 65.
@@ -2243,13 +2273,13 @@ type VerbsContext struct {
 	// C: void * (*alloc_buf)(struct ibv_pd *, size_t, struct ibv_buf **). Since rdma-core 65.
 	AllocBuf unsafe.Pointer
 	// C: int (*dm_export_dmabuf_fd)(struct ibv_dm *). Since rdma-core 65.
-	DMExportDmabufFD unsafe.Pointer
+	DMExportDMABufFD unsafe.Pointer
 	// C: struct ibv_mr * (*reg_mr_ex)(struct ibv_pd *, struct ibv_mr_init_attr *). Since rdma-core 65.
 	RegMREx unsafe.Pointer
 	// C: int (*dealloc_dmah)(struct ibv_dmah *). Since rdma-core 65.
-	DeallocDmah unsafe.Pointer
+	DeallocDMAH unsafe.Pointer
 	// C: struct ibv_dmah * (*alloc_dmah)(struct ibv_context *, struct ibv_dmah_init_attr *). Since rdma-core 65.
-	AllocDmah unsafe.Pointer
+	AllocDMAH unsafe.Pointer
 	// C: int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)
 	QueryPort unsafe.Pointer
 	// C: int (*advise_mr)(struct ibv_pd *, enum ib_uverbs_advise_mr_advice, uint32_t, struct ibv_sge *, uint32_t)
@@ -2299,7 +2329,7 @@ type VerbsContext struct {
 	// C: struct ibv_wq * (*create_wq)(struct ibv_context *, struct ibv_wq_init_attr *)
 	CreateWQ unsafe.Pointer
 	// C: int (*query_rt_values)(struct ibv_context *, struct ibv_values_ex *)
-	QueryRtValues unsafe.Pointer
+	QueryRTValues unsafe.Pointer
 	// C: struct ibv_cq_ex * (*create_cq_ex)(struct ibv_context *, struct ibv_cq_init_attr_ex *)
 	CreateCQEx unsafe.Pointer
 	// C: struct verbs_ex_private *priv
@@ -2307,11 +2337,11 @@ type VerbsContext struct {
 	// C: int (*query_device_ex)(struct ibv_context *, struct ibv_query_device_ex_input *, struct ibv_device_attr_ex *, size_t)
 	QueryDeviceEx unsafe.Pointer
 	// C: int (*ibv_destroy_flow)(struct ibv_flow *)
-	IbvDestroyFlow unsafe.Pointer
+	IBVDestroyFlow unsafe.Pointer
 	// C: void (*ABI_placeholder2)(void)
 	ABIPlaceholder2 unsafe.Pointer
 	// C: struct ibv_flow * (*ibv_create_flow)(struct ibv_qp *, struct ibv_flow_attr *)
-	IbvCreateFlow unsafe.Pointer
+	IBVCreateFlow unsafe.Pointer
 	// C: void (*ABI_placeholder1)(void)
 	ABIPlaceholder1 unsafe.Pointer
 	// C: struct ibv_qp * (*open_qp)(struct ibv_context *, struct ibv_qp_open_attr *)

@@ -21,15 +21,13 @@ import (
 //
 // Returns the number of UDMA pipelines available on the device. Returns 0 if ibctx is not an ionic device context.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [CtxGetUDMAMask], [PDGetUDMAMask], [PDSetUDMAMask].
 func CtxGetUDMACount(ibctx *ibv.Context) (uint8, error) {
 	r, _, err := c_ionic_dv_ctx_get_udma_count(ibctx)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -48,15 +46,13 @@ func CtxGetUDMACount(ibctx *ibv.Context) (uint8, error) {
 //
 // Returns a bitmask of available UDMA pipeline IDs. Returns 0 if ibctx is not an ionic device context.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [CtxGetUDMACount], [PDGetUDMAMask], [PDSetUDMAMask].
 func CtxGetUDMAMask(ibctx *ibv.Context) (uint8, error) {
 	r, _, err := c_ionic_dv_ctx_get_udma_mask(ibctx)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -75,15 +71,13 @@ func CtxGetUDMAMask(ibctx *ibv.Context) (uint8, error) {
 //
 // Returns the UDMA pipeline mask of the protection domain. Returns 0 if ibpd is not an ionic protection domain.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetUDMAMask], [CtxGetUDMAMask], [CtxGetUDMACount].
 func PDGetUDMAMask(ibpd *ibv.PD) (uint8, error) {
 	r, _, err := c_ionic_dv_pd_get_udma_mask(ibpd)
 	if err != nil {
-		return r, err
+		return 0, err
 	}
 	return r, nil
 }
@@ -117,9 +111,7 @@ func PDGetUDMAMask(ibpd *ibv.PD) (uint8, error) {
 //   - EINVAL: require is true with expdb true, but the device does not support express doorbell for receive queues.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_rqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetSQCMB], [PDSetUDMAMask].
 func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -127,7 +119,10 @@ func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ionic_dv_pd_set_rqcmb", int32(r))
+	if err := cerr.ZeroOrErrno("ionic_dv_pd_set_rqcmb", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PDSetSQCMB calls ionic_dv_pd_set_sqcmb (infiniband/ionic_dv.h): Specify send queue preference for controller memory bar.
@@ -159,9 +154,7 @@ func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //   - EINVAL: require is true with expdb true, but the device does not support express doorbell for send queues.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_sqcmb that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetRQCMB], [PDSetUDMAMask].
 func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -169,7 +162,10 @@ func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ionic_dv_pd_set_sqcmb", int32(r))
+	if err := cerr.ZeroOrErrno("ionic_dv_pd_set_sqcmb", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PDSetUDMAMask calls ionic_dv_pd_set_udma_mask (infiniband/ionic_dv.h): Restrict UDMA pipeline IDs of a protection domain.
@@ -206,9 +202,7 @@ func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //   - EINVAL: udma_mask contains bits not present in the device’s UDMA mask.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// # Failure
-//
-// C convention zero_or_errno (0 on success, a positive errno value on failure; errno not set): a failure is an *[Error] naming ionic_dv_pd_set_udma_mask that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDGetUDMAMask], [CtxGetUDMAMask], [CtxGetUDMACount], ibv_alloc_pd(3), ibv_alloc_parent_domain(3).
 func PDSetUDMAMask(ibpd *ibv.PD, udmaMask uint8) error {
@@ -216,5 +210,8 @@ func PDSetUDMAMask(ibpd *ibv.PD, udmaMask uint8) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrErrno("ionic_dv_pd_set_udma_mask", int32(r))
+	if err := cerr.ZeroOrErrno("ionic_dv_pd_set_udma_mask", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }

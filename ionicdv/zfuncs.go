@@ -24,6 +24,22 @@ import "C"
 // lib is libionic.so.1, opened on first use.
 var lib = dl.NewLib("libionic.so.1")
 
+// Load opens libionic.so.1 if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming libionic.so.1 when it is missing.
+func Load() error {
+	return lib.Load()
+}
+
+// Release describes the installed libionic.so.1 as far as one symbol tells (exact release numbers are not detected): "after rdma-core 44" when it has ionic_dv_ctx_get_udma_count, which rdma-core 44 lacks and rdma-core 65 has; "rdma-core 44 or earlier" when it lacks it; "" when Load fails.
+func Release() string {
+	switch {
+	case Load() != nil:
+		return ""
+	case lib.Has("ionic_dv_ctx_get_udma_count"):
+		return "after rdma-core 44"
+	}
+	return "rdma-core 44 or earlier"
+}
+
 var (
 	// sym_ionic_dv_ctx_get_udma_count resolves ionic_dv_ctx_get_udma_count (infiniband/ionic_dv.h).
 	sym_ionic_dv_ctx_get_udma_count = &dl.Symbol{

@@ -25,7 +25,7 @@ func TestAdopt(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cq.Close()) })
 
-	init := ibv.QPInitAttr{SendCQ: cq.Raw(), RecvCQ: cq.Raw(), QPType: ibv.QptRC,
+	init := ibv.QPInitAttr{SendCQ: cq.Raw(), RecvCQ: cq.Raw(), QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}
 	raw, err := pd.Raw().CreateQP(&init)
 	require.NoError(t, err)

@@ -45,7 +45,7 @@ func (p *PD) NewAH(r Route) (*AH, error) {
 	if r.GIDIndex < 0 || r.GIDIndex > 255 {
 		return nil, invalid(op, "GID index %d out of range [0, 255]", r.GIDIndex)
 	}
-	attr := ibv.AHAttr{Dlid: r.DLID, SL: r.SL, PortNum: r.Port}
+	attr := ibv.AHAttr{DLID: r.DLID, SL: r.SL, PortNum: r.Port}
 	if *r.DGID.Raw() != [16]byte{} {
 		attr.IsGlobal = 1
 		attr.GRH = ibv.GlobalRoute{DGID: r.DGID, FlowLabel: r.FlowLabel, SGIDIndex: uint8(r.GIDIndex),
@@ -67,7 +67,7 @@ func (p *PD) NewAHFromWC(wc *ibv.WC, grh []byte, port uint8) (*AH, error) {
 	if len(grh) < GRHLen {
 		return nil, invalid(op, "GRH of %d bytes: a GRH is %d", len(grh), GRHLen)
 	}
-	if wc.WCFlags&uint32(ibv.WCGRH) == 0 {
+	if wc.WCFlags&uint32(ibv.WCFlagsGRH) == 0 {
 		return nil, invalid(op, "the completion has no GRH (IBV_WC_GRH unset): it did not come from a UD receive carrying one")
 	}
 	// Copies in Go memory without Go pointers, valid for the call only.

@@ -149,7 +149,7 @@ func (c *CompChannel) tryEvent() error {
 		raw := (*ibv.CQ)(c.out.cq)
 		// Ack first, always: an unacknowledged event makes ibv_destroy_cq
 		// wait forever.
-		raw.AckCQEvents(1)
+		raw.AckEvents(1)
 		var err error
 		if cq, err = c.eventCQ("rdma.CompChannel.Wait", raw); err != nil {
 			// A late wake of WaitBlocking's waker is dropped, and the

@@ -43,7 +43,7 @@ type cmEvent struct {
 // private data (rdma_cm_event.param.conn).
 func carriesPrivateData(t rdmacm.CMEventType) bool {
 	switch t {
-	case rdmacm.CMEventConnectRequest, rdmacm.CMEventConnectResponse, rdmacm.CMEventEstablished, rdmacm.CMEventRejected:
+	case rdmacm.CMEventTypeConnectRequest, rdmacm.CMEventTypeConnectResponse, rdmacm.CMEventTypeEstablished, rdmacm.CMEventTypeRejected:
 		return true
 	}
 	return false
@@ -54,8 +54,8 @@ func carriesPrivateData(t rdmacm.CMEventType) bool {
 func (c *cmChannel) next(ctx context.Context) (cmEvent, error) {
 	var out cmEvent
 	err := c.w.wait(ctx, func() error {
-		var ev *rdmacm.CMEvent
-		if err := c.ch.GetCMEvent(&ev); err != nil {
+		ev, err := c.ch.GetCMEvent()
+		if err != nil {
 			if errors.Is(err, unix.EAGAIN) {
 				return errAgain
 			}
@@ -114,16 +114,16 @@ func (e *CMEventError) Error() string {
 
 func (e *CMEventError) Unwrap() error {
 	switch e.Got {
-	case rdmacm.CMEventRejected:
+	case rdmacm.CMEventTypeRejected:
 		return unix.ECONNREFUSED
-	case rdmacm.CMEventUnreachable, rdmacm.CMEventAddrError, rdmacm.CMEventRouteError:
+	case rdmacm.CMEventTypeUnreachable, rdmacm.CMEventTypeAddrError, rdmacm.CMEventTypeRouteError:
 		if e.Status < 0 {
 			return syscall.Errno(-e.Status)
 		}
 		return unix.EHOSTUNREACH
-	case rdmacm.CMEventDisconnected:
+	case rdmacm.CMEventTypeDisconnected:
 		return unix.ECONNRESET
-	case rdmacm.CMEventDeviceRemoval:
+	case rdmacm.CMEventTypeDeviceRemoval:
 		return unix.ENODEV
 	}
 	if e.Status < 0 {

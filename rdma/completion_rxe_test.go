@@ -39,10 +39,10 @@ func TestSendRecvAwait(t *testing.T) {
 		}
 		close(got)
 	}()
-	require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, len(msg))}}))
+	require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, len(msg))}}))
 	wc, ok := <-got
 	require.True(t, ok)
-	assert.Equal(t, ibv.WCSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+	assert.Equal(t, ibv.WCStatusSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
 	assert.Equal(t, uint64(7), wc.WRID)
 	assert.Equal(t, uint32(len(msg)), wc.ByteLen)
 	assert.Equal(t, msg, b.buf.Bytes()[:len(msg)])
@@ -54,7 +54,7 @@ func TestSendRecvAwait(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	assert.Equal(t, uint64(9), wcs[0].WRID)
-	assert.Equal(t, ibv.WCSuccess, wcs[0].Status)
+	assert.Equal(t, ibv.WCStatusSuccess, wcs[0].Status)
 }
 
 func threads(t *testing.T) int {
@@ -127,7 +127,7 @@ func TestManyWaitersNoThreads(t *testing.T) {
 	parked := threads(t)
 	assert.Less(t, parked-before, 16, "threads went from %d to %d with %d goroutines waiting", before, parked, n)
 
-	init := ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1, QPAccessFlags: uint32(access)}
+	init := ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1, QPAccessFlags: uint32(access)}
 	buf, err := AllocBuffer(4096)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, buf.Free()) }()
@@ -137,15 +137,15 @@ func TestManyWaitersNoThreads(t *testing.T) {
 	sg, err := mr.SGE(0, 64)
 	require.NoError(t, err)
 	for _, w := range ws {
-		require.NoError(t, w.qp.Modify(&init, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+		require.NoError(t, w.qp.Modify(&init, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 		require.NoError(t, w.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{sg}}))
-		require.NoError(t, w.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+		require.NoError(t, w.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 	}
 	wg.Wait()
 	close(results)
 	count := 0
 	for s := range results {
-		assert.Equal(t, ibv.WCWRFlushErr, s)
+		assert.Equal(t, ibv.WCStatusWRFlushErr, s)
 		count++
 	}
 	assert.Equal(t, n, count)
@@ -190,13 +190,13 @@ func TestWaitCancel(t *testing.T) {
 			require.ErrorIs(t, wait(dl), context.DeadlineExceeded)
 
 			require.NoError(t, b.qp.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
-			require.NoError(t, a.qp.PostSend(SendWork{ID: 2, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+			require.NoError(t, a.qp.PostSend(SendWork{ID: 2, Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
 			ctx3, cancel3 := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel3()
 			require.NoError(t, wait(ctx3))
 			wc, err := b.cq.PollOne()
 			require.NoError(t, err)
-			assert.Equal(t, ibv.WCSuccess, wc.Status)
+			assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
 		})
 	}
 }
@@ -233,9 +233,9 @@ func TestSharedChannel(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, mr.Close()) }()
 	sg, _ := mr.SGE(0, 8)
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	require.NoError(t, qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{sg}}))
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -245,7 +245,7 @@ func TestSharedChannel(t *testing.T) {
 	wc, err := cq2.PollOne()
 	require.NoError(t, err)
 	assert.Equal(t, uint64(5), wc.WRID)
-	assert.Equal(t, ibv.WCWRFlushErr, wc.Status)
+	assert.Equal(t, ibv.WCStatusWRFlushErr, wc.Status)
 	_, err = cq2.PollOne()
 	require.ErrorIs(t, err, ErrNoCompletion)
 	require.False(t, errors.Is(err, ErrClosed))
@@ -269,13 +269,13 @@ func TestWaitBlocking(t *testing.T) {
 			assert.NoError(t, err, "wait %d", i)
 			got <- cq
 		}()
-		require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+		require.NoError(t, a.qp.PostSend(SendWork{ID: 9, Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
 		require.Same(t, b.cq, <-got, "wait %d", i)
 		n, err := b.cq.Poll(wcs)
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "wait %d", i)
 		assert.Equal(t, uint64(10+i), wcs[0].WRID)
-		assert.Equal(t, ibv.WCSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
+		assert.Equal(t, ibv.WCStatusSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
 	}
 }
 
@@ -332,7 +332,7 @@ func TestWaitBlockingPoll(t *testing.T) {
 			require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(10*i + j), SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
 		}
 		for j := range 2 {
-			require.NoError(t, a.qp.PostSend(SendWork{ID: uint64(j), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+			require.NoError(t, a.qp.PostSend(SendWork{ID: uint64(j), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		for sent := 0; sent < 2; {
@@ -352,7 +352,7 @@ func TestWaitBlockingPoll(t *testing.T) {
 		got := append(wcs[:n:n], rest[:m]...)
 		for j, wc := range got {
 			assert.Equal(t, uint64(10*i+j), wc.WRID, "room %d", room)
-			assert.Equal(t, ibv.WCSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+			assert.Equal(t, ibv.WCStatusSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
 		}
 	}
 }
@@ -368,12 +368,12 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	raw, err := s.dev.Raw().CreateCQ(4, nil, s.cc.Raw(), 0)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, raw.Destroy()) }()
-	require.NoError(t, raw.ReqNotify(0))
-	qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QptRC,
+	require.NoError(t, raw.ReqNotify(false))
+	qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, qp.Destroy()) }()
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	// The work request and its SGE live in the Buffer (C memory), past
 	// what the receive may write.
 	mem := s.buf.Bytes()
@@ -382,9 +382,9 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	require.NoError(t, err)
 	wr := (*ibv.RecvWR)(unsafePointer(mem[61<<10:]))
 	*wr = ibv.RecvWR{WRID: 77, SgList: sge, NumSGE: 1}
-	var bad *ibv.RecvWR
-	require.NoError(t, qp.PostRecv(wr, &bad))
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)))
+	_, err = qp.PostRecv(wr)
+	require.NoError(t, err)
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -393,12 +393,12 @@ func TestWaitBlockingPollForeign(t *testing.T) {
 	require.ErrorIs(t, err, errForeignEvent)
 	assert.Nil(t, cq)
 	assert.Zero(t, n)
-	var wc ibv.WC
-	got, err := raw.Poll(1, &wc)
+	var wc [1]ibv.WC
+	got, err := raw.Poll(wc[:])
 	require.NoError(t, err)
 	require.Equal(t, 1, got, "the flushed receive is still in the foreign CQ")
-	assert.Equal(t, uint64(77), wc.WRID)
-	assert.Equal(t, ibv.WCWRFlushErr, wc.Status, ibv.WCStatusStr(wc.Status))
+	assert.Equal(t, uint64(77), wc[0].WRID)
+	assert.Equal(t, ibv.WCStatusWRFlushErr, wc[0].Status, ibv.WCStatusStr(wc[0].Status))
 }
 
 // TestWaitBlockingWaker: WaitBlocking blocks in ibv_get_cq_event's read on
@@ -419,7 +419,7 @@ func TestWaitBlockingWaker(t *testing.T) {
 	b.cc.blk.wake() // no wait to wake: the waker's event waits in the channel
 	send := func(id uint64) {
 		require.NoError(t, b.qp.PostRecv(RecvWork{ID: id, SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
-		require.NoError(t, a.qp.PostSend(SendWork{ID: id, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+		require.NoError(t, a.qp.PostSend(SendWork{ID: id, Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
 	}
 	wcs := make([]ibv.WC, 4)
 	for i, wait := range []func(context.Context) (*CQ, error){b.cc.Wait, b.cc.WaitBlocking, b.cc.Wait} {

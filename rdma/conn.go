@@ -51,7 +51,7 @@ func checkPrivateData(op string, ctx *ibv.Context, data []byte, max int) error {
 	if len(data) > 255 {
 		return invalid(op, "%d bytes of private data: rdmacm carries at most 255", len(data))
 	}
-	if ctx != nil && ctx.Device != nil && ctx.Device.TransportType == ibv.TransportIB && len(data) > max {
+	if ctx != nil && ctx.Device != nil && ctx.Device.TransportType == ibv.TransportTypeIB && len(data) > max {
 		return invalid(op, "%d bytes of private data: the InfiniBand connection manager carries at most %d here", len(data), max)
 	}
 	return nil
@@ -159,22 +159,21 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 		return nil, err
 	}
 	// (cgo refuses &c.id: c holds Go pointers.)
-	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+	id, err := ch.ch.CreateID(nil, rdmacm.PortSpaceTCP)
+	if err != nil {
 		return fail(err)
 	}
 	c.id = id
-	ms := int32(cfg.ResolveTimeout / time.Millisecond)
-	if err := c.id.ResolveAddr(src, dst, ms); err != nil {
+	if err := c.id.ResolveAddr(src, dst, cfg.ResolveTimeout); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventAddrResolved); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeAddrResolved); err != nil {
 		return fail(err)
 	}
-	if err := c.id.ResolveRoute(ms); err != nil {
+	if err := c.id.ResolveRoute(cfg.ResolveTimeout); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventRouteResolved); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeRouteResolved); err != nil {
 		return fail(err)
 	}
 	if err := c.setup(cfg); err != nil {
@@ -191,12 +190,12 @@ func Dial(ctx context.Context, laddr, addr netip.AddrPort, cfg ConnConfig) (*Con
 	if err := c.id.Connect(&param); err != nil {
 		return fail(err)
 	}
-	ev, err := ch.expect(ctx, op, rdmacm.CMEventEstablished)
+	ev, err := ch.expect(ctx, op, rdmacm.CMEventTypeEstablished)
 	if err != nil {
 		return fail(err)
 	}
 	c.peerData = ev.data
-	c.QP.state.Store(int32(ibv.QpsRts))
+	c.QP.state.Store(int32(ibv.QPStateRTS))
 	return c, nil
 }
 
@@ -217,7 +216,7 @@ func (c *Conn) setup(cfg ConnConfig) error {
 	if c.CQ, err = dev.NewCQ(cfg.CQSize, c.CC); err != nil {
 		return err
 	}
-	qcfg := QPConfig{Type: ibv.QptRC, SendCQ: c.CQ, RecvCQ: c.CQ, MaxSend: cfg.MaxSend, MaxRecv: cfg.MaxRecv,
+	qcfg := QPConfig{Type: ibv.QPTypeRC, SendCQ: c.CQ, RecvCQ: c.CQ, MaxSend: cfg.MaxSend, MaxRecv: cfg.MaxRecv,
 		MaxSendSGE: cfg.MaxSendSGE, MaxRecvSGE: cfg.MaxRecvSGE, MaxInline: cfg.MaxInline}
 	_, err = c.PD.adoptQP(qcfg, func(init *ibv.QPInitAttr) (*ibv.QP, error) {
 		if err := c.id.CreateQP(c.PD.pd, init); err != nil {
@@ -248,7 +247,7 @@ func (c *Conn) WaitDisconnect(ctx context.Context) error {
 		if err != nil {
 			return opErr("rdma.Conn.WaitDisconnect", err)
 		}
-		if ev.typ == rdmacm.CMEventDisconnected || ev.typ == rdmacm.CMEventDeviceRemoval {
+		if ev.typ == rdmacm.CMEventTypeDisconnected || ev.typ == rdmacm.CMEventTypeDeviceRemoval {
 			c.ended.Store(true)
 		}
 	}
@@ -323,8 +322,8 @@ func Listen(addr netip.AddrPort, cfg ConnConfig) (*Listener, error) {
 		return nil, err
 	}
 	l := &Listener{ch: ch, cfg: cfg.withDefaults()}
-	var id *rdmacm.CMID
-	if err := ch.ch.CreateID(&id, nil, rdmacm.PsTCP); err != nil {
+	id, err := ch.ch.CreateID(nil, rdmacm.PortSpaceTCP)
+	if err != nil {
 		ch.close()
 		return nil, err
 	}
@@ -372,7 +371,7 @@ type ConnRequest struct {
 // Request waits for the next connection request (RDMA_CM_EVENT_CONNECT_REQUEST)
 // and returns it, not yet accepted.
 func (l *Listener) Request(ctx context.Context) (*ConnRequest, error) {
-	ev, err := l.ch.expect(ctx, "rdma.Listener.Request", rdmacm.CMEventConnectRequest)
+	ev, err := l.ch.expect(ctx, "rdma.Listener.Request", rdmacm.CMEventTypeConnectRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -406,13 +405,13 @@ func (r *ConnRequest) Accept(ctx context.Context, privateData []byte) (*Conn, er
 		return nil, err
 	}
 	if err := checkPrivateData(op, r.id.Verbs, privateData, MaxAcceptPrivateData); err != nil {
-		r.id.Reject(nil, 0)
+		r.id.Reject(nil)
 		r.id.DestroyID()
 		return nil, err
 	}
 	ch, err := newCMChannel()
 	if err != nil {
-		r.id.Reject(nil, 0)
+		r.id.Reject(nil)
 		r.id.DestroyID()
 		return nil, err
 	}
@@ -422,11 +421,11 @@ func (r *ConnRequest) Accept(ctx context.Context, privateData []byte) (*Conn, er
 		return nil, err
 	}
 	if err := c.id.MigrateID(ch.ch); err != nil {
-		c.id.Reject(nil, 0)
+		c.id.Reject(nil)
 		return fail(err)
 	}
 	if err := c.setup(r.l.cfg); err != nil {
-		c.id.Reject(nil, 0)
+		c.id.Reject(nil)
 		return fail(err)
 	}
 	param := r.l.cfg.connParam()
@@ -437,10 +436,10 @@ func (r *ConnRequest) Accept(ctx context.Context, privateData []byte) (*Conn, er
 	if err := c.id.Accept(&param); err != nil {
 		return fail(err)
 	}
-	if _, err := ch.expect(ctx, op, rdmacm.CMEventEstablished); err != nil {
+	if _, err := ch.expect(ctx, op, rdmacm.CMEventTypeEstablished); err != nil {
 		return fail(err)
 	}
-	c.QP.state.Store(int32(ibv.QpsRts))
+	c.QP.state.Store(int32(ibv.QPStateRTS))
 	return c, nil
 }
 
@@ -456,12 +455,10 @@ func (r *ConnRequest) Reject(privateData []byte) error {
 	}
 	defer r.id.DestroyID()
 	if err := checkPrivateData(op, r.id.Verbs, privateData, MaxRejectPrivateData); err != nil {
-		r.id.Reject(nil, 0)
+		r.id.Reject(nil)
 		return err
 	}
-	pd := cBytes(privateData)
-	defer cFree(pd)
-	return r.id.Reject(pd, uint8(len(privateData)))
+	return r.id.Reject(privateData)
 }
 
 // Close stops listening (rdma_destroy_id) and frees the event channel;

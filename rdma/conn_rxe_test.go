@@ -45,7 +45,7 @@ func TestDialAccept(t *testing.T) {
 	srv := <-accepted
 	require.NotNil(t, srv)
 	defer func() { require.NoError(t, srv.Close()) }()
-	assert.Equal(t, ibv.QpsRts, cli.QP.State())
+	assert.Equal(t, ibv.QPStateRTS, cli.QP.State())
 
 	exchange := func(from, to *Conn, msg string) {
 		t.Helper()
@@ -65,17 +65,17 @@ func TestDialAccept(t *testing.T) {
 		require.NoError(t, to.QP.PostRecv(RecvWork{ID: 1, SGEs: []ibv.SGE{rs}}))
 		copy(fb.Bytes(), msg)
 		ss, _ := fm.SGE(0, len(msg))
-		require.NoError(t, from.QP.PostSend(SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{ss}}))
+		require.NoError(t, from.QP.PostSend(SendWork{ID: 2, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{ss}}))
 		wcs := make([]ibv.WC, 2)
 		n, err := to.CQ.Await(ctx, wcs)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
-		require.Equal(t, ibv.WCSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
+		require.Equal(t, ibv.WCStatusSuccess, wcs[0].Status, ibv.WCStatusStr(wcs[0].Status))
 		assert.Equal(t, msg, string(tb.Bytes()[:wcs[0].ByteLen]))
 		n, err = from.CQ.Await(ctx, wcs)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
-		require.Equal(t, ibv.WCSuccess, wcs[0].Status)
+		require.Equal(t, ibv.WCStatusSuccess, wcs[0].Status)
 	}
 	exchange(cli, srv, "ping over rdmacm")
 	exchange(srv, cli, "pong over rdmacm")

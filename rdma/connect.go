@@ -54,7 +54,7 @@ func (p Path) withDefaults() Path {
 		p.MaxRdAtomic = 1
 	}
 	if p.Access == 0 {
-		p.Access = ibv.AccessLocalWrite | ibv.AccessRemoteRead | ibv.AccessRemoteWrite
+		p.Access = ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteRead | ibv.AccessFlagsRemoteWrite
 	}
 	return p
 }
@@ -87,36 +87,36 @@ func (q *QP) Connect(path Path, psn uint32, remote Endpoint) error {
 		return nilErr("rdma.QP.Connect")
 	}
 	path = path.withDefaults()
-	if q.typ == ibv.QptUD {
+	if q.typ == ibv.QPTypeUD {
 		return invalid("rdma.QP.Connect", "a UD QP has no connection: move it to RTS with Modify and address each send")
 	}
-	init := ibv.QPAttr{QPState: ibv.QpsInit, PortNum: path.Port, QPAccessFlags: uint32(path.Access)}
-	if err := q.Modify(&init, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags); err != nil {
+	init := ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: path.Port, QPAccessFlags: uint32(path.Access)}
+	if err := q.Modify(&init, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return opErr("rdma.QP.Connect: RESET -> INIT", err)
 	}
 	rtr := ibv.QPAttr{
-		QPState: ibv.QpsRtr, PathMTU: path.MTU, DestQPNum: remote.QPN, RqPSN: remote.PSN & 0xffffff,
-		AHAttr: ibv.AHAttr{Dlid: remote.LID, PortNum: path.Port},
+		QPState: ibv.QPStateRTR, PathMTU: path.MTU, DestQPNum: remote.QPN, RQPSN: remote.PSN & 0xffffff,
+		AHAttr: ibv.AHAttr{DLID: remote.LID, PortNum: path.Port},
 	}
 	// (GID's bytes are a blank field, which == ignores: compare Raw.)
 	if *remote.GID.Raw() != [16]byte{} {
 		rtr.AHAttr.IsGlobal = 1
 		rtr.AHAttr.GRH = ibv.GlobalRoute{DGID: remote.GID, SGIDIndex: uint8(path.GIDIndex), HopLimit: 64}
 	}
-	mask := ibv.QPStateValue | ibv.QPAv | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN
-	if q.typ != ibv.QptUC {
+	mask := ibv.QPAttrMaskState | ibv.QPAttrMaskAv | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN
+	if q.typ != ibv.QPTypeUC {
 		rtr.MaxDestRdAtomic = path.MaxRdAtomic
 		rtr.MinRNRTimer = path.MinRNRTimer
-		mask |= ibv.QPMaxDestRdAtomic | ibv.QPMinRNRTimer
+		mask |= ibv.QPAttrMaskMaxDestRdAtomic | ibv.QPAttrMaskMinRNRTimer
 	}
 	if err := q.Modify(&rtr, mask); err != nil {
 		return opErr("rdma.QP.Connect: INIT -> RTR", err)
 	}
-	rts := ibv.QPAttr{QPState: ibv.QpsRts, SqPSN: psn & 0xffffff}
-	mask = ibv.QPStateValue | ibv.QPSqPSN
-	if q.typ != ibv.QptUC {
+	rts := ibv.QPAttr{QPState: ibv.QPStateRTS, SQPSN: psn & 0xffffff}
+	mask = ibv.QPAttrMaskState | ibv.QPAttrMaskSQPSN
+	if q.typ != ibv.QPTypeUC {
 		rts.Timeout, rts.RetryCnt, rts.RNRRetry, rts.MaxRdAtomic = path.Timeout, path.RetryCnt, path.RNRRetry, path.MaxRdAtomic
-		mask |= ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | ibv.QPMaxQPRdAtomic
+		mask |= ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt | ibv.QPAttrMaskRNRRetry | ibv.QPAttrMaskMaxQPRdAtomic
 	}
 	if err := q.Modify(&rts, mask); err != nil {
 		return opErr("rdma.QP.Connect: RTR -> RTS", err)

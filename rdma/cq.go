@@ -34,7 +34,7 @@ type CQ struct {
 // Wait/Await.
 func (d *Device) NewCQ(n int, ch *CompChannel) (*CQ, error) {
 	return d.newCQ("rdma.Device.NewCQ", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
-		raw, err := d.ctx.CreateCQ(int32(n), ch.cqContext(), rawch, 0)
+		raw, err := d.ctx.CreateCQ(n, ch.cqContext(), rawch, 0)
 		return raw, nil, err
 	})
 }
@@ -70,7 +70,7 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
 	}
 	if ch != nil {
-		if err := raw.ReqNotify(0); err != nil {
+		if err := raw.ReqNotify(false); err != nil {
 			raw.Destroy()
 			return nil, err
 		}
@@ -253,7 +253,7 @@ func (cq *CQ) rearm() error {
 		return err
 	}
 	defer cq.done()
-	return cq.cq.ReqNotify(0)
+	return cq.cq.ReqNotify(false)
 }
 
 // Close destroys the CQ (ibv_destroy_cq) once no QP uses it (else a

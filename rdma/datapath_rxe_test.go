@@ -23,7 +23,7 @@ func drain(t testing.TB, cq *CQ, wcs []ibv.WC, n int) {
 			t.Fatal(err)
 		}
 		for _, wc := range wcs[:k] {
-			if wc.Status != ibv.WCSuccess {
+			if wc.Status != ibv.WCStatusSuccess {
 				t.Fatalf("completion %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 			}
 		}
@@ -43,7 +43,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 	wcs := make([]ibv.WC, 16)
 	batch := make([]SendWork, 8)
 	for i := range batch {
-		batch[i] = SendWork{ID: uint64(i), Op: ibv.WRRDMAWrite, Flags: ibv.SendSignaled,
+		batch[i] = SendWork{ID: uint64(i), Op: ibv.WROpcodeRDMAWrite, Flags: ibv.SendFlagsSignaled,
 			SGEs: []ibv.SGE{a.sge(t, 64*i, 64)}, RemoteAddr: b.mr.Addr() + 4096 + uint64(64*i), RKey: b.mr.RKey()}
 	}
 
@@ -51,7 +51,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.qp.PostSend(SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+		if err := a.qp.PostSend(SendWork{ID: 2, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}); err != nil {
 			t.Fatal(err)
 		}
 		drain(t, a.cq, wcs, 1)
@@ -67,7 +67,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, wc := range done {
-				if wc.Status != ibv.WCSuccess {
+				if wc.Status != ibv.WCStatusSuccess {
 					t.Fatalf("write %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 				}
 			}
@@ -78,7 +78,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
 			t.Fatal(err)
 		}
-		n, err := a.qp.SendPoll(SendWork{ID: 3, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}, wcs, 1<<22)
+		n, err := a.qp.SendPoll(SendWork{ID: 3, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}, wcs, 1<<22)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.qp.PostSend(SendWork{ID: 4, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+		if err := a.qp.PostSend(SendWork{ID: 4, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.cq.Await(context.Background(), wcs); err != nil {
@@ -107,7 +107,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.qp.PostSend(SendWork{ID: 5, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+		if err := a.qp.PostSend(SendWork{ID: 5, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}); err != nil {
 			t.Fatal(err)
 		}
 		for {
@@ -129,7 +129,7 @@ func TestDataPathZeroAlloc(t *testing.T) {
 		if err := b.qp.PostRecv(RecvWork{ID: 1, SGEs: recvSGE}); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.qp.PostSend(SendWork{ID: 6, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}); err != nil {
+		if err := a.qp.PostSend(SendWork{ID: 6, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}); err != nil {
 			t.Fatal(err)
 		}
 		for got := 0; got == 0; {
@@ -175,7 +175,7 @@ func TestPollIntoStructField(t *testing.T) {
 	h.next = h
 	sendSGE := []ibv.SGE{a.sge(t, 0, 8)}
 	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 7, SGEs: []ibv.SGE{b.sge(t, 0, 8)}}))
-	n, err := a.qp.SendPoll(SendWork{ID: 8, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sendSGE}, h.wcs[:], 1<<22)
+	n, err := a.qp.SendPoll(SendWork{ID: 8, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sendSGE}, h.wcs[:], 1<<22)
 	require.NoError(t, err)
 	if n == 0 {
 		n, err = a.cq.PollSpin(h.wcs[:], 1<<22)
@@ -189,7 +189,7 @@ func TestPollIntoStructField(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, uint64(7), h.wcs[1].WRID)
-	assert.Equal(t, ibv.WCSuccess, h.wcs[1].Status)
+	assert.Equal(t, ibv.WCStatusSuccess, h.wcs[1].Status)
 	assert.Equal(t, "completions", *h.name)
 }
 
@@ -203,7 +203,7 @@ func TestPostErrors(t *testing.T) {
 	err := a.qp.PostSend(make([]SendWork, 5)...)
 	require.ErrorAs(t, err, &pe)
 	assert.Zero(t, pe.Posted)
-	err = a.qp.PostSend(SendWork{Op: ibv.WRSend, SGEs: make([]ibv.SGE, 2)})
+	err = a.qp.PostSend(SendWork{Op: ibv.WROpcodeSend, SGEs: make([]ibv.SGE, 2)})
 	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, err.Error(), "2 SGEs")
 	err = a.qp.PostSend()
@@ -214,7 +214,7 @@ func TestPostErrors(t *testing.T) {
 	// (ENOMEM), the error naming ibv_post_send, with the first of its
 	// batch posted and the second not.
 	sg := a.sge(t, 0, 8)
-	ws := []SendWork{{ID: 1, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}}
+	ws := []SendWork{{ID: 1, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{sg}}}
 	posted := 0
 	for ; posted < 4096; posted++ {
 		if err = a.qp.PostSend(ws[0], ws[0]); err != nil {
@@ -232,7 +232,7 @@ func TestPostErrors(t *testing.T) {
 	// asked fits.
 	assert.GreaterOrEqual(t, posted, int(a.qp.Caps().MaxSendWR))
 	// Flush the queue so that the QP closes clean.
-	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 	wcs := make([]ibv.WC, 8)
 	for got := 0; got < posted; {
 		n, err := a.cq.PollSpin(wcs, 1<<22)
@@ -250,7 +250,7 @@ func TestDataPathZeroAllocUDSRQ(t *testing.T) {
 	na, nb := env.Pair(t)
 	a := newUDNode(t, env, na.Dev, 1)
 	b := newSRQNode(t, nb.Dev, 0, SRQConfig{MaxWR: 16})
-	qb, err := b.pd.NewQP(QPConfig{Type: ibv.QptUD, SendCQ: b.cq, RecvCQ: b.cq, SRQ: b.srq})
+	qb, err := b.pd.NewQP(QPConfig{Type: ibv.QPTypeUD, SendCQ: b.cq, RecvCQ: b.cq, SRQ: b.srq})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, qb.Close()) })
 	require.NoError(t, qb.ActivateUD(1, udQKey))
@@ -258,7 +258,7 @@ func TestDataPathZeroAllocUDSRQ(t *testing.T) {
 	require.NoError(t, err)
 	ah := mustAH(t, a.pd, env, gid)
 	recv := RecvWork{ID: 1, SGEs: []ibv.SGE{b.mr.sge(t, 0, GRHLen+64)}}
-	send := SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.mr.sge(t, 0, 64)},
+	send := SendWork{ID: 2, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.mr.sge(t, 0, 64)},
 		AH: ah, RemoteQPN: qb.Num(), RemoteQKey: udQKey}
 	wcs := make([]ibv.WC, 4)
 	round := func() {

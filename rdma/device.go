@@ -20,7 +20,7 @@ type DeviceInfo struct {
 func Devices() ([]DeviceInfo, error) {
 	var out []DeviceInfo
 	err := eachDevice(func(d *ibv.Device, name string) bool {
-		out = append(out, DeviceInfo{Name: name, GUID: d.GetDeviceGUID()})
+		out = append(out, DeviceInfo{Name: name, GUID: d.GetGUID()})
 		return false
 	})
 	return out, err
@@ -30,14 +30,13 @@ func Devices() ([]DeviceInfo, error) {
 // the device list held for the duration (ibv_get_device_list,
 // ibv_free_device_list).
 func eachDevice(f func(d *ibv.Device, name string) (stop bool)) error {
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
+	list, err := ibv.GetDeviceList()
 	if err != nil {
 		return err
 	}
-	defer ibv.FreeDeviceList(list)
-	for _, d := range unsafe.Slice(list, n) {
-		name, err := d.GetDeviceName()
+	defer list.Close()
+	for _, d := range list.All() {
+		name, err := d.GetName()
 		if err != nil {
 			return err
 		}
@@ -89,7 +88,7 @@ func (d *Device) lookup(c unsafe.Pointer) any {
 
 // borrowDevice wraps a context this package did not open.
 func borrowDevice(ctx *ibv.Context) (*Device, error) {
-	name, err := ctx.Device.GetDeviceName()
+	name, err := ctx.Device.GetName()
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +146,11 @@ func openDevice(d *ibv.Device, name string) (*Device, error) {
 // error wrapping unix.EOPNOTSUPP: kernels answer such a registration with
 // EINVAL or EOPNOTSUPP, depending on the release.
 func (d *Device) checkODP(op string) error {
-	var a ibv.DeviceAttrEx
-	if err := d.ctx.QueryDeviceEx(nil, &a); err != nil {
+	a, err := d.ctx.QueryDeviceEx(nil)
+	if err != nil {
 		return err
 	}
-	if ibv.ODPGeneralCaps(a.ODPCaps.GeneralCaps)&ibv.ODPSupport == 0 {
+	if ibv.ODPGeneralCaps(a.ODPCaps.GeneralCaps)&ibv.ODPGeneralCapsSupport == 0 {
 		return opErr(op, &reasonError{msg: fmt.Sprintf("device %s does not support on-demand paging (IBV_ACCESS_ON_DEMAND)", d.name), errno: unix.EOPNOTSUPP})
 	}
 	return nil
@@ -166,32 +165,29 @@ func (d *Device) Raw() *ibv.Context { return d.ctx }
 
 // Query returns the device's attributes (ibv_query_device).
 func (d *Device) Query() (ibv.DeviceAttr, error) {
-	var a ibv.DeviceAttr
 	if err := d.use("rdma.Device.Query"); err != nil {
-		return a, err
+		return ibv.DeviceAttr{}, err
 	}
 	defer d.done()
-	return a, d.ctx.QueryDevice(&a)
+	return d.ctx.QueryDevice()
 }
 
 // QueryPort returns the attributes of port (ibv_query_port).
 func (d *Device) QueryPort(port uint8) (ibv.PortAttr, error) {
-	var a ibv.PortAttr
 	if err := d.use("rdma.Device.QueryPort"); err != nil {
-		return a, err
+		return ibv.PortAttr{}, err
 	}
 	defer d.done()
-	return a, d.ctx.QueryPort(port, &a)
+	return d.ctx.QueryPort(port)
 }
 
 // GID returns entry index of port's GID table (ibv_query_gid).
 func (d *Device) GID(port uint8, index int) (ibv.GID, error) {
-	var g ibv.GID
 	if err := d.use("rdma.Device.GID"); err != nil {
-		return g, err
+		return ibv.GID{}, err
 	}
 	defer d.done()
-	return g, d.ctx.QueryGID(port, int32(index), &g)
+	return d.ctx.QueryGID(port, index)
 }
 
 // AsyncEvent is one asynchronous device event, already acknowledged.
@@ -229,23 +225,23 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		} else if !ok {
 			return errAgain
 		}
-		var ev ibv.AsyncEvent
-		if err := d.ctx.GetAsyncEvent(&ev); err != nil {
+		ev, err := d.ctx.GetAsyncEvent()
+		if err != nil {
 			return err
 		}
 		out.Type = ev.EventType
 		switch ev.EventType {
-		case ibv.EventPortActive, ibv.EventPortErr, ibv.EventLIDChange, ibv.EventPkeyChange,
-			ibv.EventSmChange, ibv.EventClientReregister, ibv.EventGIDChange:
+		case ibv.EventTypePortActive, ibv.EventTypePortErr, ibv.EventTypeLIDChange, ibv.EventTypePKeyChange,
+			ibv.EventTypeSmChange, ibv.EventTypeClientReregister, ibv.EventTypeGIDChange:
 			out.Port = uint32(*ev.Element.PortNum())
-		case ibv.EventCQErr:
-		case ibv.EventSRQErr, ibv.EventSRQLimitReached:
-			if s, ok := d.lookup(unsafe.Pointer(*ev.Element.SRQ())).(*SRQ); ok {
+		case ibv.EventTypeCQErr:
+		case ibv.EventTypeSRQErr, ibv.EventTypeSRQLimitReached:
+			if s, ok := d.lookup(unsafe.Pointer(ev.Element.SRQ())).(*SRQ); ok {
 				out.SRQ = s
 			}
-		case ibv.EventDeviceFatal:
+		case ibv.EventTypeDeviceFatal:
 		default:
-			if qp := *ev.Element.QP(); qp != nil {
+			if qp := ev.Element.QP(); qp != nil {
 				out.QPNum = qp.QPNum
 				if q, ok := d.lookup(unsafe.Pointer(qp)).(*QP); ok {
 					out.QP = q

@@ -31,7 +31,7 @@
 //     address handles (PD.NewAH, PD.NewAHFromWC, ParseGRH), multicast
 //     (QP.AttachMulticast), shared receive queues (PD.NewSRQ, QPConfig.SRQ,
 //     SRQ.SetLimit), memory a driver exported (PD.RegisterDMABuf) or
-//     registered for on-demand paging (ibv.AccessOnDemand, MR.Prefetch),
+//     registered for on-demand paging (ibv.AccessFlagsOnDemand, MR.Prefetch),
 //     and rdmacm connections with private data (Dial, Listen,
 //     Listener.Request, ConnRequest.Accept and Reject).
 //   - Checked state changes: QP.Modify checks the transition and the

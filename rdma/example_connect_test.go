@@ -30,7 +30,7 @@ func openSide(name string) *side {
 	if e.buf, err = rdma.AllocBuffer(4096); err != nil {
 		log.Fatal(err)
 	}
-	if e.mr, err = e.pd.Register(e.buf.Bytes(), ibv.AccessLocalWrite); err != nil {
+	if e.mr, err = e.pd.Register(e.buf.Bytes(), ibv.AccessFlagsLocalWrite); err != nil {
 		log.Fatal(err)
 	}
 	if e.cq, err = e.dev.NewCQ(16, nil); err != nil {
@@ -82,7 +82,7 @@ func ExampleQP_Connect() {
 	}
 	copy(a.buf.Bytes(), "hello")
 	send, _ := a.mr.SGE(0, 5)
-	if err := a.qp.PostSend(rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{send}}); err != nil {
+	if err := a.qp.PostSend(rdma.SendWork{ID: 2, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{send}}); err != nil {
 		log.Fatal(err)
 	}
 	wcs := make([]ibv.WC, 4)
@@ -94,7 +94,7 @@ func ExampleQP_Connect() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if wcs[0].Status != ibv.WCSuccess {
+		if wcs[0].Status != ibv.WCStatusSuccess {
 			log.Fatalf("work request %d: %s", wcs[0].WRID, ibv.WCStatusStr(wcs[0].Status))
 		}
 	}

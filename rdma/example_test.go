@@ -28,7 +28,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer buf.Free()
-	mr, err := conn.PD.Register(buf.Bytes(), ibv.AccessLocalWrite)
+	mr, err := conn.PD.Register(buf.Bytes(), ibv.AccessFlagsLocalWrite)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func Example() {
 
 	n := copy(buf.Bytes(), "hello")
 	sge, _ := mr.SGE(0, n)
-	if err := conn.QP.PostSend(rdma.SendWork{ID: 1, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sge}}); err != nil {
+	if err := conn.QP.PostSend(rdma.SendWork{ID: 1, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{sge}}); err != nil {
 		log.Fatal(err)
 	}
 	wcs := make([]ibv.WC, 8)

@@ -22,7 +22,7 @@ func (q *QP) Ex() (*ibv.QPEx, error) {
 	if q.sendOps == 0 {
 		return nil, invalid(op, "the QP was created without QPConfig.SendOps")
 	}
-	return q.qp.QPToQPEx()
+	return q.qp.ToQPEx()
 }
 
 // NewCQEx creates an extended CQ (ibv_create_cq_ex) of at least n entries

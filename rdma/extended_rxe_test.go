@@ -31,7 +31,7 @@ func TestExtendedVerbs(t *testing.T) {
 	require.ErrorIs(t, err, unix.EINVAL)
 	if !requireExtendedCQ(t, a.dev) {
 		// Nor a QP with send ops (librxe has no create_qp_ex).
-		qp, err := a.pd.NewQP(QPConfig{SendCQ: a.cq, RecvCQ: a.cq, SendOps: ibv.QPExWithSend})
+		qp, err := a.pd.NewQP(QPConfig{SendCQ: a.cq, RecvCQ: a.cq, SendOps: ibv.QPCreateSendOpsFlagsSend})
 		if err == nil {
 			require.NoError(t, qp.Close())
 		}
@@ -39,10 +39,10 @@ func TestExtendedVerbs(t *testing.T) {
 		return
 	}
 
-	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.WCExWithByteLen|ibv.WCExWithQPNum)
+	cqx, err := a.dev.NewCQEx(16, a.cc, ibv.CreateCQWCFlagsByteLen|ibv.CreateCQWCFlagsQPNum)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, cqx.Close()) }()
-	qpx, err := a.pd.NewQP(QPConfig{SendCQ: cqx, RecvCQ: cqx, SendOps: ibv.QPExWithSend | ibv.QPExWithRDMAWrite})
+	qpx, err := a.pd.NewQP(QPConfig{SendCQ: cqx, RecvCQ: cqx, SendOps: ibv.QPCreateSendOpsFlagsSend | ibv.QPCreateSendOpsFlagsRDMAWrite})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, qpx.Close()) }()
 
@@ -60,9 +60,9 @@ func TestExtendedVerbs(t *testing.T) {
 	x, err := qpx.Ex()
 	require.NoError(t, err)
 	require.NoError(t, x.Start())
-	x.WRID, x.WRFlags = 77, uint32(ibv.SendSignaled)
+	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
 	require.NoError(t, x.Send())
-	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), uint32(len(msg))))
+	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
 	require.NoError(t, x.Complete())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -86,10 +86,10 @@ func TestExtendedVerbs(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	assert.Equal(t, uint64(77), cx.WRID)
-	assert.Equal(t, ibv.WCSuccess, cx.Status)
+	assert.Equal(t, ibv.WCStatusSuccess, cx.Status)
 	op, err := cx.WCReadOpcode()
 	require.NoError(t, err)
-	assert.Equal(t, ibv.WCSend, op)
+	assert.Equal(t, ibv.WCOpcodeSend, op)
 	qpn, err := cx.WCReadQPNum()
 	require.NoError(t, err)
 	assert.Equal(t, qpx.Num(), qpn)
@@ -119,12 +119,12 @@ func TestAsyncEvents(t *testing.T) {
 	ev, err := dev.AsyncEvent(ctx)
 	rxetest.SetLink(t, na.Netdev, "up")
 	require.NoError(t, err)
-	assert.Equal(t, ibv.EventPortErr, ev.Type, ev.String())
+	assert.Equal(t, ibv.EventTypePortErr, ev.Type, ev.String())
 	assert.Equal(t, uint32(1), ev.Port)
 	for {
 		ev, err = dev.AsyncEvent(ctx)
 		require.NoError(t, err)
-		if ev.Type == ibv.EventPortActive {
+		if ev.Type == ibv.EventTypePortActive {
 			break
 		}
 	}
@@ -133,7 +133,7 @@ func TestAsyncEvents(t *testing.T) {
 	for {
 		pa, err := dev.QueryPort(1)
 		require.NoError(t, err)
-		if pa.State == ibv.PortActive {
+		if pa.State == ibv.PortStateActive {
 			break
 		}
 		require.NoError(t, ctx.Err())

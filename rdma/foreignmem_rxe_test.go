@@ -36,11 +36,11 @@ func TestDMABufAndODP(t *testing.T) {
 
 	buf, err := AllocBuffer(1 << 16)
 	require.NoError(t, err)
-	mr, err = pd.Register(buf.Bytes(), access|ibv.AccessOnDemand)
+	mr, err = pd.Register(buf.Bytes(), access|ibv.AccessFlagsOnDemand)
 	require.ErrorIs(t, err, unix.EOPNOTSUPP)
 	require.ErrorContains(t, err, dev.Name())
 	require.Nil(t, mr)
-	_, err = pd.RegisterPinned(make([]byte, 4096), access|ibv.AccessOnDemand)
+	_, err = pd.RegisterPinned(make([]byte, 4096), access|ibv.AccessFlagsOnDemand)
 	require.ErrorIs(t, err, unix.EOPNOTSUPP)
 
 	plain, err := pd.Register(buf.Bytes(), access)

@@ -319,8 +319,8 @@ func checkFuzzErr(err error) string {
 	return ""
 }
 
-var fuzzAccess = []ibv.AccessFlags{0, ibv.AccessLocalWrite, ibv.AccessRemoteWrite, ibv.AccessRemoteRead,
-	ibv.AccessRemoteAtomic, ibv.AccessMWBind, ibv.AccessZeroBased, ibv.AccessOnDemand, ibv.AccessRelaxedOrdering}
+var fuzzAccess = []ibv.AccessFlags{0, ibv.AccessFlagsLocalWrite, ibv.AccessFlagsRemoteWrite, ibv.AccessFlagsRemoteRead,
+	ibv.AccessFlagsRemoteAtomic, ibv.AccessFlagsMWBind, ibv.AccessFlagsZeroBased, ibv.AccessFlagsOnDemand, ibv.AccessFlagsRelaxedOrdering}
 
 // access is an access-flag combination: bits of fuzzAccess, or raw bits.
 func (s *fuzzState) access() ibv.AccessFlags {
@@ -351,9 +351,9 @@ func (s *fuzzState) sges() []ibv.SGE {
 				out = append(out, sg)
 				continue
 			}
-			out = append(out, ibv.SGE{Addr: mr.Addr() + uint64(off), Length: uint32(ln), Lkey: mr.LKey()})
+			out = append(out, ibv.SGE{Addr: mr.Addr() + uint64(off), Length: uint32(ln), LKey: mr.LKey()})
 		default:
-			out = append(out, ibv.SGE{Addr: uint64(s.in.u32()), Length: uint32(ln), Lkey: s.in.u32()})
+			out = append(out, ibv.SGE{Addr: uint64(s.in.u32()), Length: uint32(ln), LKey: s.in.u32()})
 		}
 	}
 	return out
@@ -516,7 +516,7 @@ func (s *fuzzState) decode(op uint8) (string, func() error) {
 		return "SRQ.Close", func() error { return drop(s, s.srqs[:], srq, srq.Close()) }
 	case 14:
 		_, pd := pick(s, s.pds[:])
-		types := []ibv.QPType{0, ibv.QptRC, ibv.QptUC, ibv.QptUD, ibv.QptRawPacket, ibv.QptXRCSend, 77}
+		types := []ibv.QPType{0, ibv.QPTypeRC, ibv.QPTypeUC, ibv.QPTypeUD, ibv.QPTypeRawPacket, ibv.QPTypeXRCSend, 77}
 		typ := types[int(in.u8())%len(types)]
 		_, scq := pick(s, s.cqs[:])
 		_, rcq := pick(s, s.cqs[:])
@@ -540,7 +540,7 @@ func (s *fuzzState) decode(op uint8) (string, func() error) {
 		return "QP.Close", func() error { return drop(s, s.qps[:], qp, qp.Close()) }
 	case 16:
 		_, qp := pick(s, s.qps[:])
-		attr := ibv.QPAttr{QPState: ibv.QPState(in.u8() % 9), PortNum: in.u8() % 3, Qkey: in.u32(),
+		attr := ibv.QPAttr{QPState: ibv.QPState(in.u8() % 9), PortNum: in.u8() % 3, QKey: in.u32(),
 			PathMTU: ibv.MTU(in.u8() % 7), DestQPNum: in.u32(), QPAccessFlags: uint32(s.access())}
 		mask := ibv.QPAttrMask(in.u32())
 		return "QP.Modify", func() error { return qp.Modify(&attr, mask) }

@@ -52,7 +52,7 @@ func TestCloseOrder(t *testing.T) {
 	// Still usable after the refused closes.
 	_, err = dev.Query()
 	require.NoError(t, err)
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 
 	require.NoError(t, qp.Close())
 	require.NoError(t, qp.Close())
@@ -66,9 +66,9 @@ func TestCloseOrder(t *testing.T) {
 
 	wcs := make([]ibv.WC, 1)
 	for name, err := range map[string]error{
-		"QP.PostSend":  qp.PostSend(SendWork{Op: ibv.WRSend}),
+		"QP.PostSend":  qp.PostSend(SendWork{Op: ibv.WROpcodeSend}),
 		"QP.PostRecv":  qp.PostRecv(RecvWork{}),
-		"QP.Modify":    qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue),
+		"QP.Modify":    qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState),
 		"CQ.Wait":      cq.Wait(context.Background()),
 		"MR.SGE":       second(mr.SGE(0, 1)),
 		"CQ.Poll":      second(cq.Poll(wcs)),

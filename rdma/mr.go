@@ -12,7 +12,7 @@ import (
 // Buffer cannot be freed, pinned Go memory stays pinned, a DMA-BUF's fd is
 // the caller's to keep open) until Close.
 //
-// With ibv.AccessOnDemand in the access flags the registration is on-demand
+// With ibv.AccessFlagsOnDemand in the access flags the registration is on-demand
 // paging (ODP): the device faults pages in as it touches them, and
 // Prefetch asks for them ahead of use. The memory's rules are the same (a
 // Buffer or pinned memory), since the device may touch it at any time.
@@ -74,7 +74,7 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 		return nil, err
 	}
 	defer p.done()
-	if access&ibv.AccessOnDemand != 0 {
+	if access&ibv.AccessFlagsOnDemand != 0 {
 		if err := p.dev.checkODP(op); err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (p *PD) reg(op string, b []byte, access ibv.AccessFlags, pin *byte) (*MR, e
 	if pin != nil {
 		m.pinner.Pin(pin)
 	}
-	mr, err := p.pd.RegMR(unsafe.Pointer(unsafe.SliceData(b)), uint64(len(b)), int32(access))
+	mr, err := p.pd.RegMR(b, access)
 	if err != nil {
 		m.pinner.Unpin()
 		return nil, err
@@ -118,7 +118,7 @@ func (p *PD) RegisterDMABuf(fd int, offset, length, iova uint64, access ibv.Acce
 		return nil, err
 	}
 	defer p.done()
-	mr, err := p.pd.RegDMABufMR(offset, length, iova, int32(fd), int32(access))
+	mr, err := p.pd.RegDMABufMR(offset, length, iova, fd, access)
 	if err != nil {
 		return nil, err
 	}
@@ -148,21 +148,21 @@ func (m *MR) Prefetch(off, n int, write bool) error {
 		return err
 	}
 	defer m.done()
-	advice := ibv.UverbsAdviseMRAdvicePrefetch
+	advice := ibv.AdviseMRAdvicePrefetch
 	if write {
-		advice = ibv.UverbsAdviseMRAdvicePrefetchWrite
+		advice = ibv.AdviseMRAdvicePrefetchWrite
 	}
-	return m.pd.pd.AdviseMR(advice, uint32(ibv.UverbsAdviseMRFlagFlush), &sg, 1)
+	return m.pd.pd.AdviseMR(advice, ibv.UverbsAdviseMRFlagFlush, []ibv.SGE{sg})
 }
 
 // Raw is the generated handle, valid until Close.
 func (m *MR) Raw() *ibv.MR { return m.mr }
 
 // LKey is the local key, for SGEs.
-func (m *MR) LKey() uint32 { return m.mr.Lkey }
+func (m *MR) LKey() uint32 { return m.mr.LKey }
 
 // RKey is the remote key, for the peer's RDMA reads and writes.
-func (m *MR) RKey() uint32 { return m.mr.Rkey }
+func (m *MR) RKey() uint32 { return m.mr.RKey }
 
 // Addr is the registered range's start address (a DMA-BUF
 // registration's iova).
@@ -185,7 +185,7 @@ func (m *MR) SGE(off, n int) (ibv.SGE, error) {
 	if off < 0 || n < 0 || off+n > m.length || n > int(^uint32(0)) {
 		return ibv.SGE{}, invalid("rdma.MR.SGE", "range [%d, %d) outside the %d registered bytes", off, off+n, m.length)
 	}
-	return ibv.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), Lkey: m.mr.Lkey}, nil
+	return ibv.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.mr.LKey}, nil
 }
 
 // Close deregisters the memory (ibv_dereg_mr) and unpins it.

@@ -24,7 +24,7 @@ type side struct {
 	qp  *QP
 }
 
-const access = ibv.AccessLocalWrite | ibv.AccessRemoteWrite | ibv.AccessRemoteRead
+const access = ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead
 
 func newSide(t testing.TB, dev string, cfg QPConfig) *side {
 	t.Helper()
@@ -81,7 +81,7 @@ func connect(t testing.TB, env *rxetest.Env, a, b *side) {
 	require.NoError(t, err)
 	require.NoError(t, a.qp.Connect(path, ea.PSN, eb))
 	require.NoError(t, b.qp.Connect(path, eb.PSN, ea))
-	require.Equal(t, ibv.QpsRts, a.qp.State())
+	require.Equal(t, ibv.QPStateRTS, a.qp.State())
 }
 
 func (s *side) sge(t testing.TB, off, n int) ibv.SGE {

@@ -45,11 +45,11 @@ func flushedCQ(t *testing.T, ex bool, cqe, n int) (*CQ, *QP) {
 	t.Cleanup(func() { require.NoError(t, mr.Close()) })
 	sg, err := mr.SGE(0, 64)
 	require.NoError(t, err)
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	for i := range n {
 		require.NoError(t, qp.PostRecv(RecvWork{ID: uint64(i), SGEs: []ibv.SGE{sg}}))
 	}
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 	return cq, qp
 }
 
@@ -60,7 +60,7 @@ func checkFlushed(t *testing.T, qp *QP, first int, wcs []ibv.WC) {
 	t.Helper()
 	for i, wc := range wcs {
 		require.Equal(t, uint64(first+i), wc.WRID, "completions in posting order")
-		require.Equal(t, ibv.WCWRFlushErr, wc.Status, "wr_id %d", wc.WRID)
+		require.Equal(t, ibv.WCStatusWRFlushErr, wc.Status, "wr_id %d", wc.WRID)
 		require.Equal(t, qp.Num(), wc.QPNum, "wr_id %d", wc.WRID)
 	}
 }
@@ -127,7 +127,7 @@ func TestPollKinds(t *testing.T) {
 			done, err = cq.PollBatch(3)
 			k = copy(wcs, done)
 		case 2:
-			k, err = cq.Raw().Poll(5, &wcs[0])
+			k, err = cq.Raw().Poll(wcs[:5])
 		case 3:
 			k, err = cq.Poll(wcs[:4])
 		case 4:
@@ -141,7 +141,7 @@ func TestPollKinds(t *testing.T) {
 	done, err := cq.PollBatch(0)
 	require.NoError(t, err)
 	require.Empty(t, done, "PollBatch(0) takes nothing")
-	k, err := cq.Raw().Poll(1, &wcs[0])
+	k, err := cq.Raw().Poll(wcs[:1])
 	require.NoError(t, err)
 	require.Zero(t, k)
 }
@@ -169,7 +169,7 @@ func TestPollConcurrent(t *testing.T) {
 				if g%2 == 0 {
 					k, err = cq.Poll(wcs[:1+g%3])
 				} else {
-					k, err = cq.Raw().Poll(int32(1+g%3), &wcs[0])
+					k, err = cq.Raw().Poll(wcs[:1+g%3])
 				}
 				if !assert.NoError(t, err) {
 					return
@@ -299,7 +299,7 @@ func TestPollExtended(t *testing.T) {
 		if err := cx.CallStartPoll(&ibv.PollCQAttr{}); err == nil {
 			for k := 0; ; k++ {
 				require.Equal(t, uint64(got), cx.WRID, "completions in posting order")
-				require.Equal(t, ibv.WCWRFlushErr, cx.Status)
+				require.Equal(t, ibv.WCStatusWRFlushErr, cx.Status)
 				got++
 				if k == 2 {
 					break

@@ -13,7 +13,7 @@ import (
 // use must be zero.
 type SendWork struct {
 	ID    uint64
-	Op    ibv.WROpcode // ibv.WRSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
+	Op    ibv.WROpcode // ibv.WROpcodeSend, WRSendWithImm, WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead, ...
 	Flags ibv.SendFlags
 	SGEs  []ibv.SGE
 	// RemoteAddr and RKey address the peer's memory for RDMA writes, reads
@@ -21,11 +21,11 @@ type SendWork struct {
 	RemoteAddr uint64
 	RKey       uint32
 	Imm        uint32 // immediate data of the ...WithImm operations (network byte order, as C has it)
-	// InvalidateRKey is the rkey that ibv.WRSendWithInv invalidates at the
-	// peer, or ibv.WRLocalInv here.
+	// InvalidateRKey is the rkey that ibv.WROpcodeSendWithInv invalidates at the
+	// peer, or ibv.WROpcodeLocalInv here.
 	InvalidateRKey uint32
-	// CompareAdd is what ibv.WRAtomicCmpAndSwp compares with, or what
-	// ibv.WRAtomicFetchAndAdd adds; Swap what ibv.WRAtomicCmpAndSwp
+	// CompareAdd is what ibv.WROpcodeAtomicCmpAndSwp compares with, or what
+	// ibv.WROpcodeAtomicFetchAndAdd adds; Swap what ibv.WROpcodeAtomicCmpAndSwp
 	// writes when the comparison holds.
 	CompareAdd, Swap uint64
 	// AH, RemoteQPN and RemoteQKey address a UD send: the path to the
@@ -70,11 +70,11 @@ func (e *PostError) Unwrap() error { return e.Err }
 // MTU):
 //   - Op must be one the QP's type has: on RC, sends (with immediate or
 //     invalidate), RDMA writes (with immediate) and reads, the two 64-bit
-//     atomics and ibv.WRLocalInv; on UC, sends and RDMA writes (each with
-//     immediate) and ibv.WRLocalInv; on UD, sends (with immediate). The
+//     atomics and ibv.WROpcodeLocalInv; on UC, sends and RDMA writes (each with
+//     immediate) and ibv.WROpcodeLocalInv; on UD, sends (with immediate). The
 //     others (memory-window binds, TSO, flush, atomic write) are posted
 //     through the extended API (QP.Ex) or Raw.
-//   - Flags must be ibv.SendFence, SendSignaled, SendSolicited,
+//   - Flags must be ibv.SendFlagsFence, SendSignaled, SendSolicited,
 //     SendInline, or SendIPCsum (UD only).
 //   - IBV_SEND_INLINE is for sends and RDMA writes, and an inline work
 //     request's SGEs must lie in memory this package knows to be mapped (a live Buffer, or memory registered with RegisterPinned):
@@ -82,7 +82,7 @@ func (e *PostError) Unwrap() error { return e.Err }
 //   - An atomic takes one SGE of 8 bytes and an 8-byte aligned RemoteAddr.
 //   - A UD send needs AH (of this QP's PD, not closed), and its SGEs
 //     together at most the port's active MTU (known once the QP has moved
-//     to INIT with a port: ActivateUD, or Modify with ibv.QPPort); any
+//     to INIT with a port: ActivateUD, or Modify with ibv.QPAttrMaskPort); any
 //     other QP refuses AH, RemoteQPN and RemoteQKey.
 func (q *QP) PostSend(ws ...SendWork) error {
 	const op = "rdma.QP.PostSend"
@@ -105,10 +105,10 @@ func (q *QP) PostSend(ws ...SendWork) error {
 
 // sendOps are the opcodes PostSend takes, by QP type.
 var sendOps = map[ibv.QPType][]ibv.WROpcode{
-	ibv.QptRC: {ibv.WRSend, ibv.WRSendWithImm, ibv.WRSendWithInv, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm,
-		ibv.WRRDMARead, ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd, ibv.WRLocalInv},
-	ibv.QptUC: {ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRLocalInv},
-	ibv.QptUD: {ibv.WRSend, ibv.WRSendWithImm},
+	ibv.QPTypeRC: {ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeSendWithInv, ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm,
+		ibv.WROpcodeRDMARead, ibv.WROpcodeAtomicCmpAndSwp, ibv.WROpcodeAtomicFetchAndAdd, ibv.WROpcodeLocalInv},
+	ibv.QPTypeUC: {ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeLocalInv},
+	ibv.QPTypeUD: {ibv.WROpcodeSend, ibv.WROpcodeSendWithImm},
 }
 
 // sendOpAllowed reports whether PostSend takes op on a QP of type t.
@@ -121,7 +121,7 @@ func sendOpAllowed(t ibv.QPType, op ibv.WROpcode) bool {
 	return false
 }
 
-const knownSendFlags = ibv.SendFence | ibv.SendSignaled | ibv.SendSolicited | ibv.SendInline | ibv.SendIPCsum
+const knownSendFlags = ibv.SendFlagsFence | ibv.SendFlagsSignaled | ibv.SendFlagsSolicited | ibv.SendFlagsInline | ibv.SendFlagsIPCsum
 
 // checkSend refuses a work request PostSend must not hand the provider
 // (see PostSend): its opcode, flags, SGEs and addressing against the QP.
@@ -138,12 +138,12 @@ func (q *QP) checkSend(op string, i int, w *SendWork) error {
 	if f := w.Flags &^ knownSendFlags; f != 0 {
 		return bad("unknown send flags %s", f)
 	}
-	if w.Flags&ibv.SendIPCsum != 0 && q.typ != ibv.QptUD {
+	if w.Flags&ibv.SendFlagsIPCsum != 0 && q.typ != ibv.QPTypeUD {
 		return bad("IBV_SEND_IP_CSUM is for UD QPs")
 	}
-	if w.Flags&ibv.SendInline != 0 {
+	if w.Flags&ibv.SendFlagsInline != 0 {
 		switch w.Op {
-		case ibv.WRSend, ibv.WRSendWithImm, ibv.WRSendWithInv, ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
+		case ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeSendWithInv, ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm:
 		default:
 			return bad("IBV_SEND_INLINE is for sends and RDMA writes, which carry data")
 		}
@@ -154,7 +154,7 @@ func (q *QP) checkSend(op string, i int, w *SendWork) error {
 		}
 	}
 	switch w.Op {
-	case ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd:
+	case ibv.WROpcodeAtomicCmpAndSwp, ibv.WROpcodeAtomicFetchAndAdd:
 		if len(w.SGEs) != 1 || w.SGEs[0].Length != 8 {
 			return bad("an atomic takes one SGE of 8 bytes")
 		}
@@ -162,7 +162,7 @@ func (q *QP) checkSend(op string, i int, w *SendWork) error {
 			return bad("remote address %#x is not 8-byte aligned", w.RemoteAddr)
 		}
 	}
-	if q.typ != ibv.QptUD {
+	if q.typ != ibv.QPTypeUD {
 		if w.AH != nil || w.RemoteQPN != 0 || w.RemoteQKey != 0 {
 			return bad("AH, RemoteQPN and RemoteQKey address UD sends; this is a %s QP", q.typ)
 		}
@@ -220,22 +220,22 @@ func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
 			wr.SgList = &sg[0]
 		}
 		switch w.Op {
-		case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRRDMARead:
+		case ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeRDMARead:
 			r := wr.WR.RDMA()
-			r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
-		case ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd:
+			r.RemoteAddr, r.RKey = w.RemoteAddr, w.RKey
+		case ibv.WROpcodeAtomicCmpAndSwp, ibv.WROpcodeAtomicFetchAndAdd:
 			a := wr.WR.Atomic()
-			a.RemoteAddr, a.Rkey, a.CompareAdd, a.Swap = w.RemoteAddr, w.RKey, w.CompareAdd, w.Swap
+			a.RemoteAddr, a.RKey, a.CompareAdd, a.Swap = w.RemoteAddr, w.RKey, w.CompareAdd, w.Swap
 		}
 		switch w.Op {
-		case ibv.WRSendWithInv, ibv.WRLocalInv:
-			*wr.InvalidateRkey() = w.InvalidateRKey
+		case ibv.WROpcodeSendWithInv, ibv.WROpcodeLocalInv:
+			*wr.InvalidateRKey() = w.InvalidateRKey
 		default:
 			*wr.ImmData() = w.Imm
 		}
-		if q.typ == ibv.QptUD {
+		if q.typ == ibv.QPTypeUD {
 			ud := wr.WR.UD()
-			ud.AH, ud.RemoteQPN, ud.RemoteQkey = w.AH.ah, w.RemoteQPN, w.RemoteQKey
+			ud.AH, ud.RemoteQPN, ud.RemoteQKey = w.AH.ah, w.RemoteQPN, w.RemoteQKey
 		}
 		if i+1 < len(ws) {
 			wr.Next = &q.swr[i+1]
@@ -275,7 +275,7 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 		return &PostError{Err: invalid(op, "the QP takes its receives from its shared receive queue: post them with SRQ.PostRecv")}
 	}
 	minLen := 0
-	if q.typ == ibv.QptUD {
+	if q.typ == ibv.QPTypeUD {
 		minLen = GRHLen
 	}
 	q.recvMu.Lock()

@@ -30,8 +30,8 @@ func cRecv(t *testing.T, q *QP, id uint64, sges []ibv.SGE) error {
 		copy(sg, sges)
 		wr.SgList = &sg[0]
 	}
-	var bad *ibv.RecvWR
-	return q.Raw().PostRecv(wr, &bad)
+	_, err := q.Raw().PostRecv(wr)
+	return err
 }
 
 // awaitWCs polls cq until n completions have come, and returns them.
@@ -72,16 +72,16 @@ func TestRecvScatter(t *testing.T) {
 			}
 		}
 		for i := range perRound {
-			require.NoError(t, b.qp.PostSend(SendWork{ID: uint64(next + i), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{b.sge(t, size*i, size)}}))
+			require.NoError(t, b.qp.PostSend(SendWork{ID: uint64(next + i), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{b.sge(t, size*i, size)}}))
 		}
 		for _, wc := range awaitWCs(t, b.cq, perRound) {
-			require.Equal(t, ibv.WCSuccess, wc.Status, "send %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
+			require.Equal(t, ibv.WCStatusSuccess, wc.Status, "send %d: %s", wc.WRID, ibv.WCStatusStr(wc.Status))
 		}
 		for i, wc := range awaitWCs(t, a.cq, perRound) {
 			id := next + i
 			require.Equal(t, uint64(id), wc.WRID, "round %d: receives complete in posting order", round)
-			require.Equal(t, ibv.WCSuccess, wc.Status, "receive %d: %s", id, ibv.WCStatusStr(wc.Status))
-			require.Equal(t, ibv.WCRecv, wc.Opcode)
+			require.Equal(t, ibv.WCStatusSuccess, wc.Status, "receive %d: %s", id, ibv.WCStatusStr(wc.Status))
+			require.Equal(t, ibv.WCOpcodeRecv, wc.Opcode)
 			require.Equal(t, uint32(size), wc.ByteLen)
 			got := append(bytes.Clone(a.buf.Bytes()[4096+128*i:4096+128*i+5]), a.buf.Bytes()[32768+128*i:32768+128*i+size-5]...)
 			require.Equal(t, b.buf.Bytes()[size*i:size*(i+1)], got, "receive %d", id)
@@ -95,7 +95,7 @@ func TestRecvScatter(t *testing.T) {
 // that did not.
 func fill(t *testing.T, qp *QP, post func(id uint64) error) (int, error) {
 	t.Helper()
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	for n := 0; n < 1<<16; n++ {
 		if err := post(uint64(n)); err != nil {
 			return n, err
@@ -167,10 +167,10 @@ func TestRecvErrors(t *testing.T) {
 	require.ErrorIs(t, cRecv(t, qp, 99, nil), unix.ENOMEM, "the batch's first receive was posted")
 
 	// Flushed, every receive comes back once, in posting order.
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 	for i, wc := range awaitWCs(t, cq, n) {
 		require.Equal(t, uint64(i), wc.WRID)
-		require.Equal(t, ibv.WCWRFlushErr, wc.Status)
+		require.Equal(t, ibv.WCStatusWRFlushErr, wc.Status)
 	}
 }
 
@@ -187,7 +187,7 @@ func TestRecvConcurrent(t *testing.T) {
 	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: posters * each})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, qp.Close()) })
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 
 	var wg sync.WaitGroup
 	errs := make(chan error, posters*each)
@@ -208,8 +208,8 @@ func TestRecvConcurrent(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
-	checkPosters(t, awaitWCs(t, cq, posters*each), ibv.WCWRFlushErr, posters, each)
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
+	checkPosters(t, awaitWCs(t, cq, posters*each), ibv.WCStatusWRFlushErr, posters, each)
 	requireEmpty(t, cq)
 }
 

@@ -31,10 +31,10 @@ func cSend(t *testing.T, q *QP, w SendWork) error {
 		wr.SgList = &sg[0]
 	}
 	r := wr.WR.RDMA()
-	r.RemoteAddr, r.Rkey = w.RemoteAddr, w.RKey
+	r.RemoteAddr, r.RKey = w.RemoteAddr, w.RKey
 	*wr.ImmData() = w.Imm
-	var bad *ibv.SendWR
-	return q.Raw().PostSend(wr, &bad)
+	_, err := q.Raw().PostSend(wr)
+	return err
 }
 
 // checkPostErr checks that err is a *PostError with posted work requests
@@ -59,7 +59,7 @@ func TestSendKinds(t *testing.T) {
 	rxetest.NoLeaks(t)
 	a, b := pair(t, QPConfig{MaxSend: 16, MaxRecv: 64, MaxSendSGE: 2, MaxInline: 64})
 	const perRound, rounds, size = 15, 6, 64
-	ops := []ibv.WROpcode{ibv.WRSend, ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMAWriteWithImm, ibv.WRRDMAWrite, ibv.WRRDMARead}
+	ops := []ibv.WROpcode{ibv.WROpcodeSend, ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMARead}
 	// A: message i's source at 128i (its first 5 bytes) and 8192+128i
 	// (the rest); an RDMA read's destination at 16384+128i.
 	// B: receive i at 128i; RDMA writes land at 8192+128i; reads come
@@ -69,7 +69,7 @@ func TestSendKinds(t *testing.T) {
 		var recvs []int // the work requests that take a receive on B, in order
 		for i := range perRound {
 			op := ops[(round+i)%len(ops)]
-			if op == ibv.WRSend || op == ibv.WRSendWithImm || op == ibv.WRRDMAWriteWithImm {
+			if op == ibv.WROpcodeSend || op == ibv.WROpcodeSendWithImm || op == ibv.WROpcodeRDMAWriteWithImm {
 				require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(i), SGEs: []ibv.SGE{b.sge(t, 128*i, size)}}))
 				recvs = append(recvs, i)
 			}
@@ -89,24 +89,24 @@ func TestSendKinds(t *testing.T) {
 			clear(abuf[16384+128*i : 16384+128*i+size])
 			clear(bbuf[128*i : 128*i+size])
 			clear(bbuf[8192+128*i : 8192+128*i+size])
-			w := SendWork{ID: id, Op: op, Flags: ibv.SendSignaled, Imm: uint32(id) | 0xab000000,
+			w := SendWork{ID: id, Op: op, Flags: ibv.SendFlagsSignaled, Imm: uint32(id) | 0xab000000,
 				SGEs: []ibv.SGE{a.sge(t, 128*i, 5), a.sge(t, 8192+128*i, size-5)}}
 			switch op {
-			case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
+			case ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm:
 				w.RemoteAddr, w.RKey = b.mr.Addr()+uint64(8192+128*i), b.mr.RKey()
-			case ibv.WRRDMARead:
+			case ibv.WROpcodeRDMARead:
 				w.RemoteAddr, w.RKey = b.mr.Addr()+uint64(16384+128*i), b.mr.RKey()
 				w.SGEs = []ibv.SGE{a.sge(t, 16384+128*i, size)}
 			}
-			if op == ibv.WRSend && i%2 == 1 {
-				w.Flags |= ibv.SendInline
+			if op == ibv.WROpcodeSend && i%2 == 1 {
+				w.Flags |= ibv.SendFlagsInline
 			}
 			if i%3 == 1 {
 				require.NoError(t, cSend(t, a.qp, w))
 			} else {
 				require.NoError(t, a.qp.PostSend(w))
 			}
-			if w.Flags&ibv.SendInline != 0 {
+			if w.Flags&ibv.SendFlagsInline != 0 {
 				// Inline: the data was copied at the post.
 				clear(abuf[128*i : 128*i+5])
 				clear(abuf[8192+128*i : 8192+128*i+size-5])
@@ -114,16 +114,16 @@ func TestSendKinds(t *testing.T) {
 		}
 		for i, wc := range awaitWCs(t, a.cq, perRound) {
 			what := fmt.Sprintf("round %d, send %d", round, i)
-			require.Equal(t, ibv.WCSuccess, wc.Status, what)
+			require.Equal(t, ibv.WCStatusSuccess, wc.Status, what)
 			require.Equal(t, uint64(round*perRound+i), wc.WRID, what)
 			switch op := ops[(round+i)%len(ops)]; op {
-			case ibv.WRSend, ibv.WRSendWithImm:
-				require.Equal(t, ibv.WCSend, wc.Opcode, what)
-			case ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm:
-				require.Equal(t, ibv.WCRDMAWrite, wc.Opcode, what)
+			case ibv.WROpcodeSend, ibv.WROpcodeSendWithImm:
+				require.Equal(t, ibv.WCOpcodeSend, wc.Opcode, what)
+			case ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm:
+				require.Equal(t, ibv.WCOpcodeRDMAWrite, wc.Opcode, what)
 				require.True(t, bytes.Equal(want[i], bbuf[8192+128*i:8192+128*i+size]), what)
-			case ibv.WRRDMARead:
-				require.Equal(t, ibv.WCRDMARead, wc.Opcode, what)
+			case ibv.WROpcodeRDMARead:
+				require.Equal(t, ibv.WCOpcodeRDMARead, wc.Opcode, what)
 				require.True(t, bytes.Equal(want[i], abuf[16384+128*i:16384+128*i+size]), what)
 			}
 		}
@@ -131,21 +131,21 @@ func TestSendKinds(t *testing.T) {
 			i := recvs[k]
 			id := uint64(round*perRound + i)
 			what := fmt.Sprintf("round %d, receive of send %d", round, i)
-			require.Equal(t, ibv.WCSuccess, wc.Status, what)
+			require.Equal(t, ibv.WCStatusSuccess, wc.Status, what)
 			require.Equal(t, uint64(i), wc.WRID, what)
 			require.Equal(t, uint32(size), wc.ByteLen, what)
 			switch ops[(round+i)%len(ops)] {
-			case ibv.WRSend:
-				require.Equal(t, ibv.WCRecv, wc.Opcode, what)
-				require.Zero(t, wc.WCFlags&uint32(ibv.WCWithImm), what)
+			case ibv.WROpcodeSend:
+				require.Equal(t, ibv.WCOpcodeRecv, wc.Opcode, what)
+				require.Zero(t, wc.WCFlags&uint32(ibv.WCFlagsWithImm), what)
 				require.True(t, bytes.Equal(want[i], bbuf[128*i:128*i+size]), what)
-			case ibv.WRSendWithImm:
-				require.Equal(t, ibv.WCRecv, wc.Opcode, what)
-				require.NotZero(t, wc.WCFlags&uint32(ibv.WCWithImm), what)
+			case ibv.WROpcodeSendWithImm:
+				require.Equal(t, ibv.WCOpcodeRecv, wc.Opcode, what)
+				require.NotZero(t, wc.WCFlags&uint32(ibv.WCFlagsWithImm), what)
 				require.Equal(t, uint32(id)|0xab000000, *wc.ImmData(), what)
 				require.True(t, bytes.Equal(want[i], bbuf[128*i:128*i+size]), what)
-			case ibv.WRRDMAWriteWithImm:
-				require.Equal(t, ibv.WCRecvRDMAWithImm, wc.Opcode, what)
+			case ibv.WROpcodeRDMAWriteWithImm:
+				require.Equal(t, ibv.WCOpcodeRecvRDMAWithImm, wc.Opcode, what)
 				require.Equal(t, uint32(id)|0xab000000, *wc.ImmData(), what)
 			}
 		}
@@ -162,13 +162,13 @@ func TestSendErrors(t *testing.T) {
 	na, nb := env.Pair(t)
 	a, b := newSide(t, na.Dev, cfg), newSide(t, nb.Dev, cfg)
 	send := func(id uint64) SendWork {
-		return SendWork{ID: id, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}
+		return SendWork{ID: id, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}
 	}
 
 	// Before RTS the kernel refuses the doorbell (EINVAL) and reports no
 	// failed work request, but librxe has queued the sends.
 	checkPostErr(t, a.qp.PostSend(send(1)), "ibv_post_send", unix.EINVAL, 0, "RESET")
-	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1}, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags))
+	require.NoError(t, a.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
 	checkPostErr(t, a.qp.PostSend(send(2)), "ibv_post_send", unix.EINVAL, 0, "INIT")
 	// Connected, with no receive on B: the queued sends wait for one,
 	// retried without end (RNR), and fill the queue.
@@ -179,7 +179,7 @@ func TestSendErrors(t *testing.T) {
 	// granted, at least the 16 asked.
 	maxInline := int(a.qp.Caps().MaxInlineData)
 	require.GreaterOrEqual(t, maxInline, 16)
-	long := SendWork{ID: 99, Op: ibv.WRSend, Flags: ibv.SendInline | ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 0, maxInline+1)}}
+	long := SendWork{ID: 99, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline | ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, maxInline+1)}}
 	id := uint64(10)
 	checkPostErr(t, a.qp.PostSend(send(id), long), "ibv_post_send", unix.EINVAL, 1, "inline too long")
 	id++
@@ -210,7 +210,7 @@ func TestSendErrors(t *testing.T) {
 			require.NoError(t, b.qp.PostRecv(RecvWork{SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
 		}
 		for i, wc := range awaitWCs(t, a.cq, len(posted)) {
-			require.Equal(t, ibv.WCSuccess, wc.Status, "send %d", i)
+			require.Equal(t, ibv.WCStatusSuccess, wc.Status, "send %d", i)
 			require.Equal(t, posted[i], wc.WRID, "send %d", i)
 		}
 		awaitWCs(t, b.cq, len(posted))
@@ -272,7 +272,7 @@ func TestSendConcurrent(t *testing.T) {
 			for i := range each {
 				id := uint64(p*each + i)
 				// Each send writes its id at its own place in B.
-				w := SendWork{ID: id, Op: ibv.WRRDMAWrite, Flags: ibv.SendSignaled | ibv.SendInline, SGEs: []ibv.SGE{{Addr: uint64(uintptr(unsafe.Pointer(&a.buf.Bytes()[8*id]))), Length: 8}},
+				w := SendWork{ID: id, Op: ibv.WROpcodeRDMAWrite, Flags: ibv.SendFlagsSignaled | ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: uint64(uintptr(unsafe.Pointer(&a.buf.Bytes()[8*id]))), Length: 8}},
 					RemoteAddr: b.mr.Addr() + 8*id, RKey: b.mr.RKey()}
 				if p%2 == 0 {
 					errs <- a.qp.PostSend(w)
@@ -287,7 +287,7 @@ func TestSendConcurrent(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	checkPosters(t, awaitWCs(t, a.cq, posters*each), ibv.WCSuccess, posters, each)
+	checkPosters(t, awaitWCs(t, a.cq, posters*each), ibv.WCStatusSuccess, posters, each)
 	for id := range posters * each {
 		require.Equal(t, uint64(id)+1, *(*uint64)(unsafe.Pointer(&b.buf.Bytes()[8*id])), "send %d's data", id)
 	}

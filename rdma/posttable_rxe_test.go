@@ -26,9 +26,9 @@ func newTablePair(t *testing.T, env *rxetest.Env, typ ibv.QPType) *tablePair {
 	na, nb := env.Pair(t)
 	cfg := QPConfig{Type: typ, MaxSend: 8, MaxRecv: 64, MaxInline: 64}
 	// Memory the peer may also use atomically.
-	acc := access | ibv.AccessRemoteAtomic
+	acc := access | ibv.AccessFlagsRemoteAtomic
 	p := &tablePair{a: newSideAccess(t, na.Dev, cfg, acc), b: newSideAccess(t, nb.Dev, cfg, acc)}
-	if typ == ibv.QptUD {
+	if typ == ibv.QPTypeUD {
 		require.NoError(t, p.a.qp.ActivateUD(1, udQKey))
 		require.NoError(t, p.b.qp.ActivateUD(1, udQKey))
 		gid, err := p.b.dev.GID(1, env.GIDIndex)
@@ -55,12 +55,12 @@ func newTablePair(t *testing.T, env *rxetest.Env, typ ibv.QPType) *tablePair {
 func TestPostTable(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
-	opcodes := []ibv.WROpcode{ibv.WRRDMAWrite, ibv.WRRDMAWriteWithImm, ibv.WRSend, ibv.WRSendWithImm, ibv.WRRDMARead,
-		ibv.WRAtomicCmpAndSwp, ibv.WRAtomicFetchAndAdd, ibv.WRLocalInv, ibv.WRBindMW, ibv.WRSendWithInv, ibv.WRTSO,
-		ibv.WRDriver1, 12, 13, ibv.WRFlush, ibv.WRAtomicWrite, 200}
-	flags := []ibv.SendFlags{ibv.SendSignaled, ibv.SendSignaled | ibv.SendInline, ibv.SendSignaled | ibv.SendFence | ibv.SendSolicited,
-		ibv.SendSignaled | ibv.SendIPCsum, ibv.SendSignaled | 1<<10}
-	for _, typ := range []ibv.QPType{ibv.QptRC, ibv.QptUC, ibv.QptUD} {
+	opcodes := []ibv.WROpcode{ibv.WROpcodeRDMAWrite, ibv.WROpcodeRDMAWriteWithImm, ibv.WROpcodeSend, ibv.WROpcodeSendWithImm, ibv.WROpcodeRDMARead,
+		ibv.WROpcodeAtomicCmpAndSwp, ibv.WROpcodeAtomicFetchAndAdd, ibv.WROpcodeLocalInv, ibv.WROpcodeBindMW, ibv.WROpcodeSendWithInv, ibv.WROpcodeTSO,
+		ibv.WROpcodeDriver1, 12, 13, ibv.WROpcodeFlush, ibv.WROpcodeAtomicWrite, 200}
+	flags := []ibv.SendFlags{ibv.SendFlagsSignaled, ibv.SendFlagsSignaled | ibv.SendFlagsInline, ibv.SendFlagsSignaled | ibv.SendFlagsFence | ibv.SendFlagsSolicited,
+		ibv.SendFlagsSignaled | ibv.SendFlagsIPCsum, ibv.SendFlagsSignaled | 1<<10}
+	for _, typ := range []ibv.QPType{ibv.QPTypeRC, ibv.QPTypeUC, ibv.QPTypeUD} {
 		t.Run(typ.String(), func(t *testing.T) {
 			var p *tablePair
 			outcome := map[string]string{}
@@ -77,12 +77,12 @@ func TestPostTable(t *testing.T) {
 						w := SendWork{ID: 7, Op: op, Flags: fl, SGEs: []ibv.SGE{p.a.sge(t, 64, 8)},
 							RemoteAddr: p.b.mr.Addr() + 128, RKey: p.b.mr.RKey(), Imm: 0x01020304,
 							InvalidateRKey: p.b.mr.RKey(), CompareAdd: 1, Swap: 2}
-						if typ == ibv.QptUD {
+						if typ == ibv.QPTypeUD {
 							w.AH, w.RemoteQPN, w.RemoteQKey = p.ah, p.b.qp.Num(), udQKey
 						}
 						switch variant {
 						case "wild-sge":
-							w.SGEs = []ibv.SGE{{Addr: 0x1000, Length: 8, Lkey: p.a.mr.LKey()}}
+							w.SGEs = []ibv.SGE{{Addr: 0x1000, Length: 8, LKey: p.a.mr.LKey()}}
 						case "short-sge":
 							w.SGEs[0].Length = 4
 						case "misaligned":
@@ -126,12 +126,12 @@ func TestPostTable(t *testing.T) {
 						require.Equal(t, uint64(7), wc.WRID, what)
 						outcome[what] = "completed"
 						peer := p.b.cq
-						if wc.Status != ibv.WCSuccess {
+						if wc.Status != ibv.WCStatusSuccess {
 							// The QP is in the error state now: a new pair.
 							outcome[what] = "completed in error"
 							p = nil
 						}
-						if op == ibv.WRSendWithInv || op == ibv.WRLocalInv {
+						if op == ibv.WROpcodeSendWithInv || op == ibv.WROpcodeLocalInv {
 							// The rkey is invalidated (rxe, Linux 6.1, did so for
 							// the peer's MR, and a second send-with-invalidate
 							// naming it never completed, 30 s): a new pair.
@@ -151,24 +151,24 @@ func TestPostTable(t *testing.T) {
 			}
 			t.Logf("%s: %d work requests posted and completed, %d refused before C", typ, posted, refused)
 			// Some outcomes are certain.
-			sig := ibv.SendSignaled
-			require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WRSend, sig)])
-			require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WRSendWithImm, sig|ibv.SendInline)])
-			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s wild-sge", ibv.WRSend, sig|ibv.SendInline)], "inline data from memory not known to be mapped")
+			sig := ibv.SendFlagsSignaled
+			require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeSend, sig)])
+			require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeSendWithImm, sig|ibv.SendFlagsInline)])
+			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s wild-sge", ibv.WROpcodeSend, sig|ibv.SendFlagsInline)], "inline data from memory not known to be mapped")
 			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcode(200), sig)])
-			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WRSend, sig|1<<10)])
-			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WRBindMW, sig)])
+			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeSend, sig|1<<10)])
+			require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeBindMW, sig)])
 			switch typ {
-			case ibv.QptRC:
-				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WRRDMARead, sig)])
-				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WRAtomicFetchAndAdd, sig)])
-				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s short-sge", ibv.WRAtomicCmpAndSwp, sig)])
-				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s misaligned", ibv.WRAtomicCmpAndSwp, sig)])
-				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s ud-address", ibv.WRSend, sig)])
-			case ibv.QptUD:
-				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s no-ud-address", ibv.WRSend, sig)])
-				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WRRDMAWrite, sig)])
-				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s ud-address", ibv.WRSend, sig)])
+			case ibv.QPTypeRC:
+				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeRDMARead, sig)])
+				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeAtomicFetchAndAdd, sig)])
+				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s short-sge", ibv.WROpcodeAtomicCmpAndSwp, sig)])
+				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s misaligned", ibv.WROpcodeAtomicCmpAndSwp, sig)])
+				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s ud-address", ibv.WROpcodeSend, sig)])
+			case ibv.QPTypeUD:
+				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s no-ud-address", ibv.WROpcodeSend, sig)])
+				require.Equal(t, "refused", outcome[fmt.Sprintf("%s %s plain", ibv.WROpcodeRDMAWrite, sig)])
+				require.Equal(t, "completed", outcome[fmt.Sprintf("%s %s ud-address", ibv.WROpcodeSend, sig)])
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 
 // QPConfig describes a queue pair to create. Zero sizes take the defaults.
 type QPConfig struct {
-	Type           ibv.QPType // ibv.QptRC, QptUC or QptUD; the zero value means RC
+	Type           ibv.QPType // ibv.QPTypeRC, QptUC or QptUD; the zero value means RC
 	SendCQ, RecvCQ *CQ        // both required (may be the same CQ)
 	MaxSend        int        // send queue depth (default 64)
 	MaxRecv        int        // receive queue depth (default 64)
@@ -71,8 +71,8 @@ func (p *PD) NewQP(cfg QPConfig) (*QP, error) {
 			return p.pd.CreateQP(init)
 		}
 		return p.dev.ctx.CreateQPEx(&ibv.QPInitAttrEx{
-			SendCQ: init.SendCQ, RecvCQ: init.RecvCQ, Cap: init.Cap, QPType: init.QPType, SqSigAll: init.SqSigAll,
-			CompMask: uint32(ibv.QPInitAttrPD | ibv.QPInitAttrSendOpsFlags), PD: p.pd,
+			SendCQ: init.SendCQ, RecvCQ: init.RecvCQ, Cap: init.Cap, QPType: init.QPType, SQSigAll: init.SQSigAll,
+			CompMask: uint32(ibv.QPInitAttrMaskPD | ibv.QPInitAttrMaskSendOpsFlags), PD: p.pd,
 			SendOpsFlags: uint64(cfg.SendOps),
 		})
 	}, func() error { return q.qp.Destroy() }, &q)
@@ -86,7 +86,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, nilErr(op)
 	}
 	if cfg.Type == 0 {
-		cfg.Type = ibv.QptRC
+		cfg.Type = ibv.QPTypeRC
 	}
 	if _, ok := sendOps[cfg.Type]; !ok {
 		return nil, invalid(op, "QP type %s: rdma creates RC, UC and UD QPs (make others with ibv on PD.Raw, and adopt them: Adopt)", cfg.Type)
@@ -149,7 +149,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		init.SRQ = cfg.SRQ.srq
 	}
 	if cfg.SignalAll {
-		init.SqSigAll = 1
+		init.SQSigAll = 1
 	}
 	raw, err := create(&init)
 	if err != nil {
@@ -233,13 +233,12 @@ func (q *QP) State() ibv.QPState { return ibv.QPState(q.state.Load()) }
 // Query returns the QP's current attributes for mask (ibv_query_qp) and
 // updates State.
 func (q *QP) Query(mask ibv.QPAttrMask) (ibv.QPAttr, ibv.QPInitAttr, error) {
-	var attr ibv.QPAttr
-	var init ibv.QPInitAttr
 	if err := q.use("rdma.QP.Query"); err != nil {
-		return attr, init, err
+		return ibv.QPAttr{}, ibv.QPInitAttr{}, err
 	}
 	defer q.done()
-	if err := q.qp.Query(&attr, int32(mask|ibv.QPStateValue), &init); err != nil {
+	attr, init, err := q.qp.Query(mask | ibv.QPAttrMaskState)
+	if err != nil {
 		return attr, init, err
 	}
 	q.state.Store(int32(attr.QPState))
@@ -262,9 +261,8 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 	}
 	defer q.done()
 	if serr := checkTransition(q.typ, q.State(), attr, mask); serr != nil {
-		var cur ibv.QPAttr
-		var init ibv.QPInitAttr
-		if q.qp.Query(&cur, int32(ibv.QPStateValue), &init) != nil || cur.QPState == q.State() {
+		cur, _, err := q.qp.Query(ibv.QPAttrMaskState)
+		if err != nil || cur.QPState == q.State() {
 			return serr
 		}
 		q.state.Store(int32(cur.QPState))
@@ -272,13 +270,13 @@ func (q *QP) Modify(attr *ibv.QPAttr, mask ibv.QPAttrMask) error {
 			return serr
 		}
 	}
-	if err := q.qp.Modify(attr, int32(mask)); err != nil {
+	if err := q.qp.Modify(attr, mask); err != nil {
 		return err
 	}
-	if mask&ibv.QPStateValue != 0 {
+	if mask&ibv.QPAttrMaskState != 0 {
 		q.state.Store(int32(attr.QPState))
 	}
-	if q.typ == ibv.QptUD && mask&ibv.QPPort != 0 {
+	if q.typ == ibv.QPTypeUD && mask&ibv.QPAttrMaskPort != 0 {
 		q.learnUDMTU(attr.PortNum)
 	}
 	return nil

@@ -19,68 +19,68 @@ type transition struct{ from, to ibv.QPState }
 type rule struct{ req, opt ibv.QPAttrMask }
 
 const (
-	st   = ibv.QPStateValue
-	cur  = ibv.QPCurState
-	pkey = ibv.QPPkeyIndex
-	port = ibv.QPPort
-	acc  = ibv.QPAccessFlags
-	qkey = ibv.QPQkey
-	av   = ibv.QPAv
-	alt  = ibv.QPAltPath
-	mig  = ibv.QPPathMigState
-	rnrT = ibv.QPMinRNRTimer
+	st   = ibv.QPAttrMaskState
+	cur  = ibv.QPAttrMaskCurState
+	pkey = ibv.QPAttrMaskPKeyIndex
+	port = ibv.QPAttrMaskPort
+	acc  = ibv.QPAttrMaskAccessFlags
+	qkey = ibv.QPAttrMaskQKey
+	av   = ibv.QPAttrMaskAv
+	alt  = ibv.QPAttrMaskAltPath
+	mig  = ibv.QPAttrMaskPathMigState
+	rnrT = ibv.QPAttrMaskMinRNRTimer
 )
 
 // Rules per QP type family.
 var (
 	rcRules = map[transition]rule{
-		{ibv.QpsReset, ibv.QpsInit}: {req: st | pkey | port | acc},
-		{ibv.QpsInit, ibv.QpsInit}:  {req: st, opt: pkey | port | acc},
-		{ibv.QpsInit, ibv.QpsRtr}: {
-			req: st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN | ibv.QPMaxDestRdAtomic | rnrT,
+		{ibv.QPStateReset, ibv.QPStateInit}: {req: st | pkey | port | acc},
+		{ibv.QPStateInit, ibv.QPStateInit}:  {req: st, opt: pkey | port | acc},
+		{ibv.QPStateInit, ibv.QPStateRTR}: {
+			req: st | av | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN | ibv.QPAttrMaskMaxDestRdAtomic | rnrT,
 			opt: alt | acc | pkey},
-		{ibv.QpsRtr, ibv.QpsRts}: {
-			req: st | ibv.QPSqPSN | ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | ibv.QPMaxQPRdAtomic,
+		{ibv.QPStateRTR, ibv.QPStateRTS}: {
+			req: st | ibv.QPAttrMaskSQPSN | ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt | ibv.QPAttrMaskRNRRetry | ibv.QPAttrMaskMaxQPRdAtomic,
 			opt: cur | acc | rnrT | alt | mig},
-		{ibv.QpsRts, ibv.QpsRts}: {req: st, opt: cur | acc | rnrT | alt | mig},
-		{ibv.QpsRts, ibv.QpsSqd}: {req: st, opt: ibv.QPEnSqdAsyncNotify},
-		{ibv.QpsSqd, ibv.QpsRts}: {req: st, opt: cur | acc | rnrT | alt | mig},
-		{ibv.QpsSqd, ibv.QpsSqd}: {req: st, opt: av | alt | acc | pkey | port | ibv.QPMaxQPRdAtomic |
-			ibv.QPMaxDestRdAtomic | rnrT | ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | mig},
+		{ibv.QPStateRTS, ibv.QPStateRTS}: {req: st, opt: cur | acc | rnrT | alt | mig},
+		{ibv.QPStateRTS, ibv.QPStateSQD}: {req: st, opt: ibv.QPAttrMaskEnSQDAsyncNotify},
+		{ibv.QPStateSQD, ibv.QPStateRTS}: {req: st, opt: cur | acc | rnrT | alt | mig},
+		{ibv.QPStateSQD, ibv.QPStateSQD}: {req: st, opt: av | alt | acc | pkey | port | ibv.QPAttrMaskMaxQPRdAtomic |
+			ibv.QPAttrMaskMaxDestRdAtomic | rnrT | ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt | ibv.QPAttrMaskRNRRetry | mig},
 	}
 	ucRules = map[transition]rule{
-		{ibv.QpsReset, ibv.QpsInit}: {req: st | pkey | port | acc},
-		{ibv.QpsInit, ibv.QpsInit}:  {req: st, opt: pkey | port | acc},
-		{ibv.QpsInit, ibv.QpsRtr}: {
-			req: st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN,
+		{ibv.QPStateReset, ibv.QPStateInit}: {req: st | pkey | port | acc},
+		{ibv.QPStateInit, ibv.QPStateInit}:  {req: st, opt: pkey | port | acc},
+		{ibv.QPStateInit, ibv.QPStateRTR}: {
+			req: st | av | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN,
 			opt: alt | acc | pkey},
-		{ibv.QpsRtr, ibv.QpsRts}: {req: st | ibv.QPSqPSN, opt: cur | acc | alt | mig},
-		{ibv.QpsRts, ibv.QpsRts}: {req: st, opt: cur | acc | alt | mig},
-		{ibv.QpsRts, ibv.QpsSqd}: {req: st, opt: ibv.QPEnSqdAsyncNotify},
-		{ibv.QpsSqd, ibv.QpsRts}: {req: st, opt: cur | acc | alt | mig},
-		{ibv.QpsSqd, ibv.QpsSqd}: {req: st, opt: av | alt | acc | pkey | port | mig},
-		{ibv.QpsSqe, ibv.QpsRts}: {req: st, opt: cur | acc},
+		{ibv.QPStateRTR, ibv.QPStateRTS}: {req: st | ibv.QPAttrMaskSQPSN, opt: cur | acc | alt | mig},
+		{ibv.QPStateRTS, ibv.QPStateRTS}: {req: st, opt: cur | acc | alt | mig},
+		{ibv.QPStateRTS, ibv.QPStateSQD}: {req: st, opt: ibv.QPAttrMaskEnSQDAsyncNotify},
+		{ibv.QPStateSQD, ibv.QPStateRTS}: {req: st, opt: cur | acc | alt | mig},
+		{ibv.QPStateSQD, ibv.QPStateSQD}: {req: st, opt: av | alt | acc | pkey | port | mig},
+		{ibv.QPStateSQE, ibv.QPStateRTS}: {req: st, opt: cur | acc},
 	}
 	udRules = map[transition]rule{
-		{ibv.QpsReset, ibv.QpsInit}: {req: st | pkey | port | qkey},
-		{ibv.QpsInit, ibv.QpsInit}:  {req: st, opt: pkey | port | qkey},
-		{ibv.QpsInit, ibv.QpsRtr}:   {req: st, opt: pkey | qkey},
-		{ibv.QpsRtr, ibv.QpsRts}:    {req: st | ibv.QPSqPSN, opt: cur | qkey},
-		{ibv.QpsRts, ibv.QpsRts}:    {req: st, opt: cur | qkey},
-		{ibv.QpsRts, ibv.QpsSqd}:    {req: st, opt: ibv.QPEnSqdAsyncNotify},
-		{ibv.QpsSqd, ibv.QpsRts}:    {req: st, opt: cur | qkey},
-		{ibv.QpsSqd, ibv.QpsSqd}:    {req: st, opt: pkey | qkey},
-		{ibv.QpsSqe, ibv.QpsRts}:    {req: st, opt: cur | qkey},
+		{ibv.QPStateReset, ibv.QPStateInit}: {req: st | pkey | port | qkey},
+		{ibv.QPStateInit, ibv.QPStateInit}:  {req: st, opt: pkey | port | qkey},
+		{ibv.QPStateInit, ibv.QPStateRTR}:   {req: st, opt: pkey | qkey},
+		{ibv.QPStateRTR, ibv.QPStateRTS}:    {req: st | ibv.QPAttrMaskSQPSN, opt: cur | qkey},
+		{ibv.QPStateRTS, ibv.QPStateRTS}:    {req: st, opt: cur | qkey},
+		{ibv.QPStateRTS, ibv.QPStateSQD}:    {req: st, opt: ibv.QPAttrMaskEnSQDAsyncNotify},
+		{ibv.QPStateSQD, ibv.QPStateRTS}:    {req: st, opt: cur | qkey},
+		{ibv.QPStateSQD, ibv.QPStateSQD}:    {req: st, opt: pkey | qkey},
+		{ibv.QPStateSQE, ibv.QPStateRTS}:    {req: st, opt: cur | qkey},
 	}
 )
 
 func rulesFor(t ibv.QPType) map[transition]rule {
 	switch t {
-	case ibv.QptRC, ibv.QptXRCSend, ibv.QptXRCRecv:
+	case ibv.QPTypeRC, ibv.QPTypeXRCSend, ibv.QPTypeXRCRecv:
 		return rcRules
-	case ibv.QptUC:
+	case ibv.QPTypeUC:
 		return ucRules
-	case ibv.QptUD:
+	case ibv.QPTypeUD:
 		return udRules
 	}
 	return nil // other types (raw packet, driver): not checked here
@@ -100,14 +100,14 @@ func checkTransition(typ ibv.QPType, from ibv.QPState, attr *ibv.QPAttr, mask ib
 		to = attr.QPState
 	}
 	e := &StateError{QPType: typ.String(), From: from.String(), To: to.String()}
-	if to == ibv.QpsReset || to == ibv.QpsErr {
+	if to == ibv.QPStateReset || to == ibv.QPStateErr {
 		// Any state may go to RESET, any but RESET to ERR, with only the
 		// state.
 		if mask&st == 0 {
 			e.Missing = maskNames(st)
 			return e
 		}
-		if from == ibv.QpsReset && to == ibv.QpsErr {
+		if from == ibv.QPStateReset && to == ibv.QPStateErr {
 			e.NoSuch = true
 			return e
 		}

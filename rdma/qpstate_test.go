@@ -14,8 +14,8 @@ import (
 // The required attributes are the tables of ibv_modify_qp(3); each case
 // below is one row, with one attribute dropped or one added.
 func TestCheckTransition(t *testing.T) {
-	rcRTR := st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN | ibv.QPMaxDestRdAtomic | rnrT
-	rcRTS := st | ibv.QPSqPSN | ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | ibv.QPMaxQPRdAtomic
+	rcRTR := st | av | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN | ibv.QPAttrMaskMaxDestRdAtomic | rnrT
+	rcRTS := st | ibv.QPAttrMaskSQPSN | ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt | ibv.QPAttrMaskRNRRetry | ibv.QPAttrMaskMaxQPRdAtomic
 	cases := []struct {
 		name    string
 		typ     ibv.QPType
@@ -27,28 +27,28 @@ func TestCheckTransition(t *testing.T) {
 		missing []string
 		invalid []string
 	}{
-		{"RC reset->init", ibv.QptRC, ibv.QpsReset, ibv.QpsInit, st | pkey | port | acc, true, false, nil, nil},
-		{"RC reset->init without access", ibv.QptRC, ibv.QpsReset, ibv.QpsInit, st | pkey | port, false, false, []string{"IBV_QP_ACCESS_FLAGS"}, nil},
-		{"UD reset->init needs qkey, not access", ibv.QptUD, ibv.QpsReset, ibv.QpsInit, st | pkey | port | acc, false, false, []string{"IBV_QP_QKEY"}, []string{"IBV_QP_ACCESS_FLAGS"}},
-		{"RC init->rtr", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR, true, false, nil, nil},
-		{"RC init->rtr without dest qpn", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR &^ ibv.QPDestQPN, false, false, []string{"IBV_QP_DEST_QPN"}, nil},
-		{"RC init->rtr with sq psn", ibv.QptRC, ibv.QpsInit, ibv.QpsRtr, rcRTR | ibv.QPSqPSN, false, false, nil, []string{"IBV_QP_SQ_PSN"}},
-		{"UC init->rtr needs no rd atomic", ibv.QptUC, ibv.QpsInit, ibv.QpsRtr, st | av | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN, true, false, nil, nil},
-		{"UD init->rtr", ibv.QptUD, ibv.QpsInit, ibv.QpsRtr, st, true, false, nil, nil},
-		{"RC rtr->rts", ibv.QptRC, ibv.QpsRtr, ibv.QpsRts, rcRTS, true, false, nil, nil},
-		{"RC rtr->rts without timeout and retry", ibv.QptRC, ibv.QpsRtr, ibv.QpsRts, rcRTS &^ (ibv.QPTimeout | ibv.QPRetryCnt), false, false, []string{"IBV_QP_TIMEOUT", "IBV_QP_RETRY_CNT"}, nil},
-		{"UD rtr->rts", ibv.QptUD, ibv.QpsRtr, ibv.QpsRts, st | ibv.QPSqPSN, true, false, nil, nil},
-		{"RC reset->rtr skips init", ibv.QptRC, ibv.QpsReset, ibv.QpsRtr, rcRTR, false, true, nil, nil},
-		{"RC rts->init goes back", ibv.QptRC, ibv.QpsRts, ibv.QpsInit, st | pkey | port | acc, false, true, nil, nil},
-		{"any -> err", ibv.QptRC, ibv.QpsRtr, ibv.QpsErr, st, true, false, nil, nil},
-		{"any -> reset", ibv.QptUD, ibv.QpsRts, ibv.QpsReset, st, true, false, nil, nil},
+		{"RC reset->init", ibv.QPTypeRC, ibv.QPStateReset, ibv.QPStateInit, st | pkey | port | acc, true, false, nil, nil},
+		{"RC reset->init without access", ibv.QPTypeRC, ibv.QPStateReset, ibv.QPStateInit, st | pkey | port, false, false, []string{"IBV_QP_ACCESS_FLAGS"}, nil},
+		{"UD reset->init needs qkey, not access", ibv.QPTypeUD, ibv.QPStateReset, ibv.QPStateInit, st | pkey | port | acc, false, false, []string{"IBV_QP_QKEY"}, []string{"IBV_QP_ACCESS_FLAGS"}},
+		{"RC init->rtr", ibv.QPTypeRC, ibv.QPStateInit, ibv.QPStateRTR, rcRTR, true, false, nil, nil},
+		{"RC init->rtr without dest qpn", ibv.QPTypeRC, ibv.QPStateInit, ibv.QPStateRTR, rcRTR &^ ibv.QPAttrMaskDestQPN, false, false, []string{"IBV_QP_DEST_QPN"}, nil},
+		{"RC init->rtr with sq psn", ibv.QPTypeRC, ibv.QPStateInit, ibv.QPStateRTR, rcRTR | ibv.QPAttrMaskSQPSN, false, false, nil, []string{"IBV_QP_SQ_PSN"}},
+		{"UC init->rtr needs no rd atomic", ibv.QPTypeUC, ibv.QPStateInit, ibv.QPStateRTR, st | av | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN, true, false, nil, nil},
+		{"UD init->rtr", ibv.QPTypeUD, ibv.QPStateInit, ibv.QPStateRTR, st, true, false, nil, nil},
+		{"RC rtr->rts", ibv.QPTypeRC, ibv.QPStateRTR, ibv.QPStateRTS, rcRTS, true, false, nil, nil},
+		{"RC rtr->rts without timeout and retry", ibv.QPTypeRC, ibv.QPStateRTR, ibv.QPStateRTS, rcRTS &^ (ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt), false, false, []string{"IBV_QP_TIMEOUT", "IBV_QP_RETRY_CNT"}, nil},
+		{"UD rtr->rts", ibv.QPTypeUD, ibv.QPStateRTR, ibv.QPStateRTS, st | ibv.QPAttrMaskSQPSN, true, false, nil, nil},
+		{"RC reset->rtr skips init", ibv.QPTypeRC, ibv.QPStateReset, ibv.QPStateRTR, rcRTR, false, true, nil, nil},
+		{"RC rts->init goes back", ibv.QPTypeRC, ibv.QPStateRTS, ibv.QPStateInit, st | pkey | port | acc, false, true, nil, nil},
+		{"any -> err", ibv.QPTypeRC, ibv.QPStateRTR, ibv.QPStateErr, st, true, false, nil, nil},
+		{"any -> reset", ibv.QPTypeUD, ibv.QPStateRTS, ibv.QPStateReset, st, true, false, nil, nil},
 		// The device refuses it too (rxe: EINVAL), as the kernel's
 		// ib_modify_qp_is_ok table has no RESET -> ERR.
-		{"RC reset -> err does not exist", ibv.QptRC, ibv.QpsReset, ibv.QpsErr, st, false, true, nil, nil},
-		{"UD reset -> err does not exist", ibv.QptUD, ibv.QpsReset, ibv.QpsErr, st, false, true, nil, nil},
-		{"-> err with other attributes", ibv.QptRC, ibv.QpsRts, ibv.QpsErr, st | ibv.QPTimeout, false, false, nil, []string{"IBV_QP_TIMEOUT"}},
-		{"rts attributes without a state change", ibv.QptRC, ibv.QpsRts, ibv.QpsRts, rnrT | acc, true, false, nil, nil},
-		{"raw packet is not checked", ibv.QptRawPacket, ibv.QpsReset, ibv.QpsRts, st, true, false, nil, nil},
+		{"RC reset -> err does not exist", ibv.QPTypeRC, ibv.QPStateReset, ibv.QPStateErr, st, false, true, nil, nil},
+		{"UD reset -> err does not exist", ibv.QPTypeUD, ibv.QPStateReset, ibv.QPStateErr, st, false, true, nil, nil},
+		{"-> err with other attributes", ibv.QPTypeRC, ibv.QPStateRTS, ibv.QPStateErr, st | ibv.QPAttrMaskTimeout, false, false, nil, []string{"IBV_QP_TIMEOUT"}},
+		{"rts attributes without a state change", ibv.QPTypeRC, ibv.QPStateRTS, ibv.QPStateRTS, rnrT | acc, true, false, nil, nil},
+		{"raw packet is not checked", ibv.QPTypeRawPacket, ibv.QPStateReset, ibv.QPStateRTS, st, true, false, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -132,18 +132,17 @@ func (s *SRQ) SetLimit(n int) error {
 		return invalid(op, "limit %d: must be in [1, %d)", n, s.actual.MaxWR)
 	}
 	attr := ibv.SRQAttr{SRQLimit: uint32(n)}
-	return s.srq.Modify(&attr, int32(ibv.SRQLimit))
+	return s.srq.Modify(&attr, ibv.SRQAttrMaskLimit)
 }
 
 // Query returns the SRQ's attributes (ibv_query_srq): its sizes and the
 // armed limit (0 once the limit event has fired).
 func (s *SRQ) Query() (ibv.SRQAttr, error) {
-	var a ibv.SRQAttr
 	if err := s.use("rdma.SRQ.Query"); err != nil {
-		return a, err
+		return ibv.SRQAttr{}, err
 	}
 	defer s.done()
-	return a, s.srq.Query(&a)
+	return s.srq.Query()
 }
 
 // Close destroys the SRQ (ibv_destroy_srq) once no QP uses it (else a

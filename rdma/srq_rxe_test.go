@@ -133,7 +133,7 @@ func TestSRQ(t *testing.T) {
 					slot := q*window + sent[q]%window
 					off := srqSendOff + slot*srqSlot
 					srqMessage(n.buf.Bytes()[off:off+srqSlot], q, sent[q])
-					w := SendWork{ID: uint64(q)<<32 | uint64(sent[q]), Op: ibv.WRSend, Flags: ibv.SendSignaled,
+					w := SendWork{ID: uint64(q)<<32 | uint64(sent[q]), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled,
 						SGEs: []ibv.SGE{n.mr.sge(t, off, srqSlot)}}
 					if err := n.qps[q].PostSend(w); err != nil {
 						return err
@@ -147,15 +147,15 @@ func TestSRQ(t *testing.T) {
 				return err
 			}
 			for _, wc := range wcs[:k] {
-				if wc.Status != ibv.WCSuccess {
+				if wc.Status != ibv.WCStatusSuccess {
 					return fmt.Errorf("completion %#x (%s): %s", wc.WRID, wc.Opcode, ibv.WCStatusStr(wc.Status))
 				}
-				if wc.Opcode == ibv.WCSend {
+				if wc.Opcode == ibv.WCOpcodeSend {
 					inflight[wc.WRID>>32]--
 					continue
 				}
 				q, ok := qpIndex[wc.QPNum]
-				if !ok || wc.Opcode != ibv.WCRecv || wc.ByteLen != srqSlot {
+				if !ok || wc.Opcode != ibv.WCOpcodeRecv || wc.ByteLen != srqSlot {
 					return fmt.Errorf("receive %d: QP %d, %s, %d bytes", wc.WRID, wc.QPNum, wc.Opcode, wc.ByteLen)
 				}
 				off := srqRecvOff + int(wc.WRID)*srqSlot
@@ -230,7 +230,7 @@ func TestSRQLimit(t *testing.T) {
 	}
 	sendN := func(n int) {
 		for i := range n {
-			require.NoError(t, a.qps[0].PostSend(SendWork{ID: uint64(i), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.mr.sge(t, srqSendOff, 8)}}))
+			require.NoError(t, a.qps[0].PostSend(SendWork{ID: uint64(i), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.mr.sge(t, srqSendOff, 8)}}))
 		}
 		awaitWCs(t, a.cq, n)
 		awaitWCs(t, b.cq, n)
@@ -246,7 +246,7 @@ func TestSRQLimit(t *testing.T) {
 		defer cancel()
 		ev, err := b.dev.AsyncEvent(ctx)
 		require.NoError(t, err, what)
-		require.Equal(t, ibv.EventSRQLimitReached, ev.Type, "%s: %v", what, ev)
+		require.Equal(t, ibv.EventTypeSRQLimitReached, ev.Type, "%s: %v", what, ev)
 		require.Same(t, b.srq, ev.SRQ, what)
 		attr, err := b.srq.Query()
 		require.NoError(t, err)

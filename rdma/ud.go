@@ -87,20 +87,20 @@ func (q *QP) ActivateUD(port uint8, qkey uint32) error {
 	if q == nil {
 		return nilErr(op)
 	}
-	if q.typ != ibv.QptUD {
+	if q.typ != ibv.QPTypeUD {
 		return invalid(op, "a %s QP is connected, not activated: use Connect", q.typ)
 	}
 	if port == 0 {
 		port = 1
 	}
-	init := ibv.QPAttr{QPState: ibv.QpsInit, PortNum: port, Qkey: qkey}
-	if err := q.Modify(&init, ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPQkey); err != nil {
+	init := ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: port, QKey: qkey}
+	if err := q.Modify(&init, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskQKey); err != nil {
 		return opErr(op+": RESET -> INIT", err)
 	}
-	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QpsRtr}, ibv.QPStateValue); err != nil {
+	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTR}, ibv.QPAttrMaskState); err != nil {
 		return opErr(op+": INIT -> RTR", err)
 	}
-	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QpsRts}, ibv.QPStateValue|ibv.QPSqPSN); err != nil {
+	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTS}, ibv.QPAttrMaskState|ibv.QPAttrMaskSQPSN); err != nil {
 		return opErr(op+": RTR -> RTS", err)
 	}
 	return nil
@@ -109,9 +109,8 @@ func (q *QP) ActivateUD(port uint8, qkey uint32) error {
 // learnUDMTU records port's active MTU as the longest UD message (the QP
 // is held by its caller, Modify).
 func (q *QP) learnUDMTU(port uint8) {
-	var a ibv.PortAttr
-	if q.pd.dev.ctx.QueryPort(port, &a) == nil && a.ActiveMTU >= ibv.MTU256 && a.ActiveMTU <= ibv.MTU4096 {
-		q.udMTU.Store(int32(128 << a.ActiveMTU))
+	if a, err := q.pd.dev.ctx.QueryPort(port); err == nil && a.ActiveMTU.Bytes() > 0 {
+		q.udMTU.Store(int32(a.ActiveMTU.Bytes()))
 	}
 }
 
@@ -128,7 +127,7 @@ func (q *QP) AttachMulticast(gid ibv.GID, lid uint16) error {
 		return err
 	}
 	defer q.done()
-	if q.typ != ibv.QptUD {
+	if q.typ != ibv.QPTypeUD {
 		return invalid(op, "only UD QPs join multicast groups, this is %s", q.typ)
 	}
 	q.mcastMu.Lock()

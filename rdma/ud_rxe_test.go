@@ -44,11 +44,11 @@ func newUDNode(t *testing.T, env *rxetest.Env, devName string, qps int) *udNode 
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, n.cq.Close()) })
 	for range qps {
-		qp, err := n.pd.NewQP(QPConfig{Type: ibv.QptUD, SendCQ: n.cq, RecvCQ: n.cq, MaxSend: 16, MaxRecv: 16})
+		qp, err := n.pd.NewQP(QPConfig{Type: ibv.QPTypeUD, SendCQ: n.cq, RecvCQ: n.cq, MaxSend: 16, MaxRecv: 16})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, qp.Close()) })
 		require.NoError(t, qp.ActivateUD(1, udQKey))
-		require.Equal(t, ibv.QpsRts, qp.State())
+		require.Equal(t, ibv.QPStateRTS, qp.State())
 		n.qps = append(n.qps, qp)
 	}
 	n.gid, err = n.dev.GID(1, env.GIDIndex)
@@ -66,7 +66,7 @@ func (n *udNode) recvAt(t *testing.T, qp *QP, id uint64, off, size int) {
 func (n *udNode) oneWC(t *testing.T, what string) ibv.WC {
 	t.Helper()
 	wc := awaitWCs(t, n.cq, 1)[0]
-	require.Equal(t, ibv.WCSuccess, wc.Status, "%s: %s", what, ibv.WCStatusStr(wc.Status))
+	require.Equal(t, ibv.WCStatusSuccess, wc.Status, "%s: %s", what, ibv.WCStatusStr(wc.Status))
 	return wc
 }
 
@@ -96,16 +96,16 @@ func TestUDPingPong(t *testing.T) {
 		copy(a.buf.Bytes()[8192:], msg)
 		b.recvAt(t, qb, 1, 0, size)
 		a.recvAt(t, qa, 2, 0, size)
-		require.NoError(t, qa.PostSend(SendWork{ID: 3, Op: ibv.WRSendWithImm, Flags: ibv.SendSignaled, Imm: 0xabcd,
+		require.NoError(t, qa.PostSend(SendWork{ID: 3, Op: ibv.WROpcodeSendWithImm, Flags: ibv.SendFlagsSignaled, Imm: 0xabcd,
 			SGEs: []ibv.SGE{a.mr.sge(t, 8192, size)}, AH: toB, RemoteQPN: qb.Num(), RemoteQKey: udQKey}))
 		sent := a.oneWC(t, what+", send")
-		require.Equal(t, ibv.WCSend, sent.Opcode)
+		require.Equal(t, ibv.WCOpcodeSend, sent.Opcode)
 		wc := b.oneWC(t, what+", receive")
-		require.Equal(t, ibv.WCRecv, wc.Opcode)
+		require.Equal(t, ibv.WCOpcodeRecv, wc.Opcode)
 		require.Equal(t, uint32(GRHLen+size), wc.ByteLen, what)
 		require.Equal(t, qa.Num(), wc.SrcQP, what)
-		require.NotZero(t, wc.WCFlags&uint32(ibv.WCGRH), "%s: a RoCE receive carries a GRH", what)
-		require.NotZero(t, wc.WCFlags&uint32(ibv.WCWithImm), what)
+		require.NotZero(t, wc.WCFlags&uint32(ibv.WCFlagsGRH), "%s: a RoCE receive carries a GRH", what)
+		require.NotZero(t, wc.WCFlags&uint32(ibv.WCFlagsWithImm), what)
 		require.Equal(t, uint32(0xabcd), *wc.ImmData(), what)
 		require.Equal(t, msg, b.buf.Bytes()[GRHLen:GRHLen+size], what)
 		grh, err := ParseGRH(b.buf.Bytes()[:GRHLen])
@@ -118,7 +118,7 @@ func TestUDPingPong(t *testing.T) {
 		back, err := b.pd.NewAHFromWC(&wc, b.buf.Bytes()[:GRHLen], 1)
 		require.NoError(t, err, what)
 		copy(b.buf.Bytes()[8192:], msg)
-		require.NoError(t, qb.PostSend(SendWork{ID: 4, Op: ibv.WRSend, Flags: ibv.SendSignaled,
+		require.NoError(t, qb.PostSend(SendWork{ID: 4, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled,
 			SGEs: []ibv.SGE{b.mr.sge(t, 8192, size)}, AH: back, RemoteQPN: wc.SrcQP, RemoteQKey: udQKey}))
 		b.oneWC(t, what+", answer")
 		got := a.oneWC(t, what+", answer received")
@@ -131,7 +131,7 @@ func TestUDPingPong(t *testing.T) {
 	}
 
 	// Longer than the path MTU: refused, nothing posted.
-	err = qa.PostSend(SendWork{Op: ibv.WRSend, SGEs: []ibv.SGE{a.mr.sge(t, 8192, mtu+1)}, AH: toB, RemoteQPN: qb.Num(), RemoteQKey: udQKey})
+	err = qa.PostSend(SendWork{Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.mr.sge(t, 8192, mtu+1)}, AH: toB, RemoteQPN: qb.Num(), RemoteQKey: udQKey})
 	var pe *PostError
 	require.ErrorAs(t, err, &pe)
 	require.ErrorIs(t, err, unix.EMSGSIZE)
@@ -140,10 +140,10 @@ func TestUDPingPong(t *testing.T) {
 	require.ErrorAs(t, err, &oe, "refused by rdma, before any C call")
 	// Without an address handle, or with one of another PD: refused.
 	for what, w := range map[string]SendWork{
-		"no AH":        {Op: ibv.WRSend, RemoteQPN: qb.Num(), RemoteQKey: udQKey},
-		"AH of B's PD": {Op: ibv.WRSend, AH: mustAH(t, b.pd, env, a.gid), RemoteQPN: qb.Num(), RemoteQKey: udQKey},
-		"QPN too big":  {Op: ibv.WRSend, AH: toB, RemoteQPN: 1 << 24, RemoteQKey: udQKey},
-		"RDMA write":   {Op: ibv.WRRDMAWrite, AH: toB, RemoteQPN: qb.Num()},
+		"no AH":        {Op: ibv.WROpcodeSend, RemoteQPN: qb.Num(), RemoteQKey: udQKey},
+		"AH of B's PD": {Op: ibv.WROpcodeSend, AH: mustAH(t, b.pd, env, a.gid), RemoteQPN: qb.Num(), RemoteQKey: udQKey},
+		"QPN too big":  {Op: ibv.WROpcodeSend, AH: toB, RemoteQPN: 1 << 24, RemoteQKey: udQKey},
+		"RDMA write":   {Op: ibv.WROpcodeRDMAWrite, AH: toB, RemoteQPN: qb.Num()},
 	} {
 		err := qa.PostSend(w)
 		require.ErrorIs(t, err, unix.EINVAL, what)
@@ -154,7 +154,7 @@ func TestUDPingPong(t *testing.T) {
 	// A closed AH is an error, not a use after free.
 	closed := mustAH(t, a.pd, env, b.gid)
 	require.NoError(t, closed.Close())
-	require.ErrorIs(t, qa.PostSend(SendWork{Op: ibv.WRSend, AH: closed, RemoteQPN: qb.Num()}), ErrClosed)
+	require.ErrorIs(t, qa.PostSend(SendWork{Op: ibv.WROpcodeSend, AH: closed, RemoteQPN: qb.Num()}), ErrClosed)
 	require.ErrorAs(t, a.pd.Close(), new(*BusyError), "a PD with an AH does not close")
 }
 
@@ -188,12 +188,12 @@ func TestUDMulticast(t *testing.T) {
 		b.recvAt(t, qp, uint64(i), 4096*i, 64)
 	}
 	copy(a.buf.Bytes()[8192:], "to the group")
-	require.NoError(t, a.qps[0].PostSend(SendWork{ID: 9, Op: ibv.WRSend, Flags: ibv.SendSignaled,
+	require.NoError(t, a.qps[0].PostSend(SendWork{ID: 9, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled,
 		SGEs: []ibv.SGE{a.mr.sge(t, 8192, 12)}, AH: toGroup, RemoteQPN: 0xffffff, RemoteQKey: udQKey}))
 	a.oneWC(t, "multicast send")
 	got := map[uint32]bool{}
 	for _, wc := range awaitWCs(t, b.cq, 2) {
-		require.Equal(t, ibv.WCSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+		require.Equal(t, ibv.WCStatusSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
 		got[wc.QPNum] = true
 		require.Equal(t, "to the group", string(b.buf.Bytes()[4096*int(wc.WRID)+GRHLen:][:12]))
 	}

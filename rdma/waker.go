@@ -40,7 +40,7 @@ type waker struct {
 
 // newWaker makes a waker for channel ch of device context ctx (see waker).
 func newWaker(ctx *ibv.Context, ch *ibv.CompChannel) (k *waker, err error) {
-	k = &waker{mem: cAlloc(unsafe.Sizeof(ibv.RecvWR{})), state: ibv.QpsReset}
+	k = &waker{mem: cAlloc(unsafe.Sizeof(ibv.RecvWR{})), state: ibv.QPStateReset}
 	defer func() {
 		if err != nil {
 			k.destroy()
@@ -53,7 +53,7 @@ func newWaker(ctx *ibv.Context, ch *ibv.CompChannel) (k *waker, err error) {
 	if k.cq, err = ctx.CreateCQ(2, k.mem, ch, 0); err != nil {
 		return k, err
 	}
-	k.qp, err = k.pd.CreateQP(&ibv.QPInitAttr{SendCQ: k.cq, RecvCQ: k.cq, QPType: ibv.QptRC,
+	k.qp, err = k.pd.CreateQP(&ibv.QPInitAttr{SendCQ: k.cq, RecvCQ: k.cq, QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
 	if err != nil {
 		return k, err
@@ -75,9 +75,9 @@ func (k *waker) check() error {
 		return err
 	}
 	k.wake()
-	var wc ibv.WC
+	var wc [1]ibv.WC
 	for deadline := time.Now().Add(wakerCheckFor); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		n, err := k.cq.Poll(1, &wc)
+		n, err := k.cq.Poll(wc[:])
 		if err != nil {
 			return err
 		}
@@ -99,22 +99,21 @@ func (k *waker) arm() error {
 	if k.armed.Load() || k.qp == nil {
 		return nil
 	}
-	if k.state != ibv.QpsReset {
-		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsReset}, int32(ibv.QPStateValue)); err != nil {
+	if k.state != ibv.QPStateReset {
+		if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateReset}, ibv.QPAttrMaskState); err != nil {
 			return err
 		}
-		k.state = ibv.QpsReset
+		k.state = ibv.QPStateReset
 	}
-	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1},
-		int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)); err != nil {
+	if err := k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1},
+		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
-	k.state = ibv.QpsInit
-	var bad *ibv.RecvWR
-	if err := k.qp.PostRecv((*ibv.RecvWR)(k.mem), &bad); err != nil {
+	k.state = ibv.QPStateInit
+	if _, err := k.qp.PostRecv((*ibv.RecvWR)(k.mem)); err != nil {
 		return err
 	}
-	if err := k.cq.ReqNotify(0); err != nil {
+	if err := k.cq.ReqNotify(false); err != nil {
 		return err
 	}
 	k.armed.Store(true)
@@ -130,8 +129,8 @@ func (k *waker) wake() {
 	if !k.armed.Load() || k.qp == nil {
 		return
 	}
-	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, int32(ibv.QPStateValue)) == nil {
-		k.state = ibv.QpsErr
+	if k.qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState) == nil {
+		k.state = ibv.QPStateErr
 		k.armed.Store(false)
 	}
 }
@@ -151,9 +150,9 @@ func (k *waker) taken(drain bool) {
 	if !drain || k.cq == nil {
 		return
 	}
-	var wc ibv.WC
+	var wc [1]ibv.WC
 	for {
-		if n, err := k.cq.Poll(1, &wc); n <= 0 || err != nil {
+		if n, err := k.cq.Poll(wc[:]); n <= 0 || err != nil {
 			break
 		}
 	}

@@ -19,6 +19,11 @@ import (
 // call (C never sees Go memory holding pointers), and a failure is an
 // *Error naming the helper that unwraps to the errno, as rdma_seterrno
 // moves the verbs return code into errno.
+//
+// Memory: buf (and the memory each SGE of a list names) must lie in memory
+// registered with mr (or the SGE's lkey) — mmap'd or C memory, or pinned Go
+// memory — and stay valid until the work request completes: the device
+// reads or writes it after the call returns.
 
 // sendWR allocates a zeroed ibv_send_wr followed by n SGEs in C memory,
 // copies sgl there and links it; free releases both.
@@ -58,101 +63,104 @@ func seterrno(fn string, err error) error {
 	return err
 }
 
-// sge is the one-entry list of the non-v helpers: lkey from mr, 0 without.
-func sge(addr unsafe.Pointer, length uint64, mr *ibv.MR) []ibv.SGE {
-	s := ibv.SGE{Addr: uint64(uintptr(addr)), Length: uint32(length)}
+// sge is the one-entry list of the non-v helpers over buf: lkey from mr,
+// 0 without.
+func sge(buf []byte, mr *ibv.MR) []ibv.SGE {
+	s := ibv.SGE{Addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), Length: uint32(len(buf))}
 	if mr != nil {
-		s.Lkey = mr.Lkey
+		s.LKey = mr.LKey
 	}
 	return []ibv.SGE{s}
 }
 
-func (id *CMID) postSend(fn string, wrID uint64, sgl []ibv.SGE, op ibv.WROpcode, flags ibv.SendFlags, set func(*ibv.SendWR)) error {
+func (cmid *CMID) postSend(fn string, wrID uint64, sgl []ibv.SGE, op ibv.WROpcode, flags ibv.SendFlags, set func(*ibv.SendWR)) error {
 	wr, free := sendWR(sgl)
 	defer free()
 	wr.WRID, wr.Opcode, wr.SendFlags = wrID, op, uint32(flags)
 	if set != nil {
 		set(wr)
 	}
-	var bad *ibv.SendWR
-	return seterrno(fn, id.QP.PostSend(wr, &bad))
+	_, err := cmid.QP.PostSend(wr)
+	return seterrno(fn, err)
 }
 
-// PostSend is rdma_post_send (rdma/rdma_verbs.h): post one send of length
-// bytes at addr (registered memory, mr's lkey) on id's QP; wrID comes back
-// in the completion. flags are ibv_send_flags ([ibv.SendSignaled] for a
+// PostSend is rdma_post_send (rdma/rdma_verbs.h): post one send of buf
+// (registered memory, mr's lkey) on id's QP; wrID comes back
+// in the completion. flags are ibv_send_flags ([ibv.SendFlagsSignaled] for a
 // completion).
-func (id *CMID) PostSend(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags) error {
-	return id.postSend("rdma_post_send", wrID, sge(addr, length, mr), ibv.WRSend, flags, nil)
+func (cmid *CMID) PostSend(wrID uint64, buf []byte, mr *ibv.MR, flags ibv.SendFlags) error {
+	return cmid.postSend("rdma_post_send", wrID, sge(buf, mr), ibv.WROpcodeSend, flags, nil)
 }
 
 // PostSendv is rdma_post_sendv (rdma/rdma_verbs.h): [CMID.PostSend] of a
 // scatter/gather list (copied to C memory for the call).
-func (id *CMID) PostSendv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags) error {
-	return id.postSend("rdma_post_sendv", wrID, sgl, ibv.WRSend, flags, nil)
+func (cmid *CMID) PostSendv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags) error {
+	return cmid.postSend("rdma_post_sendv", wrID, sgl, ibv.WROpcodeSend, flags, nil)
 }
 
 // PostUDSend is rdma_post_ud_send (rdma/rdma_verbs.h): [CMID.PostSend] on
 // an unreliable-datagram QP to remoteQPN through ah, with the rdmacm qkey
 // RDMA_UDP_QKEY.
-func (id *CMID) PostUDSend(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, ah *ibv.AH, remoteQPN uint32) error {
-	return id.postSend("rdma_post_ud_send", wrID, sge(addr, length, mr), ibv.WRSend, flags, func(wr *ibv.SendWR) {
+func (cmid *CMID) PostUDSend(wrID uint64, buf []byte, mr *ibv.MR, flags ibv.SendFlags, ah *ibv.AH, remoteQPN uint32) error {
+	return cmid.postSend("rdma_post_ud_send", wrID, sge(buf, mr), ibv.WROpcodeSend, flags, func(wr *ibv.SendWR) {
 		ud := wr.WR.UD()
-		ud.AH, ud.RemoteQPN, ud.RemoteQkey = ah, remoteQPN, uint32(UDPQkey)
+		ud.AH, ud.RemoteQPN, ud.RemoteQKey = ah, remoteQPN, uint32(UDPQKey)
 	})
 }
 
 // PostWrite is rdma_post_write (rdma/rdma_verbs.h): post an RDMA write of
-// length bytes at addr to remoteAddr of the peer's region with rkey.
-func (id *CMID) PostWrite(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_write", ibv.WRRDMAWrite, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
+// buf to remoteAddr of the peer's region with rkey.
+func (cmid *CMID) PostWrite(wrID uint64, buf []byte, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
+	return cmid.rdma("rdma_post_write", ibv.WROpcodeRDMAWrite, wrID, sge(buf, mr), flags, remoteAddr, rkey)
 }
 
 // PostWritev is rdma_post_writev (rdma/rdma_verbs.h): [CMID.PostWrite] of a
 // scatter/gather list.
-func (id *CMID) PostWritev(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_writev", ibv.WRRDMAWrite, wrID, sgl, flags, remoteAddr, rkey)
+func (cmid *CMID) PostWritev(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
+	return cmid.rdma("rdma_post_writev", ibv.WROpcodeRDMAWrite, wrID, sgl, flags, remoteAddr, rkey)
 }
 
 // PostRead is rdma_post_read (rdma/rdma_verbs.h): post an RDMA read of
-// length bytes from remoteAddr of the peer's region with rkey into addr.
-func (id *CMID) PostRead(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_read", ibv.WRRDMARead, wrID, sge(addr, length, mr), flags, remoteAddr, rkey)
+// len(buf) bytes from remoteAddr of the peer's region with rkey into buf.
+func (cmid *CMID) PostRead(wrID uint64, buf []byte, mr *ibv.MR, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
+	return cmid.rdma("rdma_post_read", ibv.WROpcodeRDMARead, wrID, sge(buf, mr), flags, remoteAddr, rkey)
 }
 
 // PostReadv is rdma_post_readv (rdma/rdma_verbs.h): [CMID.PostRead] into a
 // scatter/gather list.
-func (id *CMID) PostReadv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.rdma("rdma_post_readv", ibv.WRRDMARead, wrID, sgl, flags, remoteAddr, rkey)
+func (cmid *CMID) PostReadv(wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
+	return cmid.rdma("rdma_post_readv", ibv.WROpcodeRDMARead, wrID, sgl, flags, remoteAddr, rkey)
 }
 
-func (id *CMID) rdma(fn string, op ibv.WROpcode, wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
-	return id.postSend(fn, wrID, sgl, op, flags, func(wr *ibv.SendWR) {
+func (cmid *CMID) rdma(fn string, op ibv.WROpcode, wrID uint64, sgl []ibv.SGE, flags ibv.SendFlags, remoteAddr uint64, rkey uint32) error {
+	return cmid.postSend(fn, wrID, sgl, op, flags, func(wr *ibv.SendWR) {
 		r := wr.WR.RDMA()
-		r.RemoteAddr, r.Rkey = remoteAddr, rkey
+		r.RemoteAddr, r.RKey = remoteAddr, rkey
 	})
 }
 
 // PostRecv is rdma_post_recv (rdma/rdma_verbs.h): post one receive buffer
-// of length bytes at addr (registered memory, mr's lkey) on id's SRQ if it
+// buf (registered memory, mr's lkey) on the id's SRQ if it
 // has one, else on its QP.
-func (id *CMID) PostRecv(wrID uint64, addr unsafe.Pointer, length uint64, mr *ibv.MR) error {
-	return id.postRecv("rdma_post_recv", wrID, sge(addr, length, mr))
+func (cmid *CMID) PostRecv(wrID uint64, buf []byte, mr *ibv.MR) error {
+	return cmid.postRecv("rdma_post_recv", wrID, sge(buf, mr))
 }
 
 // PostRecvv is rdma_post_recvv (rdma/rdma_verbs.h): [CMID.PostRecv] of a
 // scatter/gather list.
-func (id *CMID) PostRecvv(wrID uint64, sgl []ibv.SGE) error {
-	return id.postRecv("rdma_post_recvv", wrID, sgl)
+func (cmid *CMID) PostRecvv(wrID uint64, sgl []ibv.SGE) error {
+	return cmid.postRecv("rdma_post_recvv", wrID, sgl)
 }
 
-func (id *CMID) postRecv(fn string, wrID uint64, sgl []ibv.SGE) error {
+func (cmid *CMID) postRecv(fn string, wrID uint64, sgl []ibv.SGE) error {
 	wr, free := recvWR(sgl)
 	defer free()
 	wr.WRID = wrID
-	var bad *ibv.RecvWR
-	if id.SRQ != nil {
-		return seterrno(fn, id.SRQ.PostSRQRecv(wr, &bad))
+	var err error
+	if cmid.SRQ != nil {
+		_, err = cmid.SRQ.PostRecv(wr)
+	} else {
+		_, err = cmid.QP.PostRecv(wr)
 	}
-	return seterrno(fn, id.QP.PostRecv(wr, &bad))
+	return seterrno(fn, err)
 }

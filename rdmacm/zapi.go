@@ -4,10 +4,49 @@ package rdmacm
 
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
+	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dl "github.com/goverbs/goverbs/internal/dl"
 	unix "golang.org/x/sys/unix"
+	"slices"
+	"time"
 	"unsafe"
 )
+
+// ContextList is the array rdma_get_devices (rdma/rdma_cma.h) returns, from [GetDevices]: its entries stay valid until Close releases it (rdma_free_devices). Open or take what is needed before Close; the C library's page says entries not opened by then are no longer valid. A ContextList is not safe for concurrent use.
+type ContextList struct {
+	c   **ibv.Context
+	all []*ibv.Context
+}
+
+// All returns the entries, in C's order (a copy of the array; the entries themselves are C's, valid until Close). nil after Close.
+func (l *ContextList) All() []*ibv.Context {
+	if l == nil {
+		return nil
+	}
+	return l.all
+}
+
+// Len is the number of entries (0 after Close).
+func (l *ContextList) Len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.all)
+}
+
+// Close releases the array (rdma_free_devices); a second Close, or Close of a nil list, does nothing. It returns the error of a library that could not be loaded, and nil otherwise (rdma_free_devices returns nothing).
+func (l *ContextList) Close() error {
+	if l == nil || l.c == nil {
+		return nil
+	}
+	_, err := c_rdma_free_devices(l.c)
+	if err != nil {
+		return err
+	}
+	l.c, l.all = nil, nil
+	return nil
+}
 
 // Accept calls rdma_accept (rdma/rdma_cma.h): Called to accept a connection request.
 //
@@ -50,17 +89,22 @@ import (
 //
 // Unlike the socket accept routine, rdma_accept is not called on a listening rdma_cm_id. Instead, after calling rdma_listen, the user waits for an RDMA_CM_EVENT_CONNECT_REQUEST event to occur. Connection request events give the user a newly created rdma_cm_id, similar to a new socket, but the rdma_cm_id is bound to a specific RDMA device. rdma_accept is called on the new rdma_cm_id.
 //
-// # Failure
+// # Memory
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_accept that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// cgo lets C read connParam in Go memory only if the pointers it holds (PrivateData) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.Listen], [CMID.Reject], [EventChannel.GetCMEvent].
-func (id *CMID) Accept(connParam *ConnParam) error {
-	r, errno, err := c_rdma_accept(id, connParam)
+func (cmid *CMID) Accept(connParam *ConnParam) error {
+	r, errno, err := c_rdma_accept(cmid, connParam)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_accept", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_accept", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Ack calls rdma_ack_cm_event (rdma/rdma_cma.h): Free a communication event.
@@ -75,17 +119,18 @@ func (id *CMID) Accept(connParam *ConnParam) error {
 //
 // Returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_ack_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.GetCMEvent], [CMID.DestroyID].
-func (event *CMEvent) Ack() error {
-	r, errno, err := c_rdma_ack_cm_event(event)
+func (cm *CMEvent) Ack() error {
+	r, errno, err := c_rdma_ack_cm_event(cm)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_ack_cm_event", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_ack_cm_event", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // BindAddr calls rdma_bind_addr (rdma/rdma_cma.h): Bind an RDMA identifier to a source address.
@@ -107,17 +152,18 @@ func (event *CMEvent) Ack() error {
 //
 // If used to bind to port 0, the rdma_cm will select an available port, which can be retrieved with rdma_get_src_port(3).
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_bind_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.Listen], [CMID.ResolveAddr], [CMID.CreateQP], rdma_get_local_addr(3), [CMID.GetSrcPort].
-func (id *CMID) BindAddr(addr *Sockaddr) error {
-	r, errno, err := c_rdma_bind_addr(id, addr)
+func (cmid *CMID) BindAddr(addr *Sockaddr) error {
+	r, errno, err := c_rdma_bind_addr(cmid, addr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_bind_addr", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_bind_addr", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Connect calls rdma_connect (rdma/rdma_cma.h): Initiate an active connection request.
@@ -163,17 +209,22 @@ func (id *CMID) BindAddr(addr *Sockaddr) error {
 //
 // Users must have resolved a route to the destination address by having called rdma_resolve_route or rdma_create_ep before calling this routine.
 //
-// # Failure
+// # Memory
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_connect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// cgo lets C read connParam in Go memory only if the pointers it holds (PrivateData) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Disconnect], [CMID.Listen], [EventChannel.GetCMEvent].
-func (id *CMID) Connect(connParam *ConnParam) error {
-	r, errno, err := c_rdma_connect(id, connParam)
+func (cmid *CMID) Connect(connParam *ConnParam) error {
+	r, errno, err := c_rdma_connect(cmid, connParam)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_connect", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_connect", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CreateEP calls rdma_create_ep (rdma/rdma_cma.h): Allocate a communication identifier and optional QP.
@@ -203,17 +254,27 @@ func (id *CMID) Connect(connParam *ConnParam) error {
 //
 // Users must release the created rdma_cm_id by calling rdma_destroy_ep.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_ep that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// id is a result.
+//
+// # Memory
+//
+// cgo lets C read res in Go memory only if the pointers it holds (AiSrcAddr, AiDstAddr, AiSrcCanonname, AiDstCanonname, AiRoute, AiConnect, AiNext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [Getaddrinfo], [CreateEventChannel], [CMID.Connect], [CMID.Listen], [CMID.DestroyEP], [CMID.MigrateID].
-func CreateEP(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
-	r, errno, err := c_rdma_create_ep(id, res, pd, qpInitAttr)
+func CreateEP(res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) (id *CMID, err error) {
+	var zid *CMID
+	r, errno, err := c_rdma_create_ep(&zid, res, pd, qpInitAttr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_ep", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_ep", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zid, nil
 }
 
 // CreateEventChannel calls rdma_create_event_channel (rdma/rdma_cma.h): Open a channel used to report communication events.
@@ -236,9 +297,7 @@ func CreateEP(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) 
 //
 // Each event channel is mapped to a file descriptor. The associated file descriptor can be used and manipulated like any other fd to change its behavior. Users may make the fd non-blocking, poll or select the fd, etc.
 //
-// # Failure
-//
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_create_event_channel that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention pointer_or_null_errno.
 //
 // See also rdma_cm(7), [EventChannel.GetCMEvent], [EventChannel.Destroy].
 func CreateEventChannel() (*EventChannel, error) {
@@ -281,17 +340,23 @@ func CreateEventChannel() (*EventChannel, error) {
 //
 // Users must release the rdma_cm_id by calling rdma_destroy_id.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// id is a result.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [CreateEventChannel], [CMID.DestroyID], [GetDevices], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.Connect], [CMID.Listen], [CMID.SetOption].
-func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps PortSpace) error {
-	r, errno, err := c_rdma_create_id(channel, id, context, ps)
+func (ec *EventChannel) CreateID(context unsafe.Pointer, ps PortSpace) (id *CMID, err error) {
+	var zid *CMID
+	r, errno, err := c_rdma_create_id(ec, &zid, context, ps)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_id", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_id", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zid, nil
 }
 
 // CreateQP calls rdma_create_qp (rdma/rdma_cma.h): Allocate a QP.
@@ -318,30 +383,32 @@ func (channel *EventChannel) CreateID(id **CMID, context unsafe.Pointer, ps Port
 //
 // The actual capabilities and properties of the created QP will be returned to the user through the qp_init_attr parameter. An rdma_cm_id may only be associated with a single QP.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CMID.DestroyQP], ibv_create_qp(3), ibv_modify_qp(3).
-func (id *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
-	r, errno, err := c_rdma_create_qp(id, pd, qpInitAttr)
+func (cmid *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
+	r, errno, err := c_rdma_create_qp(cmid, pd, qpInitAttr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_qp", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_qp", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CreateQPEx calls rdma_create_qp_ex (rdma/rdma_cma.h): (no manual page documents it).
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_qp_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
-	r, errno, err := c_rdma_create_qp_ex(id, qpInitAttr)
+// Convention zero_or_minus_one_errno.
+func (cmid *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
+	r, errno, err := c_rdma_create_qp_ex(cmid, qpInitAttr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_qp_ex", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_qp_ex", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CreateSRQ calls rdma_create_srq (rdma/rdma_verbs.h): Allocate a shared receive queue.
@@ -368,30 +435,32 @@ func (id *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 //
 // The actual capabilities and properties of the created SRQ will be returned to the user through the attr parameter. An rdma_cm_id may only be associated with a single SRQ.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CreateEP], [CMID.DestroySRQ], ibv_create_srq(3), ibv_create_xsrq(3).
-func (id *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
-	r, errno, err := c_rdma_create_srq(id, pd, attr)
+func (cmid *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
+	r, errno, err := c_rdma_create_srq(cmid, pd, attr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_srq", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_srq", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // CreateSRQEx calls rdma_create_srq_ex (rdma/rdma_verbs.h): (no manual page documents it).
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_create_srq_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
-	r, errno, err := c_rdma_create_srq_ex(id, attr)
+// Convention zero_or_minus_one_errno.
+func (cmid *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
+	r, errno, err := c_rdma_create_srq_ex(cmid, attr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_create_srq_ex", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_create_srq_ex", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // DestroyEP calls rdma_destroy_ep (rdma/rdma_cma.h): Release a communication identifier.
@@ -406,15 +475,12 @@ func (id *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
 //
 // rdma_destroy_ep will automatically destroy any QP and SRQ associated with the rdma_cm_id.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [CreateEP].
-func (id *CMID) DestroyEP() {
-	_, err := c_rdma_destroy_ep(id)
-	if err != nil {
-		panic(err)
+func (cmid *CMID) DestroyEP() {
+	if _, err := c_rdma_destroy_ep(cmid); err != nil {
+		panic(dl.Unavailable("rdmacm", err))
 	}
 }
 
@@ -434,15 +500,12 @@ func (id *CMID) DestroyEP() {
 //
 // All rdma_cm_id's associated with the event channel must be destroyed, and all returned events must be acked before calling this function.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [CreateEventChannel], [EventChannel.GetCMEvent], [CMEvent.Ack].
-func (channel *EventChannel) Destroy() {
-	_, err := c_rdma_destroy_event_channel(channel)
-	if err != nil {
-		panic(err)
+func (ec *EventChannel) Destroy() {
+	if _, err := c_rdma_destroy_event_channel(ec); err != nil {
+		panic(dl.Unavailable("rdmacm", err))
 	}
 }
 
@@ -462,17 +525,18 @@ func (channel *EventChannel) Destroy() {
 //
 // Users must free any associated QP with the rdma_cm_id before calling this routine and ack all related events.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_destroy_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.DestroyQP], [CMEvent.Ack].
-func (id *CMID) DestroyID() error {
-	r, errno, err := c_rdma_destroy_id(id)
+func (cmid *CMID) DestroyID() error {
+	r, errno, err := c_rdma_destroy_id(cmid)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_destroy_id", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_destroy_id", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // DestroyQP calls rdma_destroy_qp (rdma/rdma_cma.h): Deallocate a QP.
@@ -487,15 +551,12 @@ func (id *CMID) DestroyID() error {
 //
 // Users must destroy any QP associated with an rdma_cm_id before destroying the ID.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [CMID.CreateQP], [CMID.DestroyID], ibv_destroy_qp(3).
-func (id *CMID) DestroyQP() {
-	_, err := c_rdma_destroy_qp(id)
-	if err != nil {
-		panic(err)
+func (cmid *CMID) DestroyQP() {
+	if _, err := c_rdma_destroy_qp(cmid); err != nil {
+		panic(dl.Unavailable("rdmacm", err))
 	}
 }
 
@@ -515,15 +576,12 @@ func (id *CMID) DestroyQP() {
 //
 // Users should destroy any SRQ associated with an rdma_cm_id before destroying the ID.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [CMID.CreateSRQ], [CMID.DestroyID], ibv_destroy_srq(3).
-func (id *CMID) DestroySRQ() {
-	_, err := c_rdma_destroy_srq(id)
-	if err != nil {
-		panic(err)
+func (cmid *CMID) DestroySRQ() {
+	if _, err := c_rdma_destroy_srq(cmid); err != nil {
+		panic(dl.Unavailable("rdmacm", err))
 	}
 }
 
@@ -539,17 +597,18 @@ func (id *CMID) DestroySRQ() {
 //
 // Returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_disconnect that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.Connect], [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
-func (id *CMID) Disconnect() error {
-	r, errno, err := c_rdma_disconnect(id)
+func (cmid *CMID) Disconnect() error {
+	r, errno, err := c_rdma_disconnect(cmid)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_disconnect", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_disconnect", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Establish calls rdma_establish (rdma/rdma_cma.h): Complete an active connection request.
@@ -574,17 +633,18 @@ func (id *CMID) Disconnect() error {
 //
 // [CMID.Establish] returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_establish that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.Connect], [CMID.Disconnect], [EventChannel.GetCMEvent].
-func (id *CMID) Establish() error {
-	r, errno, err := c_rdma_establish(id)
+func (cmid *CMID) Establish() error {
+	r, errno, err := c_rdma_establish(cmid)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_establish", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_establish", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // EventStr calls rdma_event_str (rdma/rdma_cma.h): Returns a string representation of an rdma cm event.
@@ -599,41 +659,15 @@ func (id *CMID) Establish() error {
 //
 // Returns a pointer to a static character string corresponding to the event.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [EventChannel.GetCMEvent].
 func EventStr(event CMEventType) string {
 	r, _, err := c_rdma_event_str(event)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("rdmacm", err))
 	}
 	return unix.BytePtrToString(r)
-}
-
-// FreeDevices calls rdma_free_devices (rdma/rdma_cma.h): Frees the list of devices returned by rdma_get_devices.
-//
-// Frees the device array returned by rdma_get_devices.
-//
-// # Arguments
-//
-//   - list: List of devices returned from rdma_get_devices.
-//
-// # Return value
-//
-// None.
-//
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-//
-// See also [GetDevices].
-func FreeDevices(list **ibv.Context) {
-	_, err := c_rdma_free_devices(list)
-	if err != nil {
-		panic(err)
-	}
 }
 
 // Freeaddrinfo calls rdma_freeaddrinfo (rdma/rdma_cma.h): Frees the list of rdma_addrinfo structures returned by rdma_getaddrinfo.
@@ -648,15 +682,12 @@ func FreeDevices(list **ibv.Context) {
 //
 // None.
 //
-// # Failure
-//
-// C convention void (no value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention void.
 //
 // See also [Getaddrinfo].
-func (res *Addrinfo) Freeaddrinfo() {
-	_, err := c_rdma_freeaddrinfo(res)
-	if err != nil {
-		panic(err)
+func (a *Addrinfo) Freeaddrinfo() {
+	if _, err := c_rdma_freeaddrinfo(a); err != nil {
+		panic(dl.Unavailable("rdmacm", err))
 	}
 }
 
@@ -735,17 +766,23 @@ func (res *Addrinfo) Freeaddrinfo() {
 //
 // The default synchronous behavior of this routine can be changed by modifying the file descriptor associated with the given channel. All events that are reported must be acknowledged by calling rdma_ack_cm_event. Destruction of an rdma_cm_id will block until related events have been acknowledged.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// event is a result.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMEvent.Ack], [CreateEventChannel], [CMID.ResolveAddr], [CMID.ResolveRoute], [CMID.Connect], [CMID.Listen], [CMID.JoinMulticast], [CMID.DestroyID], [EventStr], [CMID.WriteCMEvent].
-func (channel *EventChannel) GetCMEvent(event **CMEvent) error {
-	r, errno, err := c_rdma_get_cm_event(channel, event)
+func (ec *EventChannel) GetCMEvent() (event *CMEvent, err error) {
+	var zevent *CMEvent
+	r, errno, err := c_rdma_get_cm_event(ec, &zevent)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_get_cm_event", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_get_cm_event", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zevent, nil
 }
 
 // GetDevices calls rdma_get_devices (rdma/rdma_cma.h): Get a list of RDMA devices currently available.
@@ -764,20 +801,27 @@ func (channel *EventChannel) GetCMEvent(event **CMEvent) error {
 //
 // The returned array must be released by calling rdma_free_devices. Devices remain opened while the librdmacm is loaded.
 //
-// # Failure
+// # Go shape
 //
-// C convention pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): a failure is an *[Error] naming rdma_get_devices that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// the array is returned as a list whose Close releases it (rdma_free_devices); the entries are valid until then.
 //
-// See also [FreeDevices].
-func GetDevices(numDevices *int32) (**ibv.Context, error) {
-	r, errno, err := c_rdma_get_devices(numDevices)
+// Convention pointer_or_null_errno.
+//
+// See also rdma_free_devices(3).
+func GetDevices() (*ContextList, error) {
+	var znumDevices int32
+	r, errno, err := c_rdma_get_devices(&znumDevices)
 	if err != nil {
 		return nil, err
 	}
 	if err := cerr.PointerOrNullErrno("rdma_get_devices", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
-	return r, nil
+	list := &ContextList{
+		all: slices.Clone(unsafe.Slice(r, znumDevices)),
+		c:   r,
+	}
+	return list, nil
 }
 
 // GetDstPort calls rdma_get_dst_port (rdma/rdma_cma.h): Returns the remote port number of a bound rdma_cm_id.
@@ -796,15 +840,13 @@ func GetDevices(numDevices *int32) (**ibv.Context, error) {
 //
 // The result (C: __be16) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes16) on a little-endian host.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [CMID.Connect], [CMID.Accept], [EventChannel.GetCMEvent], [CMID.GetSrcPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) GetDstPort() uint16 {
-	r, _, err := c_rdma_get_dst_port(id)
+func (cmid *CMID) GetDstPort() uint16 {
+	r, _, err := c_rdma_get_dst_port(cmid)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("rdmacm", err))
 	}
 	return r
 }
@@ -835,17 +877,23 @@ func (id *CMID) GetDstPort() uint16 {
 //
 // [CMID.GetRemoteECE] returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_remote_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// ece is a result.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [CMID.SetLocalECE].
-func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
-	r, errno, err := c_rdma_get_remote_ece(id, ece)
+func (cmid *CMID) GetRemoteECE() (ece ibv.ECE, err error) {
+	var zece ibv.ECE
+	r, errno, err := c_rdma_get_remote_ece(cmid, &zece)
 	if err != nil {
-		return err
+		return ibv.ECE{}, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_get_remote_ece", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_get_remote_ece", int32(r), errno); err != nil {
+		return ibv.ECE{}, err
+	}
+	return zece, nil
 }
 
 // GetRequest calls rdma_get_request (rdma/rdma_cma.h): Retrieves the next pending connection request event.
@@ -867,17 +915,23 @@ func (id *CMID) GetRemoteECE(ece *ibv.ECE) error {
 //
 // If QP attributes are associated with the listening endpoint, the returned rdma_cm_id will also reference an allocated QP.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_get_request that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// id is a result.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.GetCMEvent], [CMID.Accept], [CMID.Reject], [CMID.Connect], [CMID.Listen], [CMID.DestroyID].
-func (listen *CMID) GetRequest(id **CMID) error {
-	r, errno, err := c_rdma_get_request(listen, id)
+func (cmid *CMID) GetRequest() (id *CMID, err error) {
+	var zid *CMID
+	r, errno, err := c_rdma_get_request(cmid, &zid)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_get_request", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_get_request", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zid, nil
 }
 
 // GetSrcPort calls rdma_get_src_port (rdma/rdma_cma.h): Returns the local port number of a bound rdma_cm_id.
@@ -896,15 +950,13 @@ func (listen *CMID) GetRequest(id **CMID) error {
 //
 // The result (C: __be16) is in network byte order (big-endian), not the host's: use binary.BigEndian on its bytes, or swap it (math/bits.ReverseBytes16) on a little-endian host.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention value.
 //
 // See also [CMID.BindAddr], [CMID.ResolveAddr], [CMID.GetDstPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) GetSrcPort() uint16 {
-	r, _, err := c_rdma_get_src_port(id)
+func (cmid *CMID) GetSrcPort() uint16 {
+	r, _, err := c_rdma_get_src_port(cmid)
 	if err != nil {
-		panic(err)
+		panic(dl.Unavailable("rdmacm", err))
 	}
 	return r
 }
@@ -964,6 +1016,14 @@ func (id *CMID) GetSrcPort() uint16 {
 //
 // Either node, service, or hints must be provided. If hints are provided, the operation will be controlled by hints.ai_flags. If RAI_PASSIVE is specified, the call will resolve address information for use on the passive side of a connection. If node is provided, rdma_getaddrinfo will attempt to resolve the RDMA address, route, and connection data to the given node. The hints parameter, if provided, may be used to control the resulting output as indicated below. If node is not given, rdma_getaddrinfo will attempt to resolve the RDMA addressing information based on the hints.ai_src_addr, hints.ai_dst_addr, or hints.ai_route.
 //
+// # Go shape
+//
+// res is a result; node is a Go string ("" passes NULL); service is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Memory
+//
+// cgo lets C read hints in Go memory only if the pointers it holds (AiSrcAddr, AiDstAddr, AiSrcCanonname, AiDstCanonname, AiRoute, AiConnect, AiNext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
 // # Errors
 //
 //   - EAI_ADDRFAMILY: The specified network host does not have any network addresses in the requested address family.
@@ -978,17 +1038,31 @@ func (id *CMID) GetSrcPort() uint16 {
 //   - EAI_SERVICE: The requested service is not available for the requested QP type. It may be available through another QP type.
 //   - EAI_SYSTEM: Other system error, check errno for details. The gai_strerror() function translates these error codes to a human readable string, suitable for error reporting.
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_getaddrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Probe "unknown-service" on rdma-core 44 and 65 (violated): rdma_getaddrinfo(3) says it returns 0 on success and -1 with errno on failure, and lists EAI_* codes; for an unknown service it returns getaddrinfo's EAI_SERVICE (-8) itself, not -1, with errno not meaningful (0 on rdma-core 44, stale ENOENT on 65).
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [CMID.BindAddr], [CreateEP], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo], [CMID.QueryAddrinfo].
-func Getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) error {
-	r, errno, err := c_rdma_getaddrinfo(node, service, hints, res)
+func Getaddrinfo(node string, service string, hints *Addrinfo) (res *Addrinfo, err error) {
+	var zres *Addrinfo
+	znode, err := carg.String("rdma_getaddrinfo", "node", node)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_getaddrinfo", int32(r), errno)
+	zservice, err := carg.String("rdma_getaddrinfo", "service", service)
+	if err != nil {
+		return nil, err
+	}
+	r, errno, err := c_rdma_getaddrinfo(znode, zservice, hints, &zres)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.EAIOrMinusOneErrno("rdma_getaddrinfo", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zres, nil
 }
 
 // InitQPAttr calls rdma_init_qp_attr (rdma/rdma_cma.h): Returns qp attributes of an rdma_cm_id.
@@ -1009,17 +1083,24 @@ func Getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) err
 //
 // [CMID.InitQPAttr] returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_init_qp_attr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// qp_attr and qp_attr_mask are results.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), ibv_modify_qp(3).
-func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
-	r, errno, err := c_rdma_init_qp_attr(id, qpAttr, qpAttrMask)
+func (cmid *CMID) InitQPAttr() (qpAttr ibv.QPAttr, qpAttrMask ibv.QPAttrMask, err error) {
+	var zqpAttr ibv.QPAttr
+	var zqpAttrMask int32
+	r, errno, err := c_rdma_init_qp_attr(cmid, &zqpAttr, &zqpAttrMask)
 	if err != nil {
-		return err
+		return ibv.QPAttr{}, 0, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_init_qp_attr", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_init_qp_attr", int32(r), errno); err != nil {
+		return ibv.QPAttr{}, 0, err
+	}
+	return zqpAttr, ibv.QPAttrMask(zqpAttrMask), nil
 }
 
 // JoinMulticast calls rdma_join_multicast (rdma/rdma_cma.h): Joins a multicast group.
@@ -1040,17 +1121,18 @@ func (id *CMID) InitQPAttr(qpAttr *ibv.QPAttr, qpAttrMask *int32) error {
 //
 // Before joining a multicast group, the rdma_cm_id must be bound to an RDMA device by calling rdma_bind_addr or rdma_resolve_addr. Use of rdma_resolve_addr requires the local routing tables to resolve the multicast address to an RDMA device, unless a specific source address is provided. The user must call rdma_leave_multicast to leave the multicast group and release any multicast resources. After the join operation completes, if a QP is associated with the rdma_cm_id, it is automatically attached to the multicast group when the multicast event is retrieved by the user. Otherwise, the user is responsible for calling ibv_attach_mcast to bind the QP to the multicast group. The join context is returned to the user through the private_data field in the rdma_cm_event.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
-func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
-	r, errno, err := c_rdma_join_multicast(id, addr, context)
+func (cmid *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
+	r, errno, err := c_rdma_join_multicast(cmid, addr, context)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_join_multicast", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_join_multicast", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // JoinMulticastEx calls rdma_join_multicast_ex (rdma/rdma_cma.h): Joins a multicast group with extended options.
@@ -1058,11 +1140,9 @@ func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
 // Joins a multicast group (MCG) with extended options. Currently supporting MC join with a specified join flag.
 //
 //	struct rdma_cm_join_mc_attr_ex {
-//
 //	uint32_t                comp_mask;      /* Bitwise OR between "rdma_cm_join_mc_attr_mask" enum */
 //	uint32_t                join_flags;     /* Use a single flag from "rdma_cm_mc_join_flags" enum */
 //	struct sockaddr         *addr;          /* Multicast address identifying the group to join */
-//
 //	};
 //
 // The supported join flags are:
@@ -1089,17 +1169,22 @@ func (id *CMID) JoinMulticast(addr *Sockaddr, context unsafe.Pointer) error {
 //
 // Before joining a multicast group, the rdma_cm_id must be bound to an RDMA device by calling rdma_bind_addr or rdma_resolve_addr. Use of rdma_resolve_addr requires the local routing tables to resolve the multicast address to an RDMA device, unless a specific source address is provided. The user must call rdma_leave_multicast to leave the multicast group and release any multicast resources. After the join operation completes, if a QP is associated with the rdma_cm_id, it is automatically attached to the multicast group when the multicast event is retrieved by the user. Otherwise, the user is responsible for calling ibv_attach_mcast to bind the QP to the multicast group. The join context is returned to the user through the private_data field in the rdma_cm_event.
 //
-// # Failure
+// # Memory
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_join_multicast_ex that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// cgo lets C read mcJoinAttr in Go memory only if the pointers it holds (Addr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.JoinMulticast], [CMID.LeaveMulticast], [CMID.BindAddr], [CMID.ResolveAddr], [CMID.CreateQP], [EventChannel.GetCMEvent].
-func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) error {
-	r, errno, err := c_rdma_join_multicast_ex(id, mcJoinAttr, context)
+func (cmid *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) error {
+	r, errno, err := c_rdma_join_multicast_ex(cmid, mcJoinAttr, context)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_join_multicast_ex", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_join_multicast_ex", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LeaveMulticast calls rdma_leave_multicast (rdma/rdma_cma.h): Leaves a multicast group.
@@ -1119,17 +1204,18 @@ func (id *CMID) JoinMulticastEx(mcJoinAttr *CMJoinMcAttrEx, context unsafe.Point
 //
 // Calling this function before a group has been fully joined results in canceling the join operation. Users should be aware that messages received from the multicast group may stilled be queued for completion processing immediately after leaving a multicast group. Destroying an rdma_cm_id will automatically leave all multicast groups.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_leave_multicast that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.JoinMulticast], [CMID.DestroyQP].
-func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
-	r, errno, err := c_rdma_leave_multicast(id, addr)
+func (cmid *CMID) LeaveMulticast(addr *Sockaddr) error {
+	r, errno, err := c_rdma_leave_multicast(cmid, addr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_leave_multicast", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_leave_multicast", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Listen calls rdma_listen (rdma/rdma_cma.h): Listen for incoming connection requests.
@@ -1149,17 +1235,26 @@ func (id *CMID) LeaveMulticast(addr *Sockaddr) error {
 //
 // Users must have bound the rdma_cm_id to a local address by calling rdma_bind_addr before calling this routine. If the rdma_cm_id is bound to a specific IP address, the listen will be restricted to that address and the associated RDMA device. If the rdma_cm_id is bound to an RDMA port number only, the listen will occur across all RDMA devices.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_listen that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// backlog is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [CMID.BindAddr], [CMID.Connect], [CMID.Accept], [CMID.Reject], [EventChannel.GetCMEvent].
-func (id *CMID) Listen(backlog int32) error {
-	r, errno, err := c_rdma_listen(id, backlog)
+func (cmid *CMID) Listen(backlog int) error {
+	zbacklog, err := carg.Int32("rdma_listen", "backlog", backlog)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_listen", int32(r), errno)
+	r, errno, err := c_rdma_listen(cmid, zbacklog)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_listen", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // MigrateID calls rdma_migrate_id (rdma/rdma_cma.h): Move a communication identifier to a different event channel.
@@ -1181,17 +1276,18 @@ func (id *CMID) Listen(backlog int32) error {
 //
 // If the channel parameter is NULL, the specified rdma_cm_id will be placed into synchronous operation mode. All calls on the id will block until the operation completes.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_migrate_id that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [CreateEventChannel], [EventChannel.CreateID], [EventChannel.GetCMEvent].
-func (id *CMID) MigrateID(channel *EventChannel) error {
-	r, errno, err := c_rdma_migrate_id(id, channel)
+func (cmid *CMID) MigrateID(channel *EventChannel) error {
+	r, errno, err := c_rdma_migrate_id(cmid, channel)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_migrate_id", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_migrate_id", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Notify calls rdma_notify (rdma/rdma_cma.h): Notifies the librdmacm of an asynchronous event.
@@ -1215,17 +1311,18 @@ func (id *CMID) MigrateID(channel *EventChannel) error {
 //
 //   - EISCONN: If errno is set to EISCONN (transport endpoint is already connected), this indicates that the the underlying communication manager established the connection before the call to rdma_notify could be processed.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_notify that unwraps to the errno, so errors.Is(err, unix.EISCONN) holds for a failure with EISCONN. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.Connect], [CMID.Accept], [CMID.Listen].
-func (id *CMID) Notify(event ibv.EventType) error {
-	r, errno, err := c_rdma_notify(id, event)
+func (cmid *CMID) Notify(event ibv.EventType) error {
+	r, errno, err := c_rdma_notify(cmid, event)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_notify", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_notify", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // QueryAddrinfo calls rdma_query_addrinfo (rdma/rdma_cma.h): Query the resolved address information.
@@ -1246,17 +1343,23 @@ func (id *CMID) Notify(event ibv.EventType) error {
 //
 // The info must be released with rdma_freeaddrinfo(3)
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_query_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// info is a result.
+//
+// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Getaddrinfo], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo].
-func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
-	r, errno, err := c_rdma_query_addrinfo(id, info)
+func (cmid *CMID) QueryAddrinfo() (info *Addrinfo, err error) {
+	var zinfo *Addrinfo
+	r, errno, err := c_rdma_query_addrinfo(cmid, &zinfo)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_query_addrinfo", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_query_addrinfo", int32(r), errno); err != nil {
+		return nil, err
+	}
+	return zinfo, nil
 }
 
 // Reject calls rdma_reject (rdma/rdma_cma.h): Called to reject a connection request.
@@ -1277,30 +1380,56 @@ func (id *CMID) QueryAddrinfo(info **Addrinfo) error {
 //
 // After receiving a connection request event, a user may call rdma_reject to reject the request. If the underlying RDMA transport supports private data in the reject message, the specified data will be passed to the remote side.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// private_data_len is len(privateData). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Memory
+//
+// C reads privateData during the call only: any memory will do.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.Listen], [CMID.Accept], [EventChannel.GetCMEvent].
-func (id *CMID) Reject(privateData unsafe.Pointer, privateDataLen uint8) error {
-	r, errno, err := c_rdma_reject(id, privateData, privateDataLen)
+func (cmid *CMID) Reject(privateData []byte) error {
+	zprivateDataLen, err := carg.Uint8("rdma_reject", "private_data_len", len(privateData))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_reject", int32(r), errno)
+	r, errno, err := c_rdma_reject(cmid, carg.Bytes(privateData), zprivateDataLen)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_reject", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // RejectECE calls rdma_reject_ece (rdma/rdma_cma.h): (no manual page documents it).
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_reject_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
-func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) error {
-	r, errno, err := c_rdma_reject_ece(id, privateData, privateDataLen)
+// private_data_len is len(privateData). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Memory
+//
+// C reads privateData during the call only: any memory will do.
+//
+// Convention zero_or_minus_one_errno.
+func (cmid *CMID) RejectECE(privateData []byte) error {
+	zprivateDataLen, err := carg.Uint8("rdma_reject_ece", "private_data_len", len(privateData))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_reject_ece", int32(r), errno)
+	r, errno, err := c_rdma_reject_ece(cmid, carg.Bytes(privateData), zprivateDataLen)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_reject_ece", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ResolveAddr calls rdma_resolve_addr (rdma/rdma_cma.h): Resolve destination and optional source addresses.
@@ -1326,17 +1455,26 @@ func (id *CMID) RejectECE(privateData unsafe.Pointer, privateDataLen uint8) erro
 //
 // This call is used to map a given destination IP address to a usable RDMA address. The IP to RDMA address mapping is done using the local routing tables, or via ARP. If a source address is given, the rdma_cm_id is bound to that address, the same as if rdma_bind_addr were called. If no source address is given, and the rdma_cm_id has not yet been bound to a device, then the rdma_cm_id will be bound to a source address based on the local routing tables. After this call, the rdma_cm_id will be bound to an RDMA device. This call is typically made from the active side of a connection before calling rdma_resolve_route and rdma_connect.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addr that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// timeout_ms is a time.Duration (rounded up to milliseconds). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [EventChannel.GetCMEvent], [CMID.BindAddr], [CMID.GetSrcPort], [CMID.GetDstPort], rdma_get_local_addr(3), rdma_get_peer_addr(3).
-func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int32) error {
-	r, errno, err := c_rdma_resolve_addr(id, srcAddr, dstAddr, timeoutMs)
+func (cmid *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeout time.Duration) error {
+	ztimeout, err := carg.Millis("rdma_resolve_addr", "timeout_ms", timeout)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_resolve_addr", int32(r), errno)
+	r, errno, err := c_rdma_resolve_addr(cmid, srcAddr, dstAddr, int32(ztimeout))
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_resolve_addr", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ResolveAddrinfo calls rdma_resolve_addrinfo (rdma/rdma_cma.h): Resolve RDMA addresses which supports both DNS and IB SA.
@@ -1369,17 +1507,38 @@ func (id *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int3
 //
 // The cm event RDMA_CM_EVENT_ADDRINFO_RESOLVED (on success) or RDMA_CM_EVENT_ADDRINFO_ERROR (on failure) is generated.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_addrinfo that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// node is a Go string ("" passes NULL); service is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Memory
+//
+// cgo lets C read hints in Go memory only if the pointers it holds (AiSrcAddr, AiDstAddr, AiSrcCanonname, AiDstCanonname, AiRoute, AiConnect, AiNext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// # Measured on rxe
+//
+// Probe "success" on rdma-core 65 (violated): rdma_resolve_addrinfo(3) says it returns -1 with errno set on failure; starting a DNS resolution of node B's numeric address fails in the guest (Linux 6.1, which lacks the rdma_cm commands librdmacm 65 adds for it) with -1 and errno -1, a negated EPERM, which no errno is. With no resolution, rdma_query_addrinfo has only its failure probe.
+//
+// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Getaddrinfo], [CMID.QueryAddrinfo].
-func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) error {
-	r, errno, err := c_rdma_resolve_addrinfo(id, node, service, hints)
+func (cmid *CMID) ResolveAddrinfo(node string, service string, hints *Addrinfo) error {
+	znode, err := carg.String("rdma_resolve_addrinfo", "node", node)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_resolve_addrinfo", int32(r), errno)
+	zservice, err := carg.String("rdma_resolve_addrinfo", "service", service)
+	if err != nil {
+		return err
+	}
+	r, errno, err := c_rdma_resolve_addrinfo(cmid, znode, zservice, hints)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_resolve_addrinfo", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ResolveRoute calls rdma_resolve_route (rdma/rdma_cma.h): Resolve the route information needed to establish a connection.
@@ -1403,17 +1562,26 @@ func (id *CMID) ResolveAddrinfo(node *byte, service *byte, hints *Addrinfo) erro
 //
 // This is called on the client side of a connection after calling rdma_resolve_addr, but before calling rdma_connect.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_resolve_route that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// timeout_ms is a time.Duration (rounded up to milliseconds). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [CMID.ResolveAddr], [CMID.Connect], [EventChannel.GetCMEvent].
-func (id *CMID) ResolveRoute(timeoutMs int32) error {
-	r, errno, err := c_rdma_resolve_route(id, timeoutMs)
+func (cmid *CMID) ResolveRoute(timeout time.Duration) error {
+	ztimeout, err := carg.Millis("rdma_resolve_route", "timeout_ms", timeout)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_resolve_route", int32(r), errno)
+	r, errno, err := c_rdma_resolve_route(cmid, int32(ztimeout))
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrMinusOneErrno("rdma_resolve_route", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetLocalECE calls rdma_set_local_ece (rdma/rdma_cma.h): Set local ECE paraemters to be used for REQ/REP communication.
@@ -1444,17 +1612,18 @@ func (id *CMID) ResolveRoute(timeoutMs int32) error {
 //
 // [CMID.SetLocalECE] returns 0 on success, or -1 on error. If an error occurs, errno will be set to indicate the failure reason.
 //
-// # Failure
-//
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_local_ece that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), [CMID.GetRemoteECE].
-func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
-	r, errno, err := c_rdma_set_local_ece(id, ece)
+func (cmid *CMID) SetLocalECE(ece *ibv.ECE) error {
+	r, errno, err := c_rdma_set_local_ece(cmid, ece)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_set_local_ece", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_set_local_ece", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetOption calls rdma_set_option (rdma/rdma_cma.h): Set communication options for an rdma_cm_id.
@@ -1484,17 +1653,26 @@ func (id *CMID) SetLocalECE(ece *ibv.ECE) error {
 //
 // Option details may be found in the relevant header files.
 //
-// # Failure
+// # Go shape
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_set_option that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. It panics with a *[MissingError] only when librdmacm.so.1 itself cannot be loaded.
+// optlen is len(optval).
+//
+// # Memory
+//
+// C reads optval during the call only: any memory will do.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID].
-func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, optlen uint64) error {
-	r, errno, err := c_rdma_set_option(id, level, optname, optval, optlen)
+func (cmid *CMID) SetOption(level int32, optname int32, optval []byte) error {
+	r, errno, err := c_rdma_set_option(cmid, level, optname, carg.Bytes(optval), uint64(len(optval)))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_set_option", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_set_option", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }
 
 // WriteCMEvent calls rdma_write_cm_event (rdma/rdma_cma.h): Write an event into a CM.
@@ -1519,15 +1697,20 @@ func (id *CMID) SetOption(level int32, optname int32, optval unsafe.Pointer, opt
 //
 // This call allows an application to write a user-defined event to the event channel associated with the specified rdma_cm_id. Valid user events are: RDMA_CM_EVENT_USER. Applications may use this for internal signaling purposes, such as waking a thread blocked on the event channel.
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_minus_one_errno (0 on success, -1 on failure with errno set): a failure is an *[Error] naming rdma_write_cm_event that unwraps to the errno, so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno. When the installed library lacks it (it needs rdma-core 65) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "success" on rdma-core 65 (undocumented behaviour): rdma_write_cm_event(3) says it returns 0 on success and names no requirement beyond an id with an event channel; writing RDMA_CM_EVENT_USER fails with EINVAL in the guest, whose Linux 6.1 rdma_cm has no UCMA_CMD_WRITE_CM_EVENT (the command librdmacm 65 sends is newer than the kernel).
+//
+// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [EventChannel.GetCMEvent].
-func (id *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {
-	r, errno, err := c_rdma_write_cm_event(id, event, status, arg)
+func (cmid *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {
+	r, errno, err := c_rdma_write_cm_event(cmid, event, status, arg)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrMinusOneErrno("rdma_write_cm_event", int32(r), errno)
+	if err := cerr.ZeroOrMinusOneErrno("rdma_write_cm_event", int32(r), errno); err != nil {
+		return err
+	}
+	return nil
 }

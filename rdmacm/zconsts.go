@@ -30,8 +30,8 @@ const (
 	IBIPPsUDP uint64 = 17891328
 	// IBPsIB is the macro RDMA_IB_PS_IB (rdma/rdma_cma.h).
 	IBPsIB uint64 = 20905984
-	// UDPQkey is the macro RDMA_UDP_QKEY (rdma/rdma_cma.h).
-	UDPQkey int32 = 19088743
+	// UDPQKey is the macro RDMA_UDP_QKEY (rdma/rdma_cma.h).
+	UDPQKey int32 = 19088743
 	// RaiPassive is the macro RAI_PASSIVE (rdma/rdma_cma.h).
 	RaiPassive int32 = 1
 	// RaiNumerichost is the macro RAI_NUMERICHOST (rdma/rdma_cma.h).

@@ -9,90 +9,90 @@ type CMEventType uint32
 
 // Values of CMEventType.
 const (
-	// CMEventAddrResolved is RDMA_CM_EVENT_ADDR_RESOLVED (rdma/rdma_cma.h).
-	CMEventAddrResolved CMEventType = 0
-	// CMEventAddrError is RDMA_CM_EVENT_ADDR_ERROR (rdma/rdma_cma.h).
-	CMEventAddrError CMEventType = 1
-	// CMEventRouteResolved is RDMA_CM_EVENT_ROUTE_RESOLVED (rdma/rdma_cma.h).
-	CMEventRouteResolved CMEventType = 2
-	// CMEventRouteError is RDMA_CM_EVENT_ROUTE_ERROR (rdma/rdma_cma.h).
-	CMEventRouteError CMEventType = 3
-	// CMEventConnectRequest is RDMA_CM_EVENT_CONNECT_REQUEST (rdma/rdma_cma.h).
-	CMEventConnectRequest CMEventType = 4
-	// CMEventConnectResponse is RDMA_CM_EVENT_CONNECT_RESPONSE (rdma/rdma_cma.h).
-	CMEventConnectResponse CMEventType = 5
-	// CMEventConnectError is RDMA_CM_EVENT_CONNECT_ERROR (rdma/rdma_cma.h).
-	CMEventConnectError CMEventType = 6
-	// CMEventUnreachable is RDMA_CM_EVENT_UNREACHABLE (rdma/rdma_cma.h).
-	CMEventUnreachable CMEventType = 7
-	// CMEventRejected is RDMA_CM_EVENT_REJECTED (rdma/rdma_cma.h).
-	CMEventRejected CMEventType = 8
-	// CMEventEstablished is RDMA_CM_EVENT_ESTABLISHED (rdma/rdma_cma.h).
-	CMEventEstablished CMEventType = 9
-	// CMEventDisconnected is RDMA_CM_EVENT_DISCONNECTED (rdma/rdma_cma.h).
-	CMEventDisconnected CMEventType = 10
-	// CMEventDeviceRemoval is RDMA_CM_EVENT_DEVICE_REMOVAL (rdma/rdma_cma.h).
-	CMEventDeviceRemoval CMEventType = 11
-	// CMEventMulticastJoin is RDMA_CM_EVENT_MULTICAST_JOIN (rdma/rdma_cma.h).
-	CMEventMulticastJoin CMEventType = 12
-	// CMEventMulticastError is RDMA_CM_EVENT_MULTICAST_ERROR (rdma/rdma_cma.h).
-	CMEventMulticastError CMEventType = 13
-	// CMEventAddrChange is RDMA_CM_EVENT_ADDR_CHANGE (rdma/rdma_cma.h).
-	CMEventAddrChange CMEventType = 14
-	// CMEventTimewaitExit is RDMA_CM_EVENT_TIMEWAIT_EXIT (rdma/rdma_cma.h).
-	CMEventTimewaitExit CMEventType = 15
-	// CMEventAddrinfoResolved is RDMA_CM_EVENT_ADDRINFO_RESOLVED (rdma/rdma_cma.h). Since rdma-core 65.
-	CMEventAddrinfoResolved CMEventType = 16
-	// CMEventAddrinfoError is RDMA_CM_EVENT_ADDRINFO_ERROR (rdma/rdma_cma.h). Since rdma-core 65.
-	CMEventAddrinfoError CMEventType = 17
-	// CMEventUser is RDMA_CM_EVENT_USER (rdma/rdma_cma.h). Since rdma-core 65.
-	CMEventUser CMEventType = 18
-	// CMEventInternal is RDMA_CM_EVENT_INTERNAL (rdma/rdma_cma.h). Since rdma-core 65.
-	CMEventInternal CMEventType = 19
+	// CMEventTypeAddrResolved is RDMA_CM_EVENT_ADDR_RESOLVED (rdma/rdma_cma.h).
+	CMEventTypeAddrResolved CMEventType = 0
+	// CMEventTypeAddrError is RDMA_CM_EVENT_ADDR_ERROR (rdma/rdma_cma.h).
+	CMEventTypeAddrError CMEventType = 1
+	// CMEventTypeRouteResolved is RDMA_CM_EVENT_ROUTE_RESOLVED (rdma/rdma_cma.h).
+	CMEventTypeRouteResolved CMEventType = 2
+	// CMEventTypeRouteError is RDMA_CM_EVENT_ROUTE_ERROR (rdma/rdma_cma.h).
+	CMEventTypeRouteError CMEventType = 3
+	// CMEventTypeConnectRequest is RDMA_CM_EVENT_CONNECT_REQUEST (rdma/rdma_cma.h).
+	CMEventTypeConnectRequest CMEventType = 4
+	// CMEventTypeConnectResponse is RDMA_CM_EVENT_CONNECT_RESPONSE (rdma/rdma_cma.h).
+	CMEventTypeConnectResponse CMEventType = 5
+	// CMEventTypeConnectError is RDMA_CM_EVENT_CONNECT_ERROR (rdma/rdma_cma.h).
+	CMEventTypeConnectError CMEventType = 6
+	// CMEventTypeUnreachable is RDMA_CM_EVENT_UNREACHABLE (rdma/rdma_cma.h).
+	CMEventTypeUnreachable CMEventType = 7
+	// CMEventTypeRejected is RDMA_CM_EVENT_REJECTED (rdma/rdma_cma.h).
+	CMEventTypeRejected CMEventType = 8
+	// CMEventTypeEstablished is RDMA_CM_EVENT_ESTABLISHED (rdma/rdma_cma.h).
+	CMEventTypeEstablished CMEventType = 9
+	// CMEventTypeDisconnected is RDMA_CM_EVENT_DISCONNECTED (rdma/rdma_cma.h).
+	CMEventTypeDisconnected CMEventType = 10
+	// CMEventTypeDeviceRemoval is RDMA_CM_EVENT_DEVICE_REMOVAL (rdma/rdma_cma.h).
+	CMEventTypeDeviceRemoval CMEventType = 11
+	// CMEventTypeMulticastJoin is RDMA_CM_EVENT_MULTICAST_JOIN (rdma/rdma_cma.h).
+	CMEventTypeMulticastJoin CMEventType = 12
+	// CMEventTypeMulticastError is RDMA_CM_EVENT_MULTICAST_ERROR (rdma/rdma_cma.h).
+	CMEventTypeMulticastError CMEventType = 13
+	// CMEventTypeAddrChange is RDMA_CM_EVENT_ADDR_CHANGE (rdma/rdma_cma.h).
+	CMEventTypeAddrChange CMEventType = 14
+	// CMEventTypeTimewaitExit is RDMA_CM_EVENT_TIMEWAIT_EXIT (rdma/rdma_cma.h).
+	CMEventTypeTimewaitExit CMEventType = 15
+	// CMEventTypeAddrinfoResolved is RDMA_CM_EVENT_ADDRINFO_RESOLVED (rdma/rdma_cma.h). Since rdma-core 65.
+	CMEventTypeAddrinfoResolved CMEventType = 16
+	// CMEventTypeAddrinfoError is RDMA_CM_EVENT_ADDRINFO_ERROR (rdma/rdma_cma.h). Since rdma-core 65.
+	CMEventTypeAddrinfoError CMEventType = 17
+	// CMEventTypeUser is RDMA_CM_EVENT_USER (rdma/rdma_cma.h). Since rdma-core 65.
+	CMEventTypeUser CMEventType = 18
+	// CMEventTypeInternal is RDMA_CM_EVENT_INTERNAL (rdma/rdma_cma.h). Since rdma-core 65.
+	CMEventTypeInternal CMEventType = 19
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v CMEventType) String() string {
 	switch v {
-	case CMEventAddrResolved:
+	case CMEventTypeAddrResolved:
 		return "RDMA_CM_EVENT_ADDR_RESOLVED"
-	case CMEventAddrError:
+	case CMEventTypeAddrError:
 		return "RDMA_CM_EVENT_ADDR_ERROR"
-	case CMEventRouteResolved:
+	case CMEventTypeRouteResolved:
 		return "RDMA_CM_EVENT_ROUTE_RESOLVED"
-	case CMEventRouteError:
+	case CMEventTypeRouteError:
 		return "RDMA_CM_EVENT_ROUTE_ERROR"
-	case CMEventConnectRequest:
+	case CMEventTypeConnectRequest:
 		return "RDMA_CM_EVENT_CONNECT_REQUEST"
-	case CMEventConnectResponse:
+	case CMEventTypeConnectResponse:
 		return "RDMA_CM_EVENT_CONNECT_RESPONSE"
-	case CMEventConnectError:
+	case CMEventTypeConnectError:
 		return "RDMA_CM_EVENT_CONNECT_ERROR"
-	case CMEventUnreachable:
+	case CMEventTypeUnreachable:
 		return "RDMA_CM_EVENT_UNREACHABLE"
-	case CMEventRejected:
+	case CMEventTypeRejected:
 		return "RDMA_CM_EVENT_REJECTED"
-	case CMEventEstablished:
+	case CMEventTypeEstablished:
 		return "RDMA_CM_EVENT_ESTABLISHED"
-	case CMEventDisconnected:
+	case CMEventTypeDisconnected:
 		return "RDMA_CM_EVENT_DISCONNECTED"
-	case CMEventDeviceRemoval:
+	case CMEventTypeDeviceRemoval:
 		return "RDMA_CM_EVENT_DEVICE_REMOVAL"
-	case CMEventMulticastJoin:
+	case CMEventTypeMulticastJoin:
 		return "RDMA_CM_EVENT_MULTICAST_JOIN"
-	case CMEventMulticastError:
+	case CMEventTypeMulticastError:
 		return "RDMA_CM_EVENT_MULTICAST_ERROR"
-	case CMEventAddrChange:
+	case CMEventTypeAddrChange:
 		return "RDMA_CM_EVENT_ADDR_CHANGE"
-	case CMEventTimewaitExit:
+	case CMEventTypeTimewaitExit:
 		return "RDMA_CM_EVENT_TIMEWAIT_EXIT"
-	case CMEventAddrinfoResolved:
+	case CMEventTypeAddrinfoResolved:
 		return "RDMA_CM_EVENT_ADDRINFO_RESOLVED"
-	case CMEventAddrinfoError:
+	case CMEventTypeAddrinfoError:
 		return "RDMA_CM_EVENT_ADDRINFO_ERROR"
-	case CMEventUser:
+	case CMEventTypeUser:
 		return "RDMA_CM_EVENT_USER"
-	case CMEventInternal:
+	case CMEventTypeInternal:
 		return "RDMA_CM_EVENT_INTERNAL"
 	}
 	return "CMEventType(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -103,26 +103,26 @@ type PortSpace uint32
 
 // Values of PortSpace.
 const (
-	// PsIpoib is RDMA_PS_IPOIB (rdma/rdma_cma.h).
-	PsIpoib PortSpace = 2
-	// PsTCP is RDMA_PS_TCP (rdma/rdma_cma.h).
-	PsTCP PortSpace = 262
-	// PsUDP is RDMA_PS_UDP (rdma/rdma_cma.h).
-	PsUDP PortSpace = 273
-	// PsIB is RDMA_PS_IB (rdma/rdma_cma.h).
-	PsIB PortSpace = 319
+	// PortSpaceIPoIB is RDMA_PS_IPOIB (rdma/rdma_cma.h).
+	PortSpaceIPoIB PortSpace = 2
+	// PortSpaceTCP is RDMA_PS_TCP (rdma/rdma_cma.h).
+	PortSpaceTCP PortSpace = 262
+	// PortSpaceUDP is RDMA_PS_UDP (rdma/rdma_cma.h).
+	PortSpaceUDP PortSpace = 273
+	// PortSpaceIB is RDMA_PS_IB (rdma/rdma_cma.h).
+	PortSpaceIB PortSpace = 319
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v PortSpace) String() string {
 	switch v {
-	case PsIpoib:
+	case PortSpaceIPoIB:
 		return "RDMA_PS_IPOIB"
-	case PsTCP:
+	case PortSpaceTCP:
 		return "RDMA_PS_TCP"
-	case PsUDP:
+	case PortSpaceUDP:
 		return "RDMA_PS_UDP"
-	case PsIB:
+	case PortSpaceIB:
 		return "RDMA_PS_IB"
 	}
 	return "PortSpace(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -141,12 +141,12 @@ type CMJoinMcAttrMask uint32
 
 // Values of CMJoinMcAttrMask.
 const (
-	// CMJoinMcAttrAddress is RDMA_CM_JOIN_MC_ATTR_ADDRESS (rdma/rdma_cma.h).
-	CMJoinMcAttrAddress CMJoinMcAttrMask = 0x1
-	// CMJoinMcAttrJoinFlags is RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS (rdma/rdma_cma.h).
-	CMJoinMcAttrJoinFlags CMJoinMcAttrMask = 0x2
-	// CMJoinMcAttrReserved is RDMA_CM_JOIN_MC_ATTR_RESERVED (rdma/rdma_cma.h).
-	CMJoinMcAttrReserved CMJoinMcAttrMask = 0x4
+	// CMJoinMcAttrMaskAddress is RDMA_CM_JOIN_MC_ATTR_ADDRESS (rdma/rdma_cma.h).
+	CMJoinMcAttrMaskAddress CMJoinMcAttrMask = 0x1
+	// CMJoinMcAttrMaskJoinFlags is RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS (rdma/rdma_cma.h).
+	CMJoinMcAttrMaskJoinFlags CMJoinMcAttrMask = 0x2
+	// CMJoinMcAttrMaskReserved is RDMA_CM_JOIN_MC_ATTR_RESERVED (rdma/rdma_cma.h).
+	CMJoinMcAttrMaskReserved CMJoinMcAttrMask = 0x4
 )
 
 // String returns the C names of the set bits joined by |, unknown bits in hex.
@@ -158,7 +158,7 @@ func (v CMJoinMcAttrMask) String() string {
 	for _, b := range []struct {
 		bit  CMJoinMcAttrMask
 		name string
-	}{{CMJoinMcAttrAddress, "RDMA_CM_JOIN_MC_ATTR_ADDRESS"}, {CMJoinMcAttrJoinFlags, "RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS"}, {CMJoinMcAttrReserved, "RDMA_CM_JOIN_MC_ATTR_RESERVED"}} {
+	}{{CMJoinMcAttrMaskAddress, "RDMA_CM_JOIN_MC_ATTR_ADDRESS"}, {CMJoinMcAttrMaskJoinFlags, "RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS"}, {CMJoinMcAttrMaskReserved, "RDMA_CM_JOIN_MC_ATTR_RESERVED"}} {
 		if v&b.bit != 0 {
 			if s != "" {
 				s += "|"
@@ -186,22 +186,22 @@ type CMMcJoinFlags uint32
 
 // Values of CMMcJoinFlags.
 const (
-	// McJoinFlagFullmember is RDMA_MC_JOIN_FLAG_FULLMEMBER (rdma/rdma_cma.h).
-	McJoinFlagFullmember CMMcJoinFlags = 0
-	// McJoinFlagSendonlyFullmember is RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER (rdma/rdma_cma.h).
-	McJoinFlagSendonlyFullmember CMMcJoinFlags = 1
-	// McJoinFlagReserved is RDMA_MC_JOIN_FLAG_RESERVED (rdma/rdma_cma.h).
-	McJoinFlagReserved CMMcJoinFlags = 2
+	// CMMcJoinFlagsFullmember is RDMA_MC_JOIN_FLAG_FULLMEMBER (rdma/rdma_cma.h).
+	CMMcJoinFlagsFullmember CMMcJoinFlags = 0
+	// CMMcJoinFlagsSendonlyFullmember is RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER (rdma/rdma_cma.h).
+	CMMcJoinFlagsSendonlyFullmember CMMcJoinFlags = 1
+	// CMMcJoinFlagsReserved is RDMA_MC_JOIN_FLAG_RESERVED (rdma/rdma_cma.h).
+	CMMcJoinFlagsReserved CMMcJoinFlags = 2
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v CMMcJoinFlags) String() string {
 	switch v {
-	case McJoinFlagFullmember:
+	case CMMcJoinFlagsFullmember:
 		return "RDMA_MC_JOIN_FLAG_FULLMEMBER"
-	case McJoinFlagSendonlyFullmember:
+	case CMMcJoinFlagsSendonlyFullmember:
 		return "RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER"
-	case McJoinFlagReserved:
+	case CMMcJoinFlagsReserved:
 		return "RDMA_MC_JOIN_FLAG_RESERVED"
 	}
 	return "CMMcJoinFlags(" + strconv.FormatUint(uint64(v), 10) + ")"
@@ -223,8 +223,8 @@ const (
 	OptionIDReuseaddr uint32 = 1
 	// OptionIDAfonly is RDMA_OPTION_ID_AFONLY (rdma/rdma_cma.h).
 	OptionIDAfonly uint32 = 2
-	// OptionIDACKTimeout is RDMA_OPTION_ID_ACK_TIMEOUT (rdma/rdma_cma.h).
-	OptionIDACKTimeout uint32 = 3
+	// OptionIDAckTimeout is RDMA_OPTION_ID_ACK_TIMEOUT (rdma/rdma_cma.h).
+	OptionIDAckTimeout uint32 = 3
 )
 
 // Constants of the anonymous enum at rdma/rdma_cma.h:731.

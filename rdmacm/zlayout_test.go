@@ -76,16 +76,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dlid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dlid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dlid),
+				Size:       unsafe.Sizeof(v.DLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "slid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Slid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Slid),
+				Size:       unsafe.Sizeof(v.SLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "raw_traffic",
@@ -132,9 +132,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pkey),
+				Size:       unsafe.Sizeof(v.PKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
@@ -222,9 +222,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "qkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Qkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.QKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Qkey),
+				Size:       unsafe.Sizeof(v.QKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "mlid",
@@ -257,9 +257,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pkey),
+				Size:       unsafe.Sizeof(v.PKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rate_selector",
@@ -361,9 +361,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pkey),
+				Size:       unsafe.Sizeof(v.PKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "lease",
@@ -451,16 +451,16 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "dlid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dlid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.DLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dlid),
+				Size:       unsafe.Sizeof(v.DLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "slid",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Slid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.SLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Slid),
+				Size:       unsafe.Sizeof(v.SLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "flowlabel_hoplimit",
@@ -486,9 +486,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pkey),
+				Size:       unsafe.Sizeof(v.PKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "qosclass_sl",
@@ -622,9 +622,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "pkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.PKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pkey),
+				Size:       unsafe.Sizeof(v.PKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -1070,9 +1070,9 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "qkey",
 				In:         []string{"65", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Qkey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&v.QKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Qkey),
+				Size:       unsafe.Sizeof(v.QKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "44"},
@@ -1235,99 +1235,99 @@ func layoutTable() *layouttest.Table {
 	tb.Consts = []layouttest.Const{{
 		C:     "RDMA_CM_EVENT_ADDR_RESOLVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventAddrResolved),
+		Value: layouttest.Bits(CMEventTypeAddrResolved),
 	}, {
 		C:     "RDMA_CM_EVENT_ADDR_ERROR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventAddrError),
+		Value: layouttest.Bits(CMEventTypeAddrError),
 	}, {
 		C:     "RDMA_CM_EVENT_ROUTE_RESOLVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventRouteResolved),
+		Value: layouttest.Bits(CMEventTypeRouteResolved),
 	}, {
 		C:     "RDMA_CM_EVENT_ROUTE_ERROR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventRouteError),
+		Value: layouttest.Bits(CMEventTypeRouteError),
 	}, {
 		C:     "RDMA_CM_EVENT_CONNECT_REQUEST",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventConnectRequest),
+		Value: layouttest.Bits(CMEventTypeConnectRequest),
 	}, {
 		C:     "RDMA_CM_EVENT_CONNECT_RESPONSE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventConnectResponse),
+		Value: layouttest.Bits(CMEventTypeConnectResponse),
 	}, {
 		C:     "RDMA_CM_EVENT_CONNECT_ERROR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventConnectError),
+		Value: layouttest.Bits(CMEventTypeConnectError),
 	}, {
 		C:     "RDMA_CM_EVENT_UNREACHABLE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventUnreachable),
+		Value: layouttest.Bits(CMEventTypeUnreachable),
 	}, {
 		C:     "RDMA_CM_EVENT_REJECTED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventRejected),
+		Value: layouttest.Bits(CMEventTypeRejected),
 	}, {
 		C:     "RDMA_CM_EVENT_ESTABLISHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventEstablished),
+		Value: layouttest.Bits(CMEventTypeEstablished),
 	}, {
 		C:     "RDMA_CM_EVENT_DISCONNECTED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventDisconnected),
+		Value: layouttest.Bits(CMEventTypeDisconnected),
 	}, {
 		C:     "RDMA_CM_EVENT_DEVICE_REMOVAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventDeviceRemoval),
+		Value: layouttest.Bits(CMEventTypeDeviceRemoval),
 	}, {
 		C:     "RDMA_CM_EVENT_MULTICAST_JOIN",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventMulticastJoin),
+		Value: layouttest.Bits(CMEventTypeMulticastJoin),
 	}, {
 		C:     "RDMA_CM_EVENT_MULTICAST_ERROR",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventMulticastError),
+		Value: layouttest.Bits(CMEventTypeMulticastError),
 	}, {
 		C:     "RDMA_CM_EVENT_ADDR_CHANGE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventAddrChange),
+		Value: layouttest.Bits(CMEventTypeAddrChange),
 	}, {
 		C:     "RDMA_CM_EVENT_TIMEWAIT_EXIT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMEventTimewaitExit),
+		Value: layouttest.Bits(CMEventTypeTimewaitExit),
 	}, {
 		C:     "RDMA_CM_EVENT_ADDRINFO_RESOLVED",
 		In:    []string{"65"},
-		Value: layouttest.Bits(CMEventAddrinfoResolved),
+		Value: layouttest.Bits(CMEventTypeAddrinfoResolved),
 	}, {
 		C:     "RDMA_CM_EVENT_ADDRINFO_ERROR",
 		In:    []string{"65"},
-		Value: layouttest.Bits(CMEventAddrinfoError),
+		Value: layouttest.Bits(CMEventTypeAddrinfoError),
 	}, {
 		C:     "RDMA_CM_EVENT_USER",
 		In:    []string{"65"},
-		Value: layouttest.Bits(CMEventUser),
+		Value: layouttest.Bits(CMEventTypeUser),
 	}, {
 		C:     "RDMA_CM_EVENT_INTERNAL",
 		In:    []string{"65"},
-		Value: layouttest.Bits(CMEventInternal),
+		Value: layouttest.Bits(CMEventTypeInternal),
 	}, {
 		C:     "RDMA_PS_IPOIB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PsIpoib),
+		Value: layouttest.Bits(PortSpaceIPoIB),
 	}, {
 		C:     "RDMA_PS_TCP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PsTCP),
+		Value: layouttest.Bits(PortSpaceTCP),
 	}, {
 		C:     "RDMA_PS_UDP",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PsUDP),
+		Value: layouttest.Bits(PortSpaceUDP),
 	}, {
 		C:     "RDMA_PS_IB",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(PsIB),
+		Value: layouttest.Bits(PortSpaceIB),
 	}, {
 		C:     "RDMA_MAX_RESP_RES",
 		In:    []string{"65", "44"},
@@ -1339,27 +1339,27 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RDMA_CM_JOIN_MC_ATTR_ADDRESS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMJoinMcAttrAddress),
+		Value: layouttest.Bits(CMJoinMcAttrMaskAddress),
 	}, {
 		C:     "RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMJoinMcAttrJoinFlags),
+		Value: layouttest.Bits(CMJoinMcAttrMaskJoinFlags),
 	}, {
 		C:     "RDMA_CM_JOIN_MC_ATTR_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(CMJoinMcAttrReserved),
+		Value: layouttest.Bits(CMJoinMcAttrMaskReserved),
 	}, {
 		C:     "RDMA_MC_JOIN_FLAG_FULLMEMBER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(McJoinFlagFullmember),
+		Value: layouttest.Bits(CMMcJoinFlagsFullmember),
 	}, {
 		C:     "RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(McJoinFlagSendonlyFullmember),
+		Value: layouttest.Bits(CMMcJoinFlagsSendonlyFullmember),
 	}, {
 		C:     "RDMA_MC_JOIN_FLAG_RESERVED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(McJoinFlagReserved),
+		Value: layouttest.Bits(CMMcJoinFlagsReserved),
 	}, {
 		C:     "RDMA_OPTION_ID",
 		In:    []string{"65", "44"},
@@ -1383,7 +1383,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RDMA_OPTION_ID_ACK_TIMEOUT",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(OptionIDACKTimeout),
+		Value: layouttest.Bits(OptionIDAckTimeout),
 	}, {
 		C:     "RDMA_OPTION_IB_PATH",
 		In:    []string{"65", "44"},
@@ -1443,7 +1443,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RDMA_UDP_QKEY",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UDPQkey),
+		Value: layouttest.Bits(UDPQKey),
 	}, {
 		C:     "RAI_PASSIVE",
 		In:    []string{"65", "44"},

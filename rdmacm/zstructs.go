@@ -16,9 +16,9 @@ type SAPathRec struct {
 	// C: union ibv_gid sgid
 	SGID ibv.GID
 	// C: __be16 dlid
-	Dlid uint16
+	DLID uint16
 	// C: __be16 slid
-	Slid uint16
+	SLID uint16
 	// C: int raw_traffic
 	RawTraffic int32
 	// C: __be32 flow_label
@@ -32,7 +32,7 @@ type SAPathRec struct {
 	// C: uint8_t numb_path
 	NumbPath uint8
 	// C: __be16 pkey
-	Pkey uint16
+	PKey uint16
 	// C: uint8_t sl
 	SL uint8
 	// C: uint8_t mtu_selector
@@ -59,7 +59,7 @@ type SAMcmemberRec struct {
 	// C: union ibv_gid port_gid
 	PortGID ibv.GID
 	// C: uint32_t qkey
-	Qkey uint32
+	QKey uint32
 	// C: uint16_t mlid
 	Mlid uint16
 	// C: uint8_t mtu_selector
@@ -69,7 +69,7 @@ type SAMcmemberRec struct {
 	// C: uint8_t traffic_class
 	TrafficClass uint8
 	// C: uint16_t pkey
-	Pkey uint16
+	PKey uint16
 	// C: uint8_t rate_selector
 	RateSelector uint8
 	// C: uint8_t rate
@@ -100,7 +100,7 @@ type SAServiceRec struct {
 	// C: union ibv_gid gid
 	GID ibv.GID
 	// C: uint16_t pkey
-	Pkey uint16
+	PKey uint16
 	// C: uint32_t lease
 	Lease uint32
 	// C: uint8_t[16] key
@@ -127,9 +127,9 @@ type PathRecord struct {
 	// C: union ibv_gid sgid
 	SGID ibv.GID
 	// C: __be16 dlid
-	Dlid uint16
+	DLID uint16
 	// C: __be16 slid
-	Slid uint16
+	SLID uint16
 	// C: __be32 flowlabel_hoplimit
 	FlowlabelHoplimit uint32
 	// C: uint8_t tclass
@@ -137,7 +137,7 @@ type PathRecord struct {
 	// C: uint8_t reversible_numpath
 	ReversibleNumpath uint8
 	// C: __be16 pkey
-	Pkey uint16
+	PKey uint16
 	// C: __be16 qosclass_sl
 	QosclassSL uint16
 	// C: uint8_t mtu
@@ -171,7 +171,7 @@ type IBAddr struct {
 	// C: union ibv_gid dgid
 	DGID ibv.GID
 	// C: __be16 pkey
-	Pkey uint16
+	PKey uint16
 }
 
 // Addr mirrors struct rdma_addr of rdma/rdma_cma.h with the same size, alignment and member offsets.
@@ -376,7 +376,7 @@ type UDParam struct {
 	// C: uint32_t qp_num
 	QPNum uint32
 	// C: uint32_t qkey
-	Qkey uint32
+	QKey uint32
 }
 
 // Addrinfo mirrors struct rdma_addrinfo of rdma/rdma_cma.h with the same size, alignment and member offsets.

@@ -54,10 +54,10 @@ func TestOddAndEmptyBuffers(t *testing.T) {
 	for _, sges := range [][]ibv.SGE{nil, {a.sge(t, 0, 0)}} {
 		badInputs.Add(1)
 		require.NoError(t, qb.PostRecv(rdma.RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
-		require.NoError(t, qa.PostSend(rdma.SendWork{ID: 2, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sges}))
-		assert.Equal(t, ibv.WCSuccess, await(a.cq).Status)
+		require.NoError(t, qa.PostSend(rdma.SendWork{ID: 2, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sges}))
+		assert.Equal(t, ibv.WCStatusSuccess, await(a.cq).Status)
 		wc := await(b.cq)
-		assert.Equal(t, ibv.WCSuccess, wc.Status)
+		assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
 		assert.Zero(t, wc.ByteLen)
 	}
 	// Odd address and length, both ends.
@@ -66,19 +66,19 @@ func TestOddAndEmptyBuffers(t *testing.T) {
 	fill(b, 0x55)
 	copy(a.buf.Bytes()[3:], "thirteen byte")
 	require.NoError(t, qb.PostRecv(rdma.RecvWork{ID: 3, SGEs: []ibv.SGE{b.sge(t, 5, 13)}}))
-	require.NoError(t, qa.PostSend(rdma.SendWork{ID: 4, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{a.sge(t, 3, 13)}}))
-	assert.Equal(t, ibv.WCSuccess, await(a.cq).Status)
+	require.NoError(t, qa.PostSend(rdma.SendWork{ID: 4, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 3, 13)}}))
+	assert.Equal(t, ibv.WCStatusSuccess, await(a.cq).Status)
 	wc := await(b.cq)
-	assert.Equal(t, ibv.WCSuccess, wc.Status)
+	assert.Equal(t, ibv.WCStatusSuccess, wc.Status)
 	assert.Equal(t, uint32(13), wc.ByteLen)
 	assert.Equal(t, "\x55thirteen byte\x55", string(b.buf.Bytes()[4:19]))
 	// An RDMA write of 7 bytes to an odd remote address; one of 0 bytes.
 	badInputs.Add(2)
 	copy(a.buf.Bytes()[1:], "seven b")
 	for _, n := range []int{7, 0} {
-		require.NoError(t, qa.PostSend(rdma.SendWork{ID: 5, Op: ibv.WRRDMAWrite, Flags: ibv.SendSignaled,
+		require.NoError(t, qa.PostSend(rdma.SendWork{ID: 5, Op: ibv.WROpcodeRDMAWrite, Flags: ibv.SendFlagsSignaled,
 			SGEs: []ibv.SGE{a.sge(t, 1, n)}, RemoteAddr: b.mr.Addr() + 4097, RKey: b.mr.RKey()}))
-		assert.Equal(t, ibv.WCSuccess, await(a.cq).Status)
+		assert.Equal(t, ibv.WCStatusSuccess, await(a.cq).Status)
 	}
 	assert.Equal(t, "\x55seven b\x55", string(b.buf.Bytes()[4096:4105]))
 
@@ -95,23 +95,23 @@ func TestOddAndEmptyBuffers(t *testing.T) {
 	}{
 		{"send, wrong lkey", func() rdma.SendWork {
 			sg := a.sge(t, 0, 8)
-			sg.Lkey ^= 0x5a5a00
-			return rdma.SendWork{Op: ibv.WRSend, SGEs: []ibv.SGE{sg}}
-		}, 0, ibv.WCLocQPOpErr, 0},
+			sg.LKey ^= 0x5a5a00
+			return rdma.SendWork{Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{sg}}
+		}, 0, ibv.WCStatusLocQPOpErr, 0},
 		{"send, past the end of the MR", func() rdma.SendWork {
 			sg := a.sge(t, 8192-8, 8)
 			sg.Length = 64
-			return rdma.SendWork{Op: ibv.WRSend, SGEs: []ibv.SGE{sg}}
-		}, 0, ibv.WCLocProtErr, 0},
+			return rdma.SendWork{Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{sg}}
+		}, 0, ibv.WCStatusLocProtErr, 0},
 		{"RDMA write, wrong rkey", func() rdma.SendWork {
-			return rdma.SendWork{Op: ibv.WRRDMAWrite, SGEs: []ibv.SGE{a.sge(t, 0, 8)}, RemoteAddr: b.mr.Addr(), RKey: b.mr.RKey() ^ 0x5a5a00}
-		}, 0, ibv.WCRemAccessErr, 0},
+			return rdma.SendWork{Op: ibv.WROpcodeRDMAWrite, SGEs: []ibv.SGE{a.sge(t, 0, 8)}, RemoteAddr: b.mr.Addr(), RKey: b.mr.RKey() ^ 0x5a5a00}
+		}, 0, ibv.WCStatusRemAccessErr, 0},
 		{"RDMA write, past the end of the remote MR", func() rdma.SendWork {
-			return rdma.SendWork{Op: ibv.WRRDMAWrite, SGEs: []ibv.SGE{a.sge(t, 0, 64)}, RemoteAddr: b.mr.Addr() + 8192 - 8, RKey: b.mr.RKey()}
-		}, 0, ibv.WCRemAccessErr, 0},
+			return rdma.SendWork{Op: ibv.WROpcodeRDMAWrite, SGEs: []ibv.SGE{a.sge(t, 0, 64)}, RemoteAddr: b.mr.Addr() + 8192 - 8, RKey: b.mr.RKey()}
+		}, 0, ibv.WCStatusRemAccessErr, 0},
 		{"send larger than the receive", func() rdma.SendWork {
-			return rdma.SendWork{Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 64)}}
-		}, 8, ibv.WCRemOpErr, ibv.WCLocQPOpErr},
+			return rdma.SendWork{Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.sge(t, 0, 64)}}
+		}, 8, ibv.WCStatusRemOpErr, ibv.WCStatusLocQPOpErr},
 	} {
 		badInputs.Add(1)
 		qa, qb := pairQPs()
@@ -119,7 +119,7 @@ func TestOddAndEmptyBuffers(t *testing.T) {
 			require.NoError(t, qb.PostRecv(rdma.RecvWork{ID: 7, SGEs: []ibv.SGE{b.sge(t, 0, c.recv)}}))
 		}
 		w := c.w()
-		w.ID, w.Flags = 6, ibv.SendSignaled
+		w.ID, w.Flags = 6, ibv.SendFlagsSignaled
 		require.NoError(t, qa.PostSend(w), c.name)
 		wc := await(a.cq)
 		assert.Equal(t, uint64(6), wc.WRID, c.name)

@@ -101,13 +101,13 @@ func TestCancelEveryWait(t *testing.T) {
 
 	// Still usable: a send gets through and is awaited.
 	require.NoError(t, qb.PostRecv(rdma.RecvWork{ID: 1, SGEs: []ibv.SGE{b.sge(t, 0, 64)}}))
-	require.NoError(t, qa.PostSend(rdma.SendWork{ID: 2, Op: ibv.WRSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+	require.NoError(t, qa.PostSend(rdma.SendWork{ID: 2, Op: ibv.WROpcodeSend, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	n, err := b.cq.Await(ctx, wcs)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	assert.Equal(t, ibv.WCSuccess, wcs[0].Status)
+	assert.Equal(t, ibv.WCStatusSuccess, wcs[0].Status)
 
 	// rdmacm: a listener nobody dials; a Dial to a port where a listener
 	// never accepts (the request stays queued at the listener, consumed
@@ -218,7 +218,7 @@ func TestCloseTwice(t *testing.T) {
 		"CQ.WaitBlocking after Close":  func() error { return cq.WaitBlocking(ctx) },
 		"MR.SGE after Close":           func() error { _, err := mr.SGE(0, 1); return err },
 		"PD.AllocPD after Close":       func() error { _, err := dev.AllocPD(); return err },
-		"Conn.QP.PostSend after Close": func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WRSend}) },
+		"Conn.QP.PostSend after Close": func() error { return cli.QP.PostSend(rdma.SendWork{Op: ibv.WROpcodeSend}) },
 		"Listener.Accept after Close":  func() error { _, err := l.Accept(ctx); return err },
 	} {
 		cases = append(cases, badCase{name, f, []error{rdma.ErrClosed}})

@@ -75,7 +75,7 @@ func TestLinkDownQP(t *testing.T) {
 		name  string
 		node  int
 		first ibv.WCStatus
-	}{{"veth-a", 0, ibv.WCLocQPOpErr}, {"veth-b", 1, ibv.WCRetryExcErr}} {
+	}{{"veth-a", 0, ibv.WCStatusLocQPOpErr}, {"veth-b", 1, ibv.WCStatusRetryExcErr}} {
 		t.Run(c.name, func(t *testing.T) {
 			noLeaks(t)
 			env := rxetest.Guest(t)
@@ -106,7 +106,7 @@ func TestLinkDownQP(t *testing.T) {
 			linkUp(ctx, t, pulled, env.GIDIndex)
 			s, r = round(rdma.Path{}, recovered, nil)
 			t.Logf("after link up: A's sends: %s", s.q)
-			assert.Equal(t, recovered, s.q.status[ibv.WCSuccess], "after link up: %s", s.q)
+			assert.Equal(t, recovered, s.q.status[ibv.WCStatusSuccess], "after link up: %s", s.q)
 			assert.Equal(t, recovered, r.delivered)
 			checkFailed(t, "B's receives (after link up)", r.q)
 		})
@@ -161,7 +161,7 @@ func TestLinkDownConn(t *testing.T) {
 	r := &receiver{qp: srv.QP, cq: srv.CQ, mr: sm, depth: faultDepth}
 	transfer(ctx, t, s, r, 0, func() { linkDown(t, na) })
 	checkFailed(t, "client's sends (veth-a down)", s.q)
-	assert.Equal(t, 1, s.q.status[ibv.WCLocQPOpErr]+s.q.status[ibv.WCRetryExcErr], "the first failure: %s", s.q)
+	assert.Equal(t, 1, s.q.status[ibv.WCStatusLocQPOpErr]+s.q.status[ibv.WCStatusRetryExcErr], "the first failure: %s", s.q)
 	checkFailed(t, "server's receives (moved to ERR)", r.q)
 
 	linkUp(ctx, t, na, env.GIDIndex)
@@ -169,7 +169,7 @@ func TestLinkDownConn(t *testing.T) {
 	s = &sender{qp: cli.QP, cq: cli.CQ, mr: cm, depth: faultDepth, dev: na.Dev}
 	r = &receiver{qp: srv.QP, cq: srv.CQ, mr: sm, depth: faultDepth}
 	transfer(ctx, t, s, r, recovered, nil)
-	assert.Equal(t, recovered, s.q.status[ibv.WCSuccess], "after link up: %s", s.q)
+	assert.Equal(t, recovered, s.q.status[ibv.WCStatusSuccess], "after link up: %s", s.q)
 	assert.Equal(t, recovered, r.delivered)
 	checkFailed(t, "server's receives (after link up)", r.q)
 }

@@ -138,7 +138,7 @@ func (s *side) handle(wcs []ibv.WC) {
 }
 
 func (s *side) sendDone(f *flow, wc *ibv.WC) {
-	if wc.Status != ibv.WCSuccess {
+	if wc.Status != ibv.WCStatusSuccess {
 		f.sendErrs++
 		s.t.Errorf("flow %d: send %d: %s", f.idx, wc.WRID, ibv.WCStatusStr(wc.Status))
 		s.abort()
@@ -147,7 +147,7 @@ func (s *side) sendDone(f *flow, wc *ibv.WC) {
 		f.outOfOrder++
 	}
 	_, write, _ := shape(f.idx, uint32(wc.WRID))
-	if want := map[bool]ibv.WCOpcode{false: ibv.WCSend, true: ibv.WCRDMAWrite}[write]; wc.Status == ibv.WCSuccess && wc.Opcode != want {
+	if want := map[bool]ibv.WCOpcode{false: ibv.WCOpcodeSend, true: ibv.WCOpcodeRDMAWrite}[write]; wc.Status == ibv.WCStatusSuccess && wc.Opcode != want {
 		s.t.Errorf("flow %d: send %d completed as opcode %d, want %d", f.idx, wc.WRID, wc.Opcode, want)
 	}
 	f.sendNext++
@@ -167,7 +167,7 @@ func (s *side) release(f *flow, credits chan struct{}) {
 }
 
 func (s *side) recvDone(f *flow, wc *ibv.WC) {
-	if wc.Status != ibv.WCSuccess {
+	if wc.Status != ibv.WCStatusSuccess {
 		f.recvErrs++
 		s.t.Errorf("flow %d: receive %d: %s", f.idx, wc.WRID, ibv.WCStatusStr(wc.Status))
 		s.abort()
@@ -179,9 +179,9 @@ func (s *side) recvDone(f *flow, wc *ibv.WC) {
 	f.recvNext++
 	var msg []byte
 	switch wc.Opcode {
-	case ibv.WCRecv:
+	case ibv.WCOpcodeRecv:
 		msg = f.slot(f.dst, int(wc.WRID))
-	case ibv.WCRecvRDMAWithImm:
+	case ibv.WCOpcodeRecvRDMAWithImm:
 		msg = f.slot(f.dst, int(*wc.ImmData()))
 	default:
 		s.t.Errorf("flow %d: receive completed as opcode %d", f.idx, wc.Opcode)
@@ -191,7 +191,7 @@ func (s *side) recvDone(f *flow, wc *ibv.WC) {
 	seq := binary.LittleEndian.Uint32(msg[4:])
 	size, write, _ := shape(f.idx, seq)
 	switch {
-	case write != (wc.Opcode == ibv.WCRecvRDMAWithImm),
+	case write != (wc.Opcode == ibv.WCOpcodeRecvRDMAWithImm),
 		write && *wc.ImmData() != seq,
 		!write && int(wc.ByteLen) != size,
 		crc32.Checksum(msg[4:size], castagnoli) != binary.LittleEndian.Uint32(msg):
@@ -278,9 +278,9 @@ func (f *flow) post(ctx context.Context, t *testing.T, abort context.CancelFunc)
 				return
 			}
 			sges[n%window] = sg
-			w := rdma.SendWork{ID: uint64(n), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sges[n%window : n%window+1]}
+			w := rdma.SendWork{ID: uint64(n), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sges[n%window : n%window+1]}
 			if write {
-				w.Op, w.Imm = ibv.WRRDMAWriteWithImm, seq
+				w.Op, w.Imm = ibv.WROpcodeRDMAWriteWithImm, seq
 				w.RemoteAddr, w.RKey = raddr+uint64((n%window)*slotSize), rkey
 			}
 			batch = append(batch, w)

@@ -12,7 +12,7 @@ import (
 	"github.com/goverbs/goverbs/rdma"
 )
 
-const access = ibv.AccessLocalWrite | ibv.AccessRemoteWrite | ibv.AccessRemoteRead
+const access = ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead
 
 // node is one side of a test: a device, a PD, one Buffer registered as one
 // MR, a completion channel and one CQ on it that all of the node's QPs

@@ -121,7 +121,7 @@ func peer(in io.Reader, out io.Writer) error {
 			return err
 		}
 		for i := range wcs[:n] {
-			if wcs[i].Status != ibv.WCSuccess {
+			if wcs[i].Status != ibv.WCStatusSuccess {
 				return fmt.Errorf("receive: %s", ibv.WCStatusStr(wcs[i].Status))
 			}
 			if err := r.post(); err != nil {
@@ -195,8 +195,8 @@ func TestPeerKilled(t *testing.T) {
 
 	require.Equal(t, faultAfter, s.faulted, "the sends failed before the peer was killed: %s", s.q)
 	checkFailed(t, "A's sends (peer killed)", s.q)
-	assert.Equal(t, 1, s.q.status[ibv.WCRetryExcErr], "the first failure is a retry exhaustion")
+	assert.Equal(t, 1, s.q.status[ibv.WCStatusRetryExcErr], "the first failure is a retry exhaustion")
 	attr, _, err := qa.Query(0)
 	require.NoError(t, err)
-	assert.Equal(t, ibv.QpsErr, attr.QPState)
+	assert.Equal(t, ibv.QPStateErr, attr.QPState)
 }

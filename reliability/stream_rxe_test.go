@@ -46,7 +46,7 @@ func (t *tally) add(wc *ibv.WC) {
 	}
 }
 
-func (t *tally) errors() int { return t.completed - t.status[ibv.WCSuccess] }
+func (t *tally) errors() int { return t.completed - t.status[ibv.WCStatusSuccess] }
 
 func (t tally) String() string {
 	var parts []string
@@ -72,15 +72,15 @@ func checkFailed(t *testing.T, what string, q tally) {
 	assert.Zero(t, q.outOfOrder, "%s: completions out of order", what)
 	require.NotZero(t, q.errors(), "%s: no error completion", what)
 	seq := q.seq
-	if seq[0] == ibv.WCSuccess {
+	if seq[0] == ibv.WCStatusSuccess {
 		seq = seq[1:]
 	}
 	require.NotEmpty(t, seq)
-	if seq[0] == ibv.WCWRFlushErr {
+	if seq[0] == ibv.WCStatusWRFlushErr {
 		seq = seq[1:] // flushed without a failure of its own (e.g. moved to ERR)
 	} else {
 		seq = seq[1:]
-		if len(seq) > 0 && seq[0] == ibv.WCWRFlushErr {
+		if len(seq) > 0 && seq[0] == ibv.WCStatusWRFlushErr {
 			seq = seq[1:]
 		}
 	}
@@ -132,7 +132,7 @@ func (s *sender) run(ctx context.Context, t *testing.T, limit, faultAfter int, f
 			binary.LittleEndian.PutUint64(s.mr.Bytes()[off:], uint64(i))
 			sg, err := s.mr.SGE(off, msgSlot)
 			require.NoError(t, err)
-			if err := s.qp.PostSend(rdma.SendWork{ID: uint64(i), Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: []ibv.SGE{sg}}); err != nil {
+			if err := s.qp.PostSend(rdma.SendWork{ID: uint64(i), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{sg}}); err != nil {
 				t.Logf("post %d refused: %v", i, err)
 				stopped = true
 				break
@@ -166,10 +166,10 @@ func (s *sender) run(ctx context.Context, t *testing.T, limit, faultAfter int, f
 		for i := range s.wcs[:n] {
 			wc := &s.wcs[i]
 			s.q.add(wc)
-			if wc.Status != ibv.WCSuccess {
+			if wc.Status != ibv.WCStatusSuccess {
 				stopped = true
 			}
-			if fault != nil && s.q.status[ibv.WCSuccess] == faultAfter {
+			if fault != nil && s.q.status[ibv.WCStatusSuccess] == faultAfter {
 				s.faulted = faultAfter
 				fault()
 				fault = nil
@@ -238,7 +238,7 @@ func (r *receiver) run(ctx context.Context, t *testing.T) error {
 		for i := range wcs[:n] {
 			wc := &wcs[i]
 			r.q.add(wc)
-			if wc.Status != ibv.WCSuccess {
+			if wc.Status != ibv.WCStatusSuccess {
 				failed = true
 				continue
 			}
@@ -279,7 +279,7 @@ func (r *receiver) stop(t *testing.T) {
 // requests are flushed.
 func toError(t *testing.T, qp *rdma.QP) {
 	t.Helper()
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue))
+	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 }
 
 // transfer runs one connection's traffic: r receives in a goroutine while
@@ -306,7 +306,7 @@ func transfer(ctx context.Context, t *testing.T, s *sender, r *receiver, limit i
 		require.Equal(t, faultAfter, s.faulted, "the sends failed before the fault: %s", s.q)
 	}
 	assert.Zero(t, r.misnumbers, "messages lost, duplicated or corrupted")
-	assert.GreaterOrEqual(t, r.delivered, s.q.status[ibv.WCSuccess], "the receiver got fewer messages than the sender saw acknowledged")
+	assert.GreaterOrEqual(t, r.delivered, s.q.status[ibv.WCStatusSuccess], "the receiver got fewer messages than the sender saw acknowledged")
 	messages.Add(int64(r.delivered))
 }
 

@@ -25,16 +25,16 @@ type step struct {
 
 func rcSteps(remote rdma.Endpoint, gidIndex int) map[ibv.QPState]step {
 	return map[ibv.QPState]step{
-		ibv.QpsInit: {ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1, QPAccessFlags: uint32(access)},
-			ibv.QPStateValue | ibv.QPPkeyIndex | ibv.QPPort | ibv.QPAccessFlags},
-		ibv.QpsRtr: {ibv.QPAttr{QPState: ibv.QpsRtr, PathMTU: ibv.MTU1024, DestQPNum: remote.QPN, RqPSN: remote.PSN,
+		ibv.QPStateInit: {ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1, QPAccessFlags: uint32(access)},
+			ibv.QPAttrMaskState | ibv.QPAttrMaskPKeyIndex | ibv.QPAttrMaskPort | ibv.QPAttrMaskAccessFlags},
+		ibv.QPStateRTR: {ibv.QPAttr{QPState: ibv.QPStateRTR, PathMTU: ibv.MTU1024, DestQPNum: remote.QPN, RQPSN: remote.PSN,
 			MaxDestRdAtomic: 1, MinRNRTimer: 12,
 			AHAttr: ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{DGID: remote.GID, SGIDIndex: uint8(gidIndex), HopLimit: 64}}},
-			ibv.QPStateValue | ibv.QPAv | ibv.QPPathMTU | ibv.QPDestQPN | ibv.QPRqPSN | ibv.QPMaxDestRdAtomic | ibv.QPMinRNRTimer},
-		ibv.QpsRts: {ibv.QPAttr{QPState: ibv.QpsRts, SqPSN: 0x10, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
-			ibv.QPStateValue | ibv.QPSqPSN | ibv.QPTimeout | ibv.QPRetryCnt | ibv.QPRNRRetry | ibv.QPMaxQPRdAtomic},
-		ibv.QpsSqd: {ibv.QPAttr{QPState: ibv.QpsSqd}, ibv.QPStateValue},
-		ibv.QpsErr: {ibv.QPAttr{QPState: ibv.QpsErr}, ibv.QPStateValue},
+			ibv.QPAttrMaskState | ibv.QPAttrMaskAv | ibv.QPAttrMaskPathMTU | ibv.QPAttrMaskDestQPN | ibv.QPAttrMaskRQPSN | ibv.QPAttrMaskMaxDestRdAtomic | ibv.QPAttrMaskMinRNRTimer},
+		ibv.QPStateRTS: {ibv.QPAttr{QPState: ibv.QPStateRTS, SQPSN: 0x10, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
+			ibv.QPAttrMaskState | ibv.QPAttrMaskSQPSN | ibv.QPAttrMaskTimeout | ibv.QPAttrMaskRetryCnt | ibv.QPAttrMaskRNRRetry | ibv.QPAttrMaskMaxQPRdAtomic},
+		ibv.QPStateSQD: {ibv.QPAttr{QPState: ibv.QPStateSQD}, ibv.QPAttrMaskState},
+		ibv.QPStateErr: {ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState},
 	}
 }
 
@@ -55,11 +55,11 @@ func TestInvalidTransitions(t *testing.T) {
 	require.NoError(t, err)
 	steps := rcSteps(remote, env.GIDIndex)
 	path := map[ibv.QPState][]ibv.QPState{
-		ibv.QpsReset: nil,
-		ibv.QpsInit:  {ibv.QpsInit},
-		ibv.QpsRtr:   {ibv.QpsInit, ibv.QpsRtr},
-		ibv.QpsRts:   {ibv.QpsInit, ibv.QpsRtr, ibv.QpsRts},
-		ibv.QpsErr:   {ibv.QpsInit},
+		ibv.QPStateReset: nil,
+		ibv.QPStateInit:  {ibv.QPStateInit},
+		ibv.QPStateRTR:   {ibv.QPStateInit, ibv.QPStateRTR},
+		ibv.QPStateRTS:   {ibv.QPStateInit, ibv.QPStateRTR, ibv.QPStateRTS},
+		ibv.QPStateErr:   {ibv.QPStateInit},
 	}
 	// at returns a new QP in state s.
 	at := func(s ibv.QPState) *rdma.QP {
@@ -68,7 +68,7 @@ func TestInvalidTransitions(t *testing.T) {
 			st := steps[to]
 			require.NoError(t, q.Modify(&st.attr, st.mask), "to %s", to)
 		}
-		if s == ibv.QpsErr {
+		if s == ibv.QPStateErr {
 			toError(t, q)
 		}
 		return q
@@ -79,15 +79,15 @@ func TestInvalidTransitions(t *testing.T) {
 		add      ibv.QPAttrMask // an attribute the move does not take
 	}
 	var cases []bad
-	targets := []ibv.QPState{ibv.QpsInit, ibv.QpsRtr, ibv.QpsRts, ibv.QpsSqd, ibv.QpsErr}
+	targets := []ibv.QPState{ibv.QPStateInit, ibv.QPStateRTR, ibv.QPStateRTS, ibv.QPStateSQD, ibv.QPStateErr}
 	allowed := map[[2]ibv.QPState]bool{
-		{ibv.QpsReset, ibv.QpsInit}: true, {ibv.QpsInit, ibv.QpsInit}: true, {ibv.QpsInit, ibv.QpsRtr}: true,
-		{ibv.QpsRtr, ibv.QpsRts}: true, {ibv.QpsRts, ibv.QpsRts}: true, {ibv.QpsRts, ibv.QpsSqd}: true,
+		{ibv.QPStateReset, ibv.QPStateInit}: true, {ibv.QPStateInit, ibv.QPStateInit}: true, {ibv.QPStateInit, ibv.QPStateRTR}: true,
+		{ibv.QPStateRTR, ibv.QPStateRTS}: true, {ibv.QPStateRTS, ibv.QPStateRTS}: true, {ibv.QPStateRTS, ibv.QPStateSQD}: true,
 		// Any state but RESET may go to ERR.
-		{ibv.QpsInit, ibv.QpsErr}: true, {ibv.QpsRtr, ibv.QpsErr}: true, {ibv.QpsRts, ibv.QpsErr}: true,
-		{ibv.QpsErr, ibv.QpsErr}: true,
+		{ibv.QPStateInit, ibv.QPStateErr}: true, {ibv.QPStateRTR, ibv.QPStateErr}: true, {ibv.QPStateRTS, ibv.QPStateErr}: true,
+		{ibv.QPStateErr, ibv.QPStateErr}: true,
 	}
-	for _, from := range []ibv.QPState{ibv.QpsReset, ibv.QpsInit, ibv.QpsRtr, ibv.QpsRts, ibv.QpsErr} {
+	for _, from := range []ibv.QPState{ibv.QPStateReset, ibv.QPStateInit, ibv.QPStateRTR, ibv.QPStateRTS, ibv.QPStateErr} {
 		for _, to := range targets {
 			if !allowed[[2]ibv.QPState{from, to}] {
 				cases = append(cases, bad{from: from, to: to})
@@ -95,18 +95,18 @@ func TestInvalidTransitions(t *testing.T) {
 		}
 	}
 	cases = append(cases,
-		bad{from: ibv.QpsReset, to: ibv.QpsInit, drop: ibv.QPAccessFlags},
-		bad{from: ibv.QpsReset, to: ibv.QpsInit, drop: ibv.QPPort},
-		bad{from: ibv.QpsReset, to: ibv.QpsInit, add: ibv.QPSqPSN},
-		bad{from: ibv.QpsReset, to: ibv.QpsInit, add: ibv.QPQkey},
-		bad{from: ibv.QpsInit, to: ibv.QpsRtr, drop: ibv.QPDestQPN},
-		bad{from: ibv.QpsInit, to: ibv.QpsRtr, drop: ibv.QPAv},
-		bad{from: ibv.QpsInit, to: ibv.QpsRtr, drop: ibv.QPRqPSN},
-		bad{from: ibv.QpsInit, to: ibv.QpsRtr, add: ibv.QPSqPSN},
-		bad{from: ibv.QpsRtr, to: ibv.QpsRts, drop: ibv.QPSqPSN},
-		bad{from: ibv.QpsRtr, to: ibv.QpsRts, drop: ibv.QPTimeout},
-		bad{from: ibv.QpsRtr, to: ibv.QpsRts, drop: ibv.QPRetryCnt},
-		bad{from: ibv.QpsRtr, to: ibv.QpsRts, add: ibv.QPDestQPN},
+		bad{from: ibv.QPStateReset, to: ibv.QPStateInit, drop: ibv.QPAttrMaskAccessFlags},
+		bad{from: ibv.QPStateReset, to: ibv.QPStateInit, drop: ibv.QPAttrMaskPort},
+		bad{from: ibv.QPStateReset, to: ibv.QPStateInit, add: ibv.QPAttrMaskSQPSN},
+		bad{from: ibv.QPStateReset, to: ibv.QPStateInit, add: ibv.QPAttrMaskQKey},
+		bad{from: ibv.QPStateInit, to: ibv.QPStateRTR, drop: ibv.QPAttrMaskDestQPN},
+		bad{from: ibv.QPStateInit, to: ibv.QPStateRTR, drop: ibv.QPAttrMaskAv},
+		bad{from: ibv.QPStateInit, to: ibv.QPStateRTR, drop: ibv.QPAttrMaskRQPSN},
+		bad{from: ibv.QPStateInit, to: ibv.QPStateRTR, add: ibv.QPAttrMaskSQPSN},
+		bad{from: ibv.QPStateRTR, to: ibv.QPStateRTS, drop: ibv.QPAttrMaskSQPSN},
+		bad{from: ibv.QPStateRTR, to: ibv.QPStateRTS, drop: ibv.QPAttrMaskTimeout},
+		bad{from: ibv.QPStateRTR, to: ibv.QPStateRTS, drop: ibv.QPAttrMaskRetryCnt},
+		bad{from: ibv.QPStateRTR, to: ibv.QPStateRTS, add: ibv.QPAttrMaskDestQPN},
 	)
 
 	var disagree []string
@@ -121,8 +121,8 @@ func TestInvalidTransitions(t *testing.T) {
 		q := at(c.from)
 		st := steps[c.to]
 		mask := st.mask&^c.drop | c.add
-		if c.add == ibv.QPQkey {
-			st.attr.Qkey = 0x1111
+		if c.add == ibv.QPAttrMaskQKey {
+			st.attr.QKey = 0x1111
 		}
 
 		// The table.
@@ -135,7 +135,7 @@ func TestInvalidTransitions(t *testing.T) {
 		}
 		// The device.
 		badInputs.Add(1)
-		raw := q.Raw().Modify(&st.attr, int32(mask))
+		raw := q.Raw().Modify(&st.attr, mask)
 		if raw == nil || !errors.Is(raw, unix.EINVAL) {
 			disagree = append(disagree, fmt.Sprintf("%s: device: %v", name, raw))
 		}
@@ -146,8 +146,8 @@ func TestInvalidTransitions(t *testing.T) {
 		}
 		assert.Equal(t, c.from, cur.QPState, "%s: state changed", name)
 		// A valid move still works.
-		if c.from == ibv.QpsReset {
-			st := steps[ibv.QpsInit]
+		if c.from == ibv.QPStateReset {
+			st := steps[ibv.QPStateInit]
 			require.NoError(t, q.Modify(&st.attr, st.mask), "%s: then to INIT", name)
 		} else {
 			toError(t, q)

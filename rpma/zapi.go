@@ -4,8 +4,10 @@ package rpma
 
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
+	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
 	unix "golang.org/x/sys/unix"
+	"time"
 	"unsafe"
 )
 
@@ -29,242 +31,292 @@ import (
 //   - RPMA_E_INVAL: conn, dst or src is NULL; dst_offset is not aligned to 8 bytes; flags are not set (flags == 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_atomic_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_atomic_write(conn, dst, dstOffset, src, flags, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+func (c *Conn) AtomicWrite(dst *MRRemote, dstOffset uint64, src *byte, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_atomic_write(c, dst, dstOffset, src, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_atomic_write", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_atomic_write", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnApplyRemotePeerCfg calls rpma_conn_apply_remote_peer_cfg (librpma.h): apply remote peer cfg to the connection.
+// ApplyRemotePeerCfg calls rpma_conn_apply_remote_peer_cfg (librpma.h): apply remote peer cfg to the connection.
 //
-// [Conn.ConnApplyRemotePeerCfg] applies the remote peer configuration to the connection.
+// [Conn.ApplyRemotePeerCfg] applies the remote peer configuration to the connection.
 //
 // # Return value
 //
-// The [Conn.ConnApplyRemotePeerCfg] function returns 0 on success or a negative error code on failure. [Conn.ConnApplyRemotePeerCfg] does not set *pcfg value on failure.
+// The [Conn.ApplyRemotePeerCfg] function returns 0 on success or a negative error code on failure. [Conn.ApplyRemotePeerCfg] does not set *pcfg value on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or pcfg are NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_apply_remote_peer_cfg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [PeerCfgNew], librpma(7).
-func (conn *Conn) ConnApplyRemotePeerCfg(pcfg *PeerCfg) error {
-	r, _, err := c_rpma_conn_apply_remote_peer_cfg(conn, pcfg)
+// See also [ConnReq.Connect], [PeerCfgNew], librpma(7).
+func (c *Conn) ApplyRemotePeerCfg(pcfg *PeerCfg) error {
+	r, _, err := c_rpma_conn_apply_remote_peer_cfg(c, pcfg)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_apply_remote_peer_cfg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_apply_remote_peer_cfg", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgDelete calls rpma_conn_cfg_delete (librpma.h): delete the connection configuration object.
+// Delete calls rpma_conn_cfg_delete (librpma.h): delete the connection configuration object.
 //
-// [ConnCfgDelete] deletes the connection configuration object.
+// [ConnCfg.Delete] deletes the connection configuration object.
 //
 // # Return value
 //
-// The [ConnCfgDelete] function returns 0 on success or a negative error code on failure. [ConnCfgDelete] sets *cfg_ptr value to NULL on success and on failure.
+// The [ConnCfg.Delete] function returns 0 on success or a negative error code on failure. [ConnCfg.Delete] sets *cfg_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// cfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [ConnCfgNew], librpma(7).
-func ConnCfgDelete(cfgPtr **ConnCfg) error {
-	r, _, err := c_rpma_conn_cfg_delete(cfgPtr)
+func (cc *ConnCfg) Delete() error {
+	zcc := cc
+	r, _, err := c_rpma_conn_cfg_delete(&zcc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgGetComplChannel calls rpma_conn_cfg_get_compl_channel (librpma.h): get if the completion event channel can be shared by CQ and RCQ.
+// GetComplChannel calls rpma_conn_cfg_get_compl_channel (librpma.h): get if the completion event channel can be shared by CQ and RCQ.
 //
-// [ConnCfg.ConnCfgGetComplChannel] gets if the completion event channel can be shared by CQ and
+// [ConnCfg.GetComplChannel] gets if the completion event channel can be shared by CQ and
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetComplChannel] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetComplChannel] does not set *shared value on failure.
+// The [ConnCfg.GetComplChannel] function returns 0 on success or a negative error code on failure. [ConnCfg.GetComplChannel] does not set *shared value on failure.
+//
+// # Go shape
+//
+// shared is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or shared is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [Conn.ConnWait], [ConnCfg.ConnCfgSetComplChannel], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetComplChannel(shared *bool) error {
-	r, _, err := c_rpma_conn_cfg_get_compl_channel(cfg, shared)
+// See also [ConnCfgNew], [Conn.Wait], [ConnCfg.SetComplChannel], librpma(7).
+func (cc *ConnCfg) GetComplChannel() (shared bool, err error) {
+	var zshared bool
+	r, _, err := c_rpma_conn_cfg_get_compl_channel(cc, &zshared)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_compl_channel", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_compl_channel", int32(r)); err != nil {
+		return false, err
+	}
+	return zshared, nil
 }
 
-// ConnCfgGetCQSize calls rpma_conn_cfg_get_cq_size (librpma.h): get CQ size for the connection.
+// GetCQSize calls rpma_conn_cfg_get_cq_size (librpma.h): get CQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetCQSize] gets the CQ size for the connection.
+// [ConnCfg.GetCQSize] gets the CQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetCQSize] does not set *cq_size value on failure.
+// The [ConnCfg.GetCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetCQSize] does not set *cq_size value on failure.
+//
+// # Go shape
+//
+// cq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or cq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetCQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetCQSize(cqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_cq_size(cfg, cqSize)
+// See also [ConnCfgNew], [ConnCfg.SetCQSize], librpma(7).
+func (cc *ConnCfg) GetCQSize() (cqSize int, err error) {
+	var zcqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_cq_size(cc, &zcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_cq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_cq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zcqSize), nil
 }
 
-// ConnCfgGetRCQSize calls rpma_conn_cfg_get_rcq_size (librpma.h): get receive CQ size for the connection.
+// GetRCQSize calls rpma_conn_cfg_get_rcq_size (librpma.h): get receive CQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetRCQSize] gets the receive CQ size for the connection. Please see the [Conn.ConnGetRCQ] for details about the receive CQ.
+// [ConnCfg.GetRCQSize] gets the receive CQ size for the connection. Please see the [Conn.GetRCQ] for details about the receive CQ.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetRCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetRCQSize] does not set *rcq_size value on failure.
+// The [ConnCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRCQSize] does not set *rcq_size value on failure.
+//
+// # Go shape
+//
+// rcq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rcq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetRCQSize], [Conn.ConnGetRCQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rcq_size(cfg, rcqSize)
+// See also [ConnCfgNew], [ConnCfg.SetRCQSize], [Conn.GetRCQ], librpma(7).
+func (cc *ConnCfg) GetRCQSize() (rcqSize int, err error) {
+	var zrcqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_rcq_size(cc, &zrcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rcq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_rcq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrcqSize), nil
 }
 
-// ConnCfgGetRQSize calls rpma_conn_cfg_get_rq_size (librpma.h): get RQ size for the connection.
+// GetRQSize calls rpma_conn_cfg_get_rq_size (librpma.h): get RQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetRQSize] gets the RQ size for the connection.
+// [ConnCfg.GetRQSize] gets the RQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetRQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetRQSize] does not set *rq_size value on failure.
+// The [ConnCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetRQSize] does not set *rq_size value on failure.
+//
+// # Go shape
+//
+// rq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetRQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_rq_size(cfg, rqSize)
+// See also [ConnCfgNew], [ConnCfg.SetRQSize], librpma(7).
+func (cc *ConnCfg) GetRQSize() (rqSize int, err error) {
+	var zrqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_rq_size(cc, &zrqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_rq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_rq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrqSize), nil
 }
 
-// ConnCfgGetSQSize calls rpma_conn_cfg_get_sq_size (librpma.h): get SQ size for the connection.
+// GetSQSize calls rpma_conn_cfg_get_sq_size (librpma.h): get SQ size for the connection.
 //
-// [ConnCfg.ConnCfgGetSQSize] gets the SQ size for the connection.
+// [ConnCfg.GetSQSize] gets the SQ size for the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetSQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetSQSize] does not set *sq_size value on failure.
+// The [ConnCfg.GetSQSize] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSQSize] does not set *sq_size value on failure.
+//
+// # Go shape
+//
+// sq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or sq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetSQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetSQSize(sqSize *uint32) error {
-	r, _, err := c_rpma_conn_cfg_get_sq_size(cfg, sqSize)
+// See also [ConnCfgNew], [ConnCfg.SetSQSize], librpma(7).
+func (cc *ConnCfg) GetSQSize() (sqSize int, err error) {
+	var zsqSize uint32
+	r, _, err := c_rpma_conn_cfg_get_sq_size(cc, &zsqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_sq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_sq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zsqSize), nil
 }
 
-// ConnCfgGetSRQ calls rpma_conn_cfg_get_srq (librpma.h): get the shared RQ object from the connection.
+// GetSRQ calls rpma_conn_cfg_get_srq (librpma.h): get the shared RQ object from the connection.
 //
-// [ConnCfg.ConnCfgGetSRQ] gets the shared RQ object from the connection.
+// [ConnCfg.GetSRQ] gets the shared RQ object from the connection.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetSRQ] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetSRQ] does not set *srq_ptr value on failure.
+// The [ConnCfg.GetSRQ] function returns 0 on success or a negative error code on failure. [ConnCfg.GetSRQ] does not set *srq_ptr value on failure.
+//
+// # Go shape
+//
+// srq_ptr is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or srq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetSRQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetSRQ(srqPtr **SRQ) error {
-	r, _, err := c_rpma_conn_cfg_get_srq(cfg, srqPtr)
+// See also [ConnCfgNew], [ConnCfg.SetSRQ], librpma(7).
+func (cc *ConnCfg) GetSRQ() (srq *SRQ, err error) {
+	var zsrq *SRQ
+	r, _, err := c_rpma_conn_cfg_get_srq(cc, &zsrq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_srq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_srq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zsrq, nil
 }
 
-// ConnCfgGetTimeout calls rpma_conn_cfg_get_timeout (librpma.h): get connection establishment timeout.
+// GetTimeout calls rpma_conn_cfg_get_timeout (librpma.h): get connection establishment timeout.
 //
-// [ConnCfg.ConnCfgGetTimeout] gets the connection establishment timeout.
+// [ConnCfg.GetTimeout] gets the connection establishment timeout.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgGetTimeout] function returns 0 on success or a negative error code on failure. [ConnCfg.ConnCfgGetTimeout] does not set *timeout_ms value on failure.
+// The [ConnCfg.GetTimeout] function returns 0 on success or a negative error code on failure. [ConnCfg.GetTimeout] does not set *timeout_ms value on failure.
+//
+// # Go shape
+//
+// timeout_ms is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or timeout_ms is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_get_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgSetTimeout], librpma(7).
-func (cfg *ConnCfg) ConnCfgGetTimeout(timeoutMs *int32) error {
-	r, _, err := c_rpma_conn_cfg_get_timeout(cfg, timeoutMs)
+// See also [ConnCfgNew], [ConnCfg.SetTimeout], librpma(7).
+func (cc *ConnCfg) GetTimeout() (timeout time.Duration, err error) {
+	var ztimeout int32
+	r, _, err := c_rpma_conn_cfg_get_timeout(cc, &ztimeout)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_get_timeout", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_get_timeout", int32(r)); err != nil {
+		return 0, err
+	}
+	return time.Duration(ztimeout) * time.Millisecond, nil
 }
 
 // ConnCfgNew calls rpma_conn_cfg_new (librpma.h): create a new connection configuration object.
@@ -287,333 +339,415 @@ func (cfg *ConnCfg) ConnCfgGetTimeout(timeoutMs *int32) error {
 //
 // The [ConnCfgNew] function returns 0 on success or a negative error code on failure. [ConnCfgNew] does not set *cfg_ptr value on failure.
 //
+// # Go shape
+//
+// cfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgDelete], [ConnCfg.ConnCfgGetComplChannel], [ConnCfg.ConnCfgGetCQSize], [ConnCfg.ConnCfgGetRQSize], [ConnCfg.ConnCfgGetSQSize], [ConnCfg.ConnCfgGetTimeout], [ConnCfg.ConnCfgSetComplChannel], [ConnCfg.ConnCfgSetCQSize], [ConnCfg.ConnCfgSetRQSize], [ConnCfg.ConnCfgSetSQSize], [ConnCfg.ConnCfgSetTimeout], [Peer.ConnReqNew], [Ep.EPNextConnReq], librpma(7).
-func ConnCfgNew(cfgPtr **ConnCfg) error {
-	r, _, err := c_rpma_conn_cfg_new(cfgPtr)
+// See also [ConnCfg.Delete], [ConnCfg.GetComplChannel], [ConnCfg.GetCQSize], [ConnCfg.GetRQSize], [ConnCfg.GetSQSize], [ConnCfg.GetTimeout], [ConnCfg.SetComplChannel], [ConnCfg.SetCQSize], [ConnCfg.SetRQSize], [ConnCfg.SetSQSize], [ConnCfg.SetTimeout], [Peer.ConnReqNew], [EP.NextConnReq], librpma(7).
+func ConnCfgNew() (cfg *ConnCfg, err error) {
+	var zcfg *ConnCfg
+	r, _, err := c_rpma_conn_cfg_new(&zcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcfg, nil
 }
 
-// ConnCfgSetComplChannel calls rpma_conn_cfg_set_compl_channel (librpma.h): set if the completion event channel can be shared by CQ and RCQ.
+// SetComplChannel calls rpma_conn_cfg_set_compl_channel (librpma.h): set if the completion event channel can be shared by CQ and RCQ.
 //
-// [ConnCfg.ConnCfgSetComplChannel] sets if the completion event channel can be shared by CQ and RCQ or not. The completion event channel is not shared by CQ and RCQ by default. See rpma_conn_cfg_new(3) for details.
+// [ConnCfg.SetComplChannel] sets if the completion event channel can be shared by CQ and RCQ or not. The completion event channel is not shared by CQ and RCQ by default. See rpma_conn_cfg_new(3) for details.
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetComplChannel] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetComplChannel] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_compl_channel; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [Conn.ConnWait], [ConnCfg.ConnCfgGetComplChannel], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetComplChannel(shared bool) error {
-	r, _, err := c_rpma_conn_cfg_set_compl_channel(cfg, shared)
+// See also [ConnCfgNew], [Conn.Wait], [ConnCfg.GetComplChannel], librpma(7).
+func (cc *ConnCfg) SetComplChannel(shared bool) error {
+	r, _, err := c_rpma_conn_cfg_set_compl_channel(cc, shared)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_compl_channel", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_compl_channel", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetCQSize calls rpma_conn_cfg_set_cq_size (librpma.h): set CQ size for the connection.
+// SetCQSize calls rpma_conn_cfg_set_cq_size (librpma.h): set CQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetCQSize] sets the CQ size for the connection. If this function is not called, the cq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetCQSize] sets the CQ size for the connection. If this function is not called, the cq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetCQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetCQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// cq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_cq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetCQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetCQSize(cqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_cq_size(cfg, cqSize)
+// See also [ConnCfgNew], [ConnCfg.GetCQSize], librpma(7).
+func (cc *ConnCfg) SetCQSize(cqSize int) error {
+	zcqSize, err := carg.Uint32("rpma_conn_cfg_set_cq_size", "cq_size", cqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_cq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_cq_size(cc, zcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_cq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetRCQSize calls rpma_conn_cfg_set_rcq_size (librpma.h): set receive CQ size for the connection.
+// SetRCQSize calls rpma_conn_cfg_set_rcq_size (librpma.h): set receive CQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetRCQSize] sets the receive CQ size for the connection. Please see the [Conn.ConnGetRCQ] for details about the receive CQ. If this function is not called, the rcq_size has the default value (0) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetRCQSize] sets the receive CQ size for the connection. Please see the [Conn.GetRCQ] for details about the receive CQ. If this function is not called, the rcq_size has the default value (0) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetRCQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// rcq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfg.ConnCfgGetRCQSize], [ConnCfgNew], [Conn.ConnGetRCQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rcq_size(cfg, rcqSize)
+// See also [ConnCfg.GetRCQSize], [ConnCfgNew], [Conn.GetRCQ], librpma(7).
+func (cc *ConnCfg) SetRCQSize(rcqSize int) error {
+	zrcqSize, err := carg.Uint32("rpma_conn_cfg_set_rcq_size", "rcq_size", rcqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rcq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_rcq_size(cc, zrcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_rcq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetRQSize calls rpma_conn_cfg_set_rq_size (librpma.h): set RQ size for the connection.
+// SetRQSize calls rpma_conn_cfg_set_rq_size (librpma.h): set RQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetRQSize] sets the RQ size for the connection. If this function is not called, the rq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetRQSize] sets the RQ size for the connection. If this function is not called, the rq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetRQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// rq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetRQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_rq_size(cfg, rqSize)
+// See also [ConnCfgNew], [ConnCfg.GetRQSize], librpma(7).
+func (cc *ConnCfg) SetRQSize(rqSize int) error {
+	zrqSize, err := carg.Uint32("rpma_conn_cfg_set_rq_size", "rq_size", rqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_rq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_rq_size(cc, zrqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_rq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetSQSize calls rpma_conn_cfg_set_sq_size (librpma.h): set SQ size for the connection.
+// SetSQSize calls rpma_conn_cfg_set_sq_size (librpma.h): set SQ size for the connection.
 //
-// [ConnCfg.ConnCfgSetSQSize] sets the SQ size for the connection. If this function is not called, the sq_size has the default value (10) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetSQSize] sets the SQ size for the connection. If this function is not called, the sq_size has the default value (10) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetSQSize] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetSQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// sq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_sq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetSQSize], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetSQSize(sqSize uint32) error {
-	r, _, err := c_rpma_conn_cfg_set_sq_size(cfg, sqSize)
+// See also [ConnCfgNew], [ConnCfg.GetSQSize], librpma(7).
+func (cc *ConnCfg) SetSQSize(sqSize int) error {
+	zsqSize, err := carg.Uint32("rpma_conn_cfg_set_sq_size", "sq_size", sqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_sq_size", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_sq_size(cc, zsqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_sq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetSRQ calls rpma_conn_cfg_set_srq (librpma.h): set a shared RQ object for the connection.
+// SetSRQ calls rpma_conn_cfg_set_srq (librpma.h): set a shared RQ object for the connection.
 //
-// [ConnCfg.ConnCfgSetSRQ] sets a shared RQ object for the connection. If this function is not called, the srq has the default value (NULL) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetSRQ] sets a shared RQ object for the connection. If this function is not called, the srq has the default value (NULL) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetSRQ] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetSRQ] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_srq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "success" on rdma-core 65 (undocumented behaviour): rpma_conn_cfg_set_srq(3) says the srq defaults to NULL and lists RPMA_E_INVAL only for a NULL cfg; setting the srq to NULL (its documented default) fails with RPMA_E_INVAL in librpma 1.3.
 //
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetSRQ], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetSRQ(srq *SRQ) error {
-	r, _, err := c_rpma_conn_cfg_set_srq(cfg, srq)
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+//
+// See also [ConnCfgNew], [ConnCfg.GetSRQ], librpma(7).
+func (cc *ConnCfg) SetSRQ(srq *SRQ) error {
+	r, _, err := c_rpma_conn_cfg_set_srq(cc, srq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_srq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_srq", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnCfgSetTimeout calls rpma_conn_cfg_set_timeout (librpma.h): set connection establishment timeout.
+// SetTimeout calls rpma_conn_cfg_set_timeout (librpma.h): set connection establishment timeout.
 //
-// [ConnCfg.ConnCfgSetTimeout] sets the connection establishment timeout. If this function is not called, the timeout has the default value (1000) set by rpma_conn_cfg_new(3).
+// [ConnCfg.SetTimeout] sets the connection establishment timeout. If this function is not called, the timeout has the default value (1000) set by rpma_conn_cfg_new(3).
 //
 // # Return value
 //
-// The [ConnCfg.ConnCfgSetTimeout] function returns 0 on success or a negative error code on failure.
+// The [ConnCfg.SetTimeout] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// timeout_ms is a time.Duration (rounded up to milliseconds). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL or timeout_ms < 0
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_cfg_set_timeout; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnCfg.ConnCfgGetTimeout], librpma(7).
-func (cfg *ConnCfg) ConnCfgSetTimeout(timeoutMs int32) error {
-	r, _, err := c_rpma_conn_cfg_set_timeout(cfg, timeoutMs)
+// See also [ConnCfgNew], [ConnCfg.GetTimeout], librpma(7).
+func (cc *ConnCfg) SetTimeout(timeout time.Duration) error {
+	ztimeout, err := carg.Millis("rpma_conn_cfg_set_timeout", "timeout_ms", timeout)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_cfg_set_timeout", int32(r))
+	r, _, err := c_rpma_conn_cfg_set_timeout(cc, int32(ztimeout))
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_cfg_set_timeout", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnDelete calls rpma_conn_delete (librpma.h): delete already closed connection.
+// Delete calls rpma_conn_delete (librpma.h): delete already closed connection.
 //
-// [ConnDelete] deletes already closed connection.
+// [Conn.Delete] deletes already closed connection.
 //
 // # Return value
 //
-// The [ConnDelete] function returns 0 on success or a negative error code on failure. [ConnDelete] sets *conn_ptr value to NULL on success and on failure.
+// The [Conn.Delete] function returns 0 on success or a negative error code on failure. [Conn.Delete] sets *conn_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// conn_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn_ptr is NULL or munmap() failed
 //   - RPMA_E_PROVIDER: ibv_destroy_cq() or rdma_destroy_id() failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnDisconnect], [ConnReqConnect], librpma(7).
-func ConnDelete(connPtr **Conn) error {
-	r, _, err := c_rpma_conn_delete(connPtr)
+// See also [Conn.Disconnect], [ConnReq.Connect], librpma(7).
+func (c *Conn) Delete() error {
+	zc := c
+	r, _, err := c_rpma_conn_delete(&zc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnDisconnect calls rpma_conn_disconnect (librpma.h): tear the connection down.
+// Disconnect calls rpma_conn_disconnect (librpma.h): tear the connection down.
 //
-// [Conn.ConnDisconnect] tears the connection down.
+// [Conn.Disconnect] tears the connection down.
 //
-//   - It may initiate disconnecting the connection. In this case, the end of disconnecting is signalled by the RPMA_CONN_CLOSED event via [Conn.ConnNextEvent] or
-//   - It may be called after receiving the RPMA_CONN_CLOSED event. In this case, the disconnection is done when [Conn.ConnDisconnect] returns with success.
+//   - It may initiate disconnecting the connection. In this case, the end of disconnecting is signalled by the RPMA_CONN_CLOSED event via [Conn.NextEvent] or
+//   - It may be called after receiving the RPMA_CONN_CLOSED event. In this case, the disconnection is done when [Conn.Disconnect] returns with success.
 //
 // # Return value
 //
-// The [Conn.ConnDisconnect] function returns 0 on success or a negative error code on failure.
+// The [Conn.Disconnect] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn is NULL
 //   - RPMA_E_PROVIDER: rdma_disconnect() failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_disconnect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnDelete], [Conn.ConnNextEvent], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnDisconnect() error {
-	r, _, err := c_rpma_conn_disconnect(conn)
+// See also [Conn.Delete], [Conn.NextEvent], [ConnReq.Connect], librpma(7).
+func (c *Conn) Disconnect() error {
+	r, _, err := c_rpma_conn_disconnect(c)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_disconnect", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_disconnect", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnGetComplFD calls rpma_conn_get_compl_fd (librpma.h): get a file descriptor of the shared completion channel of the connection.
+// GetComplFD calls rpma_conn_get_compl_fd (librpma.h): get a file descriptor of the shared completion channel of the connection.
 //
-// [Conn.ConnGetComplFD] gets a file descriptor of the shared completion channel from the connection.
+// [Conn.GetComplFD] gets a file descriptor of the shared completion channel from the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetComplFD] function returns 0 on success or a negative error code on failure. [Conn.ConnGetComplFD] does not set *fd value on failure.
+// The [Conn.GetComplFD] function returns 0 on success or a negative error code on failure. [Conn.GetComplFD] does not set *fd value on failure.
+//
+// # Go shape
+//
+// fd is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or fd is NULL
 //   - RPMA_E_NOT_SHARED_CHNL: the completion event channel is not shared
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_compl_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also librpma(7), [ConnReqConnect].
-func (conn *Conn) ConnGetComplFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_compl_fd(conn, fd)
+// See also librpma(7), [ConnReq.Connect].
+func (c *Conn) GetComplFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_conn_get_compl_fd(c, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_compl_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_compl_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
-// ConnGetCQ calls rpma_conn_get_cq (librpma.h): get the connection's main CQ.
+// GetCQ calls rpma_conn_get_cq (librpma.h): get the connection's main CQ.
 //
-// [Conn.ConnGetCQ] gets the main CQ from the connection. When the receive CQ is not present the main CQ allows handling all completions within the connection. When the receive CQ is present the main CQ allows handling all completions except rpma_recv(3) completions within the connection. Please see rpma_conn_get_rcq(3) for details about the receive CQ.
+// [Conn.GetCQ] gets the main CQ from the connection. When the receive CQ is not present the main CQ allows handling all completions within the connection. When the receive CQ is present the main CQ allows handling all completions except rpma_recv(3) completions within the connection. Please see rpma_conn_get_rcq(3) for details about the receive CQ.
 //
 // # Return value
 //
-// The [Conn.ConnGetCQ] function returns 0 on success or a negative error code on failure. [Conn.ConnGetCQ] does not set *cq_ptr value on failure.
+// The [Conn.GetCQ] function returns 0 on success or a negative error code on failure. [Conn.GetCQ] does not set *cq_ptr value on failure.
+//
+// # Go shape
+//
+// cq_ptr is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or cq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_cq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Conn.ConnGetRCQ], [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [Conn.Recv], librpma(7).
-func (conn *Conn) ConnGetCQ(cqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_cq(conn, cqPtr)
+// See also [ConnReq.Connect], [Conn.GetRCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetCQ() (cq *CQ, err error) {
+	var zcq *CQ
+	r, _, err := c_rpma_conn_get_cq(c, &zcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_cq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_cq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcq, nil
 }
 
-// ConnGetEventFD calls rpma_conn_get_event_fd (librpma.h): get an event file descriptor of the connection.
+// GetEventFD calls rpma_conn_get_event_fd (librpma.h): get an event file descriptor of the connection.
 //
-// [Conn.ConnGetEventFD] gets an event file descriptor of the connection.
+// [Conn.GetEventFD] gets an event file descriptor of the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetEventFD] function returns 0 on success or a negative error code on failure. [Conn.ConnGetEventFD] does not set *fd value on failure.
+// The [Conn.GetEventFD] function returns 0 on success or a negative error code on failure. [Conn.GetEventFD] does not set *fd value on failure.
+//
+// # Go shape
+//
+// fd is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or fd is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_event_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnNextEvent], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetEventFD(fd *int32) error {
-	r, _, err := c_rpma_conn_get_event_fd(conn, fd)
+// See also [Conn.NextEvent], [ConnReq.Connect], librpma(7).
+func (c *Conn) GetEventFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_conn_get_event_fd(c, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_event_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_event_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
-// ConnGetPrivateData calls rpma_conn_get_private_data (librpma.h): get a pointer to the connection's private data.
+// GetPrivateData calls rpma_conn_get_private_data (librpma.h): get a pointer to the connection's private data.
 //
-// [Conn.ConnGetPrivateData] obtains the pointer to the private data given by the other side of the connection.
+// [Conn.GetPrivateData] obtains the pointer to the private data given by the other side of the connection.
 //
 // # Security warning
 //
@@ -621,78 +755,96 @@ func (conn *Conn) ConnGetEventFD(fd *int32) error {
 //
 // # Return value
 //
-// The [Conn.ConnGetPrivateData] function returns 0 on success or a negative error code on failure. [Conn.ConnGetPrivateData] does not set *pdata value on failure.
+// The [Conn.GetPrivateData] function returns 0 on success or a negative error code on failure. [Conn.GetPrivateData] does not set *pdata value on failure.
+//
+// # Go shape
+//
+// pdata is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or pdata is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_get_private_data(conn, pdata)
+// See also [ConnReq.Connect], librpma(7).
+func (c *Conn) GetPrivateData() (pdata ConnPrivateData, err error) {
+	var zpdata ConnPrivateData
+	r, _, err := c_rpma_conn_get_private_data(c, &zpdata)
 	if err != nil {
-		return err
+		return ConnPrivateData{}, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_private_data", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_private_data", int32(r)); err != nil {
+		return ConnPrivateData{}, err
+	}
+	return zpdata, nil
 }
 
-// ConnGetQPNum calls rpma_conn_get_qp_num (librpma.h): get the connection's qp_num.
+// GetQPNum calls rpma_conn_get_qp_num (librpma.h): get the connection's qp_num.
 //
-// [Conn.ConnGetQPNum] obtains the unique identifier of the connection.
+// [Conn.GetQPNum] obtains the unique identifier of the connection.
 //
 // # Return value
 //
-// The [Conn.ConnGetQPNum] function returns 0 on success or a negative error code on failure. [Conn.ConnGetQPNum] does not set *qp_num value on failure.
+// The [Conn.GetQPNum] function returns 0 on success or a negative error code on failure. [Conn.GetQPNum] does not set *qp_num value on failure.
+//
+// # Go shape
+//
+// qp_num is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or qp_num is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_qp_num; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Peer.ConnReqNew], [Ep.EPNextConnReq], [ConnReqConnect], librpma(7).
-func (conn *Conn) ConnGetQPNum(qpNum *uint32) error {
-	r, _, err := c_rpma_conn_get_qp_num(conn, qpNum)
+// See also [Peer.ConnReqNew], [EP.NextConnReq], [ConnReq.Connect], librpma(7).
+func (c *Conn) GetQPNum() (qpNum uint32, err error) {
+	var zqpNum uint32
+	r, _, err := c_rpma_conn_get_qp_num(c, &zqpNum)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_qp_num", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_qp_num", int32(r)); err != nil {
+		return 0, err
+	}
+	return zqpNum, nil
 }
 
-// ConnGetRCQ calls rpma_conn_get_rcq (librpma.h): get the connection's receive CQ.
+// GetRCQ calls rpma_conn_get_rcq (librpma.h): get the connection's receive CQ.
 //
-// [Conn.ConnGetRCQ] gets the receive CQ from the connection. The receive CQ allows handling all rpma_recv(3) completions within the connection. It allows separating rpma_recv(3) completions processing path from all other completions. The receive CQ is created only if the receive CQ size in the provided connection configuration is greater than 0. When the receive CQ does not exist for the given connection the *rcq_ptr == NULL.
+// [Conn.GetRCQ] gets the receive CQ from the connection. The receive CQ allows handling all rpma_recv(3) completions within the connection. It allows separating rpma_recv(3) completions processing path from all other completions. The receive CQ is created only if the receive CQ size in the provided connection configuration is greater than 0. When the receive CQ does not exist for the given connection the *rcq_ptr == NULL.
 //
 // # Return value
 //
-// The [Conn.ConnGetRCQ] function returns 0 on success or a negative error code on failure. [Conn.ConnGetRCQ] does not set *rcq_ptr value on failure.
+// The [Conn.GetRCQ] function returns 0 on success or a negative error code on failure. [Conn.GetRCQ] does not set *rcq_ptr value on failure.
+//
+// # Go shape
+//
+// rcq_ptr is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: conn or rcq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfg.ConnCfgSetRCQSize], [ConnReqConnect], [Conn.ConnGetCQ], [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [Conn.Recv], librpma(7).
-func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
-	r, _, err := c_rpma_conn_get_rcq(conn, rcqPtr)
+// See also [ConnCfg.SetRCQSize], [ConnReq.Connect], [Conn.GetCQ], [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [Conn.Recv], librpma(7).
+func (c *Conn) GetRCQ() (rcq *CQ, err error) {
+	var zrcq *CQ
+	r, _, err := c_rpma_conn_get_rcq(c, &zrcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_get_rcq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_get_rcq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zrcq, nil
 }
 
-// ConnNextEvent calls rpma_conn_next_event (librpma.h): obtain a connection status.
+// NextEvent calls rpma_conn_next_event (librpma.h): obtain a connection status.
 //
-// [Conn.ConnNextEvent] obtains the next event from the connection. Types of events:
+// [Conn.NextEvent] obtains the next event from the connection. Types of events:
 //
 //   - RPMA_CONN_UNDEFINED - undefined connection event
 //   - RPMA_CONN_ESTABLISHED - connection established
@@ -703,7 +855,11 @@ func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
 //
 // # Return value
 //
-// The [Conn.ConnNextEvent] function returns 0 on success or a negative error code on failure.
+// The [Conn.NextEvent] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// event is a result.
 //
 // # Errors
 //
@@ -712,26 +868,36 @@ func (conn *Conn) ConnGetRCQ(rcqPtr **CQ) error {
 //   - RPMA_E_PROVIDER: rdma_get_cm_event() or rdma_ack_cm_event() failed
 //   - RPMA_E_UNKNOWN: unexpected event
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_next_event; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Conn.ConnDisconnect], librpma(7).
-func (conn *Conn) ConnNextEvent(event *ConnEvent) error {
-	r, _, err := c_rpma_conn_next_event(conn, event)
+// See also [ConnReq.Connect], [Conn.Disconnect], librpma(7).
+func (c *Conn) NextEvent() (event ConnEvent, err error) {
+	var zevent ConnEvent
+	r, _, err := c_rpma_conn_next_event(c, &zevent)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_next_event", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_next_event", int32(r)); err != nil {
+		return 0, err
+	}
+	return zevent, nil
 }
 
-// ConnReqConnect calls rpma_conn_req_connect (librpma.h): initiate processing the connection request.
+// Connect calls rpma_conn_req_connect (librpma.h): initiate processing the connection request.
 //
-// [ConnReqConnect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.ConnNextEvent].
+// [ConnReq.Connect] initiates processing the connection requests both incoming and outgoing. The end of processing is signalled by the RPMA_CONN_ESTABLISHED event via [Conn.NextEvent].
 //
 // # Return value
 //
-// The [ConnReqConnect] function returns 0 on success or a negative error code on failure. On success, the newly created connection object is stored in *conn_ptr whereas *req_ptr is consumed and set to NULL. On failure, [ConnReqConnect] does not set *conn_ptr whereas *req_ptr is consumed and set to NULL.
+// The [ConnReq.Connect] function returns 0 on success or a negative error code on failure. On success, the newly created connection object is stored in *conn_ptr whereas *req_ptr is consumed and set to NULL. On failure, [ConnReq.Connect] does not set *conn_ptr whereas *req_ptr is consumed and set to NULL.
+//
+// # Go shape
+//
+// conn_ptr is a result; req_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
+//
+// # Memory
+//
+// cgo lets C read pdata in Go memory only if the pointers it holds (Ptr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // # Errors
 //
@@ -739,68 +905,83 @@ func (conn *Conn) ConnNextEvent(event *ConnEvent) error {
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: initiating a connection request failed (active side only); accepting the connection request failed (passive side only); freeing a communication event failed (passive side only)
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_connect; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnApplyRemotePeerCfg], [ConnDelete], [Conn.ConnDisconnect], [Conn.ConnGetCQ], [Conn.ConnGetEventFD], [Conn.ConnGetPrivateData], [Conn.ConnGetRCQ], [Conn.ConnNextEvent], [Peer.ConnReqNew], [Ep.EPNextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func ConnReqConnect(reqPtr **ConnReq, pdata *ConnPrivateData, connPtr **Conn) error {
-	r, _, err := c_rpma_conn_req_connect(reqPtr, pdata, connPtr)
+// See also [Conn.ApplyRemotePeerCfg], [Conn.Delete], [Conn.Disconnect], [Conn.GetCQ], [Conn.GetEventFD], [Conn.GetPrivateData], [Conn.GetRCQ], [Conn.NextEvent], [Peer.ConnReqNew], [EP.NextConnReq], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func (cr *ConnReq) Connect(pdata *ConnPrivateData) (conn *Conn, err error) {
+	var zconn *Conn
+	zcr := cr
+	r, _, err := c_rpma_conn_req_connect(&zcr, pdata, &zconn)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_connect", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_connect", int32(r)); err != nil {
+		return nil, err
+	}
+	return zconn, nil
 }
 
-// ConnReqDelete calls rpma_conn_req_delete (librpma.h): delete the connection requests.
+// Delete calls rpma_conn_req_delete (librpma.h): delete the connection requests.
 //
-// [ConnReqDelete] deletes the connection requests both incoming and outgoing.
+// [ConnReq.Delete] deletes the connection requests both incoming and outgoing.
 //
 // # Return value
 //
-// The [ConnReqDelete] function returns 0 on success or a negative error code on failure. [ConnReqDelete] sets *req_ptr value to NULL on success and on failure.
+// The [ConnReq.Delete] function returns 0 on success or a negative error code on failure. [ConnReq.Delete] sets *req_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// req_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: req_ptr is NULL
 //   - RPMA_E_PROVIDER: rdma_destroy_qp(3) or ibv_destroy_cq(3) failed; rdma_reject(3) or rdma_ack_cm_event(3) failed (passive side only); rdma_destroy_id(3) failed (active side only)
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], librpma(7).
-func ConnReqDelete(reqPtr **ConnReq) error {
-	r, _, err := c_rpma_conn_req_delete(reqPtr)
+func (cr *ConnReq) Delete() error {
+	zcr := cr
+	r, _, err := c_rpma_conn_req_delete(&zcr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnReqGetPrivateData calls rpma_conn_req_get_private_data (librpma.h): get a pointer to the request's private data.
+// GetPrivateData calls rpma_conn_req_get_private_data (librpma.h): get a pointer to the request's private data.
 //
-// [ConnReq.ConnReqGetPrivateData] obtains the pointer to the connection's private data given by the other side of the connection before the connection is established.
+// [ConnReq.GetPrivateData] obtains the pointer to the connection's private data given by the other side of the connection before the connection is established.
 //
 // # Return value
 //
-// The [ConnReq.ConnReqGetPrivateData] function returns 0 on success or a negative error code on failure. [ConnReq.ConnReqGetPrivateData] does not set *pdata value on failure.
+// The [ConnReq.GetPrivateData] function returns 0 on success or a negative error code on failure. [ConnReq.GetPrivateData] does not set *pdata value on failure.
+//
+// # Go shape
+//
+// pdata is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: req or pdata is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_get_private_data; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnGetPrivateData], [Ep.EPNextConnReq], librpma(7).
-func (req *ConnReq) ConnReqGetPrivateData(pdata *ConnPrivateData) error {
-	r, _, err := c_rpma_conn_req_get_private_data(req, pdata)
+// See also [Conn.GetPrivateData], [EP.NextConnReq], librpma(7).
+func (cr *ConnReq) GetPrivateData() (pdata ConnPrivateData, err error) {
+	var zpdata ConnPrivateData
+	r, _, err := c_rpma_conn_req_get_private_data(cr, &zpdata)
 	if err != nil {
-		return err
+		return ConnPrivateData{}, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_get_private_data", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_get_private_data", int32(r)); err != nil {
+		return ConnPrivateData{}, err
+	}
+	return zpdata, nil
 }
 
 // ConnReqNew calls rpma_conn_req_new (librpma.h): create a new outgoing connection request object.
@@ -811,58 +992,81 @@ func (req *ConnReq) ConnReqGetPrivateData(pdata *ConnPrivateData) error {
 //
 // The [Peer.ConnReqNew] function returns 0 on success or a negative error code on failure. [Peer.ConnReqNew] does not set *req_ptr value on failure. If cfg is NULL, then the default values are used
 //
+// # Go shape
+//
+// req_ptr is a result; addr is a Go string ("" passes NULL); port is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer, addr, port or req_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_create_id(3), rdma_resolve_addr(3), rdma_resolve_route(3) or ibv_create_cq(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnCfgNew], [ConnReqConnect], [ConnReqDelete], [ConnReq.ConnReqRecv], [Ep.EPNextConnReq], [PeerNew], librpma(7).
-func (peer *Peer) ConnReqNew(addr *byte, port *byte, cfg *ConnCfg, reqPtr **ConnReq) error {
-	r, _, err := c_rpma_conn_req_new(peer, addr, port, cfg, reqPtr)
+// See also [ConnCfgNew], [ConnReq.Connect], [ConnReq.Delete], [ConnReq.Recv], [EP.NextConnReq], [PeerNew], librpma(7).
+func (p *Peer) ConnReqNew(addr string, port string, cfg *ConnCfg) (req *ConnReq, err error) {
+	var zreq *ConnReq
+	zaddr, err := carg.String("rpma_conn_req_new", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_new", int32(r))
+	zport, err := carg.String("rpma_conn_req_new", "port", port)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := c_rpma_conn_req_new(p, zaddr, zport, cfg, &zreq)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zreq, nil
 }
 
-// ConnReqRecv calls rpma_conn_req_recv (librpma.h): initiate the receive operation.
+// Recv calls rpma_conn_req_recv (librpma.h): initiate the receive operation.
 //
-// [ConnReq.ConnReqRecv] initiates the receive operation. It prepares a buffer for a message sent from other side of the connection. Please see rpma_send(3). This is a variant of rpma_recv(3) which may be used before the connection is established. op_context is returned in the wr_id field of the completion (struct ibv_wc).
+// [ConnReq.Recv] initiates the receive operation. It prepares a buffer for a message sent from other side of the connection. Please see rpma_send(3). This is a variant of rpma_recv(3) which may be used before the connection is established. op_context is returned in the wr_id field of the completion (struct ibv_wc).
 //
 // # Return value
 //
-// The [ConnReq.ConnReqRecv] function returns 0 on success or a negative error code on failure.
+// The [ConnReq.Recv] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: req or src or op_context is NULL
 //   - RPMA_E_PROVIDER: ibv_post_recv(3) failed
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_req_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "null-op-context" on rdma-core 65 (undocumented behaviour): rpma_conn_req_recv(3) lists RPMA_E_INVAL when "req or src or op_context is NULL"; librpma 1.3 accepts a NULL op_context (it only becomes the completion's wr_id) and posts the receive, returning 0.
+//
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], [Peer.MRReg], librpma(7).
-func (req *ConnReq) ConnReqRecv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_conn_req_recv(req, dst, offset, len, opContext)
+func (cr *ConnReq) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_conn_req_recv(cr, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_req_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_req_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// ConnWait calls rpma_conn_wait (librpma.h): wait for a completion event on the shared completion channel from CQ or RCQ.
+// Wait calls rpma_conn_wait (librpma.h): wait for a completion event on the shared completion channel from CQ or RCQ.
 //
-// [Conn.ConnWait] waits for a completion event on the shared completion channel from CQ or RCQ, acks it and returns a CQ that caused the event in the cq argument and a boolean value saying if it is RCQ or not in the is_rcq argument (if is_rcq is not NULL). If [Conn.ConnWait] succeeds, then all available completions should be collected from the returned cq using rpma_cq_get_wc(3).
+// [Conn.Wait] waits for a completion event on the shared completion channel from CQ or RCQ, acks it and returns a CQ that caused the event in the cq argument and a boolean value saying if it is RCQ or not in the is_rcq argument (if is_rcq is not NULL). If [Conn.Wait] succeeds, then all available completions should be collected from the returned cq using rpma_cq_get_wc(3).
 //
 // # Return value
 //
-// The [Conn.ConnWait] function returns 0 on success or a negative error code on failure.
+// The [Conn.Wait] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// cq and is_rcq are results.
 //
 // # Errors
 //
@@ -872,55 +1076,68 @@ func (req *ConnReq) ConnReqRecv(dst *MRLocal, offset uint64, len uint64, opConte
 //   - RPMA_E_PROVIDER: ibv_req_notify_cq(3) failed
 //   - RPMA_E_UNKNOWN: ibv_get_cq_event(3) returned unknown CQ
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_conn_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], librpma(7).
-func (conn *Conn) ConnWait(flags int32, cq **CQ, isRcq *bool) error {
-	r, _, err := c_rpma_conn_wait(conn, flags, cq, isRcq)
+func (c *Conn) Wait(flags int32) (cq *CQ, isRCQ bool, err error) {
+	var zcq *CQ
+	var zisRCQ bool
+	r, _, err := c_rpma_conn_wait(c, flags, &zcq, &zisRCQ)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_conn_wait", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_conn_wait", int32(r)); err != nil {
+		return nil, false, err
+	}
+	return zcq, zisRCQ, nil
 }
 
-// CQGetFD calls rpma_cq_get_fd (librpma.h): get the completion queue's file descriptor.
+// GetFD calls rpma_cq_get_fd (librpma.h): get the completion queue's file descriptor.
 //
-// [CQ.CQGetFD] gets the file descriptor of the completion queue (CQ in short). When a next completion in the CQ is ready to be consumed by rpma_cq_get_wc(3), the notification is delivered via the file descriptor. The default mode of the file descriptor is blocking but it can be changed to non-blocking mode using fcntl(2). The CQ is either the connection's main CQ or the receive CQ or CQ of shared RQ, please see rpma_conn_get_cq(3), rpma_conn_get_rcq(3) or [SRQ.SRQGetRCQ] for details.
+// [CQ.GetFD] gets the file descriptor of the completion queue (CQ in short). When a next completion in the CQ is ready to be consumed by rpma_cq_get_wc(3), the notification is delivered via the file descriptor. The default mode of the file descriptor is blocking but it can be changed to non-blocking mode using fcntl(2). The CQ is either the connection's main CQ or the receive CQ or CQ of shared RQ, please see rpma_conn_get_cq(3), rpma_conn_get_rcq(3) or [SRQ.GetRCQ] for details.
 //
 // Note after spotting the notification using the provided file descriptor you do not have to call rpma_cq_wait(3) before consuming the completion but it may cause that the next call to rpma_cq_wait(3) will notify you of already consumed completion.
 //
 // # Return value
 //
-// The [CQ.CQGetFD] function returns 0 on success or a negative error code on failure. [CQ.CQGetFD] does not set *fd value on failure.
+// The [CQ.GetFD] function returns 0 on success or a negative error code on failure. [CQ.GetFD] does not set *fd value on failure.
+//
+// # Go shape
+//
+// fd is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cq or fd is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also fcntl(2), [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [SRQ.SRQGetRCQ], [CQ.CQWait], [CQ.CQGetWC], librpma(7).
-func (cq *CQ) CQGetFD(fd *int32) error {
-	r, _, err := c_rpma_cq_get_fd(cq, fd)
+// See also fcntl(2), [Conn.GetCQ], [Conn.GetRCQ], [SRQ.GetRCQ], [CQ.Wait], [CQ.GetWC], librpma(7).
+func (cq *CQ) GetFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_cq_get_fd(cq, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_get_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_cq_get_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
-// CQGetWC calls rpma_cq_get_wc (librpma.h): receive one or more completions.
+// GetWC calls rpma_cq_get_wc (librpma.h): receive one or more completions.
 //
-// [CQ.CQGetWC] polls the CQ for completions and returns the first num_entries (or all available completions if the CQ contains fewer than this number) in the wc array exactly like ibv_poll_cq(3) does. The argument wc is a pointer to an array of ibv_wc structs, as defined in <infiniband/verbs.h>. The number of got completions is returned in the num_entries_got argument if it is not NULL. It can be NULL only if num_entries equals 1. All operations generate completions on error. The operations posted with the RPMA_F_COMPLETION_ALWAYS flag also generate completions on success.
+// [CQ.GetWC] polls the CQ for completions and returns the first num_entries (or all available completions if the CQ contains fewer than this number) in the wc array exactly like ibv_poll_cq(3) does. The argument wc is a pointer to an array of ibv_wc structs, as defined in <infiniband/verbs.h>. The number of got completions is returned in the num_entries_got argument if it is not NULL. It can be NULL only if num_entries equals 1. All operations generate completions on error. The operations posted with the RPMA_F_COMPLETION_ALWAYS flag also generate completions on success.
 //
 // Note that if the provided cq is the main CQ and the receive CQ is present on the same connection this function won't return IBV_WC_RECV and IBV_WC_RECV_RDMA_WITH_IMM at any time. The receive CQ has to be used instead to collect these completions. Please see the rpma_conn_get_rcq(3) for details about the receive CQ.
 //
 // # Return value
 //
-// The [CQ.CQGetWC] function returns 0 on success or a negative error code on failure. On success, it saves all got completions and their number into the wc and num_entries_got respectively. If the status of a completion is not equal to IBV_WC_SUCCESS then only the following attributes are valid: wr_id, status, qp_num, and vendor_err.
+// The [CQ.GetWC] function returns 0 on success or a negative error code on failure. On success, it saves all got completions and their number into the wc and num_entries_got respectively. If the status of a completion is not equal to IBV_WC_SUCCESS then only the following attributes are valid: wr_id, status, qp_num, and vendor_err.
+//
+// # Go shape
+//
+// num_entries_got is a result; num_entries is len(wc). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
@@ -929,26 +1146,32 @@ func (cq *CQ) CQGetFD(fd *int32) error {
 //   - RPMA_E_PROVIDER: ibv_poll_cq(3) failed with a provider error
 //   - RPMA_E_UNKNOWN: ibv_poll_cq(3) failed but no provider error is available
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_get_wc; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [ConnReq.ConnReqRecv], [CQ.CQWait], [CQ.CQGetFD], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.SendWithImm], [Conn.Write], [Conn.AtomicWrite], [Conn.WriteWithImm], librpma(7).
-func (cq *CQ) CQGetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error {
-	r, _, err := c_rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot)
+// See also [Conn.GetCQ], [Conn.GetRCQ], [ConnReq.Recv], [CQ.Wait], [CQ.GetFD], [Conn.Flush], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.SendWithImm], [Conn.Write], [Conn.AtomicWrite], [Conn.WriteWithImm], librpma(7).
+func (cq *CQ) GetWC(wc []ibv.WC) (numEntriesGot ibv.WCStatus, err error) {
+	var znumEntriesGot int32
+	znumEntries, err := carg.Int32("rpma_cq_get_wc", "num_entries", len(wc))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_get_wc", int32(r))
+	r, _, err := c_rpma_cq_get_wc(cq, znumEntries, carg.Slice(wc), &znumEntriesGot)
+	if err != nil {
+		return 0, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_cq_get_wc", int32(r)); err != nil {
+		return 0, err
+	}
+	return ibv.WCStatus(znumEntriesGot), nil
 }
 
-// CQWait calls rpma_cq_wait (librpma.h): wait for a completion and ack it.
+// Wait calls rpma_cq_wait (librpma.h): wait for a completion and ack it.
 //
-// [CQ.CQWait] waits for an incoming completion event and acks it. If [CQ.CQWait] succeeds, then all available completions should be collected using rpma_cq_get_wc(3) before the next [CQ.CQWait] call.
+// [CQ.Wait] waits for an incoming completion event and acks it. If [CQ.Wait] succeeds, then all available completions should be collected using rpma_cq_get_wc(3) before the next [CQ.Wait] call.
 //
 // # Return value
 //
-// The [CQ.CQWait] function returns 0 on success or a negative error code on failure.
+// The [CQ.Wait] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
@@ -957,42 +1180,49 @@ func (cq *CQ) CQGetWC(numEntries int32, wc *ibv.WC, numEntriesGot *int32) error 
 //   - RPMA_E_PROVIDER: ibv_req_notify_cq(3) failed with a provider error
 //   - RPMA_E_SHARED_CHANNEL: the completion event channel is shared and cannot be handled by any particular CQ
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_cq_wait; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnGetCQ], [Conn.ConnGetRCQ], [CQ.CQGetWC], [CQ.CQGetFD], librpma(7).
-func (cq *CQ) CQWait() error {
+// See also [Conn.GetCQ], [Conn.GetRCQ], [CQ.GetWC], [CQ.GetFD], librpma(7).
+func (cq *CQ) Wait() error {
 	r, _, err := c_rpma_cq_wait(cq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_cq_wait", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_cq_wait", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// EPGetFD calls rpma_ep_get_fd (librpma.h): get a file descriptor of the endpoint.
+// GetFD calls rpma_ep_get_fd (librpma.h): get a file descriptor of the endpoint.
 //
-// [Ep.EPGetFD] gets the file descriptor of the endpoint.
+// [EP.GetFD] gets the file descriptor of the endpoint.
 //
 // # Return value
 //
-// The [Ep.EPGetFD] function returns 0 on success or a negative error code on failure. [Ep.EPGetFD] does not set *fd value on failure.
+// The [EP.GetFD] function returns 0 on success or a negative error code on failure. [EP.GetFD] does not set *fd value on failure.
+//
+// # Go shape
+//
+// fd is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: ep or fd is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_get_fd; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.EPListen], librpma(7).
-func (ep *Ep) EPGetFD(fd *int32) error {
-	r, _, err := c_rpma_ep_get_fd(ep, fd)
+func (ep *EP) GetFD() (fd int, err error) {
+	var zfd int32
+	r, _, err := c_rpma_ep_get_fd(ep, &zfd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_get_fd", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_get_fd", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zfd), nil
 }
 
 // EPListen calls rpma_ep_listen (librpma.h): create a listening endpoint.
@@ -1003,32 +1233,50 @@ func (ep *Ep) EPGetFD(fd *int32) error {
 //
 // The [Peer.EPListen] function returns 0 on success or a negative error code on failure. [Peer.EPListen] does not set *ep_ptr value on failure.
 //
+// # Go shape
+//
+// ep_ptr is a result; addr is a Go string ("" passes NULL); port is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer, addr, port or ep_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_create_event_channel(3), rdma_create_id(3), rdma_getaddrinfo(3), rdma_listen(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_listen; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Ep.EPGetFD], [Ep.EPNextConnReq], [EPShutdown], [PeerNew], librpma(7).
-func (peer *Peer) EPListen(addr *byte, port *byte, epPtr **Ep) error {
-	r, _, err := c_rpma_ep_listen(peer, addr, port, epPtr)
+// See also [EP.GetFD], [EP.NextConnReq], [EP.Shutdown], [PeerNew], librpma(7).
+func (p *Peer) EPListen(addr string, port string) (ep *EP, err error) {
+	var zep *EP
+	zaddr, err := carg.String("rpma_ep_listen", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_listen", int32(r))
+	zport, err := carg.String("rpma_ep_listen", "port", port)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := c_rpma_ep_listen(p, zaddr, zport, &zep)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_ep_listen", int32(r)); err != nil {
+		return nil, err
+	}
+	return zep, nil
 }
 
-// EPNextConnReq calls rpma_ep_next_conn_req (librpma.h): obtain an incoming connection request.
+// NextConnReq calls rpma_ep_next_conn_req (librpma.h): obtain an incoming connection request.
 //
-// [Ep.EPNextConnReq] obtains the next connection request from the endpoint.
+// [EP.NextConnReq] obtains the next connection request from the endpoint.
 //
 // # Return value
 //
-// The [Ep.EPNextConnReq] function returns 0 on success or a negative error code on failure. [Ep.EPNextConnReq] does not set *req_ptr value on failure.
+// The [EP.NextConnReq] function returns 0 on success or a negative error code on failure. [EP.NextConnReq] does not set *req_ptr value on failure.
+//
+// # Go shape
+//
+// req_ptr is a result.
 //
 // # Errors
 //
@@ -1037,52 +1285,62 @@ func (peer *Peer) EPListen(addr *byte, port *byte, epPtr **Ep) error {
 //   - RPMA_E_NO_EVENT: no next connection request available
 //   - RPMA_E_PROVIDER: rdma_get_cm_event(3) failed
 //
-// # Failure
+// # Measured on rxe
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_next_conn_req; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Probe "no-request" on rdma-core 65 (undocumented behaviour): rpma_ep_next_conn_req(3) documents RPMA_E_NO_EVENT for "no next connection request available"; with the endpoint's fd (rpma_ep_get_fd) set non-blocking and no request pending, librpma 1.3 returns RPMA_E_PROVIDER (rdma_get_cm_event fails with EAGAIN) instead.
 //
-// See also [ConnCfgNew], [ConnReqDelete], [ConnReqConnect], [Peer.EPListen], librpma(7).
-func (ep *Ep) EPNextConnReq(cfg *ConnCfg, reqPtr **ConnReq) error {
-	r, _, err := c_rpma_ep_next_conn_req(ep, cfg, reqPtr)
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+//
+// See also [ConnCfgNew], [ConnReq.Delete], [ConnReq.Connect], [Peer.EPListen], librpma(7).
+func (ep *EP) NextConnReq(cfg *ConnCfg) (req *ConnReq, err error) {
+	var zreq *ConnReq
+	r, _, err := c_rpma_ep_next_conn_req(ep, cfg, &zreq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_next_conn_req", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_next_conn_req", int32(r)); err != nil {
+		return nil, err
+	}
+	return zreq, nil
 }
 
-// EPShutdown calls rpma_ep_shutdown (librpma.h): stop listening and delete the endpoint.
+// Shutdown calls rpma_ep_shutdown (librpma.h): stop listening and delete the endpoint.
 //
-// [EPShutdown] stops listening for incoming connections and deletes the endpoint. The connections established using the endpoint will still exist after deleting the endpoint.
+// [EP.Shutdown] stops listening for incoming connections and deletes the endpoint. The connections established using the endpoint will still exist after deleting the endpoint.
 //
 // # Return value
 //
-// The [EPShutdown] function returns 0 on success or a negative error code on failure. [EPShutdown] does not set *ep_ptr value to NULL on failure.
+// The [EP.Shutdown] function returns 0 on success or a negative error code on failure. [EP.Shutdown] does not set *ep_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// ep_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: ep_ptr is NULL
 //   - RPMA_E_PROVIDER: rdma_destroy_id(3) failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_ep_shutdown; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.EPListen], librpma(7).
-func EPShutdown(epPtr **Ep) error {
-	r, _, err := c_rpma_ep_shutdown(epPtr)
+func (ep *EP) Shutdown() error {
+	zep := ep
+	r, _, err := c_rpma_ep_shutdown(&zep)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_ep_shutdown", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_ep_shutdown", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // ErrToString calls rpma_err_2str (librpma.h): convert RPMA error code to a string.
 //
 // [ErrToString] returns the const string representation of RPMA error codes.
 //
-// # Failure
-//
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also librpma(7).
 func ErrToString(ret int32) (string, error) {
@@ -1117,17 +1375,18 @@ func ErrToString(ret int32) (string, error) {
 //   - RPMA_E_NOSUPP: type is RPMA_FLUSH_TYPE_PERSISTENT and the direct write to pmem is not supported
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_flush; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushType, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_flush(conn, dst, dstOffset, len, type_, flags, opContext)
+// See also [ConnReq.Connect], [MRRemoteFromDescriptor], librpma(7).
+func (c *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ FlushType, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_flush(c, dst, dstOffset, len, type_, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_flush", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_flush", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LogGetThreshold calls rpma_log_get_threshold (librpma.h): get the logging threshold level.
@@ -1138,21 +1397,27 @@ func (conn *Conn) Flush(dst *MRRemote, dstOffset uint64, len uint64, type_ Flush
 //
 // [LogGetThreshold] function returns 0 on success or a negative error code on failure.
 //
+// # Go shape
+//
+// level is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX; *level is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_get_threshold; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogSetFunction], [LogSetThreshold], librpma(7).
-func LogGetThreshold(threshold LogThreshold, level *LogLevel) error {
-	r, _, err := c_rpma_log_get_threshold(threshold, level)
+func LogGetThreshold(threshold LogThreshold) (level LogLevel, err error) {
+	var zlevel LogLevel
+	r, _, err := c_rpma_log_get_threshold(threshold, &zlevel)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_get_threshold", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_get_threshold", int32(r)); err != nil {
+		return 0, err
+	}
+	return zlevel, nil
 }
 
 // LogSetFunction calls rpma_log_set_function (librpma.h): set the logging function.
@@ -1186,9 +1451,7 @@ func LogGetThreshold(threshold LogThreshold, level *LogLevel) error {
 //
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_set_function; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogGetThreshold], [LogSetThreshold], librpma(7).
 func LogSetFunction(logFunction unsafe.Pointer) error {
@@ -1196,7 +1459,10 @@ func LogSetFunction(logFunction unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_set_function", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_set_function", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // LogSetThreshold calls rpma_log_set_threshold (librpma.h): set the logging threshold level.
@@ -1231,9 +1497,7 @@ func LogSetFunction(logFunction unsafe.Pointer) error {
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
 //   - RPMA_E_INVAL: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX; level is not a value defined by enum rpma_log_level type
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_log_set_threshold; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [LogGetThreshold], [LogSetFunction], librpma(7).
 func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
@@ -1241,16 +1505,23 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_log_set_threshold", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_log_set_threshold", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// MRAdvise calls rpma_mr_advise (librpma.h): give advice about an address range in a memory registration.
+// Advise calls rpma_mr_advise (librpma.h): give advice about an address range in a memory registration.
 //
-// [MRLocal.MRAdvise] gives advice about an address range in a memory registration. The usage parameter specifies the operations that can be performed on the given memory address range. For available advice and flags values please see ibv_advise_mr(3).
+// [MRLocal.Advise] gives advice about an address range in a memory registration. The usage parameter specifies the operations that can be performed on the given memory address range. For available advice and flags values please see ibv_advise_mr(3).
 //
 // # Return value
 //
-// The [MRLocal.MRAdvise] function returns 0 on success or a negative error code on failure.
+// The [MRLocal.Advise] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// advice is of type [ibv.AdviseMRAdvice]; flags is of type [ibv.UverbsAdviseMRFlag].
 //
 // # Errors
 //
@@ -1258,143 +1529,169 @@ func LogSetThreshold(threshold LogThreshold, level LogLevel) error {
 //   - RPMA_E_NOSUPP: the operation is not supported by the system
 //   - RPMA_E_PROVIDER: ibv_mr_advise(3) failed for other errors
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_advise; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], ibv_mr_advise(3), librpma(7).
-func (mr *MRLocal) MRAdvise(offset uint64, len uint64, advice int32, flags uint32) error {
-	r, _, err := c_rpma_mr_advise(mr, offset, len, advice, flags)
+func (mr *MRLocal) Advise(offset uint64, len uint64, advice ibv.AdviseMRAdvice, flags ibv.UverbsAdviseMRFlag) error {
+	r, _, err := c_rpma_mr_advise(mr, offset, len, int32(advice), uint32(flags))
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_advise", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_advise", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// MRDereg calls rpma_mr_dereg (librpma.h): delete a local memory registration object.
+// Dereg calls rpma_mr_dereg (librpma.h): delete a local memory registration object.
 //
-// [MRDereg] deregisters a memory region and deletes a local memory registration object.
+// [MRLocal.Dereg] deregisters a memory region and deletes a local memory registration object.
 //
 // # Return value
 //
-// The [MRDereg] function returns 0 on success or a negative error code on failure. [MRDereg] does not set *mr_ptr value to NULL on failure.
+// The [MRLocal.Dereg] function returns 0 on success or a negative error code on failure. [MRLocal.Dereg] does not set *mr_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// mr_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr_ptr is NULL
 //   - RPMA_E_PROVIDER: memory deregistration failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_dereg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func MRDereg(mrPtr **MRLocal) error {
-	r, _, err := c_rpma_mr_dereg(mrPtr)
+func (mr *MRLocal) Dereg() error {
+	zmr := mr
+	r, _, err := c_rpma_mr_dereg(&zmr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_dereg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_dereg", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// MRGetDescriptor calls rpma_mr_get_descriptor (librpma.h): get a descriptor of a memory region.
+// GetDescriptor calls rpma_mr_get_descriptor (librpma.h): get a descriptor of a memory region.
 //
-// [MRLocal.MRGetDescriptor] writes a network-transferable description of the provided local memory region (called 'descriptor'). Once the descriptor is transferred to the other side it should be decoded by [MRRemoteFromDescriptor] to create a remote memory region's structure which allows for Remote Memory Access. Please see librpma(7) for details.
+// [MRLocal.GetDescriptor] writes a network-transferable description of the provided local memory region (called 'descriptor'). Once the descriptor is transferred to the other side it should be decoded by [MRRemoteFromDescriptor] to create a remote memory region's structure which allows for Remote Memory Access. Please see librpma(7) for details.
 //
 // # Return value
 //
-// The [MRLocal.MRGetDescriptor] function returns 0 on success or a negative error code on failure.
+// The [MRLocal.GetDescriptor] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or desc is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [MRLocal.MRGetDescriptorSize], [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetDescriptor(desc unsafe.Pointer) error {
+// See also [MRLocal.GetDescriptorSize], [Peer.MRReg], librpma(7).
+func (mr *MRLocal) GetDescriptor(desc unsafe.Pointer) error {
 	r, _, err := c_rpma_mr_get_descriptor(mr, desc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_descriptor", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// MRGetDescriptorSize calls rpma_mr_get_descriptor_size (librpma.h): get size of the memory region descriptor.
+// GetDescriptorSize calls rpma_mr_get_descriptor_size (librpma.h): get size of the memory region descriptor.
 //
-// [MRLocal.MRGetDescriptorSize] gets size of the memory region descriptor.
+// [MRLocal.GetDescriptorSize] gets size of the memory region descriptor.
 //
 // # Return value
 //
-// The [MRLocal.MRGetDescriptorSize] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetDescriptorSize] does not set *desc_size value on failure.
+// The [MRLocal.GetDescriptorSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetDescriptorSize] does not set *desc_size value on failure.
+//
+// # Go shape
+//
+// desc_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or desc_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [MRLocal.MRGetDescriptor], [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetDescriptorSize(descSize *uint64) error {
-	r, _, err := c_rpma_mr_get_descriptor_size(mr, descSize)
+// See also [MRLocal.GetDescriptor], [Peer.MRReg], librpma(7).
+func (mr *MRLocal) GetDescriptorSize() (descSize uint64, err error) {
+	var zdescSize uint64
+	r, _, err := c_rpma_mr_get_descriptor_size(mr, &zdescSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_descriptor_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_descriptor_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zdescSize, nil
 }
 
-// MRGetPtr calls rpma_mr_get_ptr (librpma.h): get the pointer to the local memory region.
+// GetPtr calls rpma_mr_get_ptr (librpma.h): get the pointer to the local memory region.
 //
-// [MRLocal.MRGetPtr] gets a memory region pointer from the local memory registration object.
+// [MRLocal.GetPtr] gets a memory region pointer from the local memory registration object.
 //
 // # Return value
 //
-// The [MRLocal.MRGetPtr] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetPtr] does not set *ptr value on failure.
+// The [MRLocal.GetPtr] function returns 0 on success or a negative error code on failure. [MRLocal.GetPtr] does not set *ptr value on failure.
+//
+// # Go shape
+//
+// ptr is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_ptr; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetPtr(ptr *unsafe.Pointer) error {
-	r, _, err := c_rpma_mr_get_ptr(mr, ptr)
+func (mr *MRLocal) GetPtr() (ptr unsafe.Pointer, err error) {
+	var zptr unsafe.Pointer
+	r, _, err := c_rpma_mr_get_ptr(mr, &zptr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_ptr", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_ptr", int32(r)); err != nil {
+		return nil, err
+	}
+	return zptr, nil
 }
 
-// MRGetSize calls rpma_mr_get_size (librpma.h): get the size of the local memory region.
+// GetSize calls rpma_mr_get_size (librpma.h): get the size of the local memory region.
 //
-// [MRLocal.MRGetSize] gets a memory region size from the local memory registration object.
+// [MRLocal.GetSize] gets a memory region size from the local memory registration object.
 //
 // # Return value
 //
-// The [MRLocal.MRGetSize] function returns 0 on success or a negative error code on failure. [MRLocal.MRGetSize] does not set *size value on failure.
+// The [MRLocal.GetSize] function returns 0 on success or a negative error code on failure. [MRLocal.GetSize] does not set *size value on failure.
+//
+// # Go shape
+//
+// size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], librpma(7).
-func (mr *MRLocal) MRGetSize(size *uint64) error {
-	r, _, err := c_rpma_mr_get_size(mr, size)
+func (mr *MRLocal) GetSize() (size uint64, err error) {
+	var zsize uint64
+	r, _, err := c_rpma_mr_get_size(mr, &zsize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_get_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_get_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zsize, nil
 }
 
 // MRReg calls rpma_mr_reg (librpma.h): create a local memory registration object.
@@ -1414,48 +1711,64 @@ func (mr *MRLocal) MRGetSize(size *uint64) error {
 //
 // The [Peer.MRReg] function returns 0 on success or a negative error code on failure. [Peer.MRReg] does not set *mr_ptr value on failure.
 //
+// # Go shape
+//
+// mr_ptr is a result; size is len(ptr).
+//
+// # Memory
+//
+// C keeps the address of ptr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer or ptr or mr_ptr is NULL; size equals 0
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: memory registration failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_reg; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReq.ConnReqRecv], [MRDereg], [MRLocal.MRGetDescriptor], [MRLocal.MRGetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func (peer *Peer) MRReg(ptr unsafe.Pointer, size uint64, usage int32, mrPtr **MRLocal) error {
-	r, _, err := c_rpma_mr_reg(peer, ptr, size, usage, mrPtr)
+// See also [ConnReq.Recv], [MRLocal.Dereg], [MRLocal.GetDescriptor], [MRLocal.GetDescriptorSize], [PeerNew], [Conn.Read], [Conn.Recv], [Conn.Send], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func (p *Peer) MRReg(ptr []byte, usage int32) (mr *MRLocal, err error) {
+	var zmr *MRLocal
+	r, _, err := c_rpma_mr_reg(p, carg.Bytes(ptr), uint64(len(ptr)), usage, &zmr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_reg", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_reg", int32(r)); err != nil {
+		return nil, err
+	}
+	return zmr, nil
 }
 
-// MRRemoteDelete calls rpma_mr_remote_delete (librpma.h): delete the remote memory region's structure.
+// Delete calls rpma_mr_remote_delete (librpma.h): delete the remote memory region's structure.
 //
-// [MRRemoteDelete] deletes the remote memory region's structure.
+// [MRRemote.Delete] deletes the remote memory region's structure.
 //
 // # Return value
 //
-// The [MRRemoteDelete] function returns 0 on success or a negative error code on failure. [MRRemoteDelete] does not set *mr_ptr value to NULL on failure.
+// The [MRRemote.Delete] function returns 0 on success or a negative error code on failure. [MRRemote.Delete] does not set *mr_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// mr_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func MRRemoteDelete(mrPtr **MRRemote) error {
-	r, _, err := c_rpma_mr_remote_delete(mrPtr)
+func (mr *MRRemote) Delete() error {
+	zmr := mr
+	r, _, err := c_rpma_mr_remote_delete(&zmr)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // MRRemoteFromDescriptor calls rpma_mr_remote_from_descriptor (librpma.h): create a memory region from a descriptor.
@@ -1470,98 +1783,126 @@ func MRRemoteDelete(mrPtr **MRRemote) error {
 //
 // The [MRRemoteFromDescriptor] function returns 0 on success or a negative error code on failure. [MRRemoteFromDescriptor] does not set *mr_ptr value on failure.
 //
+// # Go shape
+//
+// mr_ptr is a result; desc_size is len(desc).
+//
+// # Memory
+//
+// C reads desc during the call only: any memory will do.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: desc or mr_ptr is NULL; incompatible descriptor size
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_NOSUPP: deserialized information does not represent a valid memory region
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [MRRemoteDelete], [MRRemote.MRRemoteGetFlushType], [MRRemote.MRRemoteGetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
-func MRRemoteFromDescriptor(desc unsafe.Pointer, descSize uint64, mrPtr **MRRemote) error {
-	r, _, err := c_rpma_mr_remote_from_descriptor(desc, descSize, mrPtr)
+// See also [MRRemote.Delete], [MRRemote.GetFlushType], [MRRemote.GetSize], [Conn.Flush], [Conn.Read], [Conn.Write], [Conn.AtomicWrite], librpma(7).
+func MRRemoteFromDescriptor(desc []byte) (mr *MRRemote, err error) {
+	var zmr *MRRemote
+	r, _, err := c_rpma_mr_remote_from_descriptor(carg.Bytes(desc), uint64(len(desc)), &zmr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_from_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_from_descriptor", int32(r)); err != nil {
+		return nil, err
+	}
+	return zmr, nil
 }
 
-// MRRemoteGetFlushType calls rpma_mr_remote_get_flush_type (librpma.h): get a remote memory region's flush types.
+// GetFlushType calls rpma_mr_remote_get_flush_type (librpma.h): get a remote memory region's flush types.
 //
-// [MRRemote.MRRemoteGetFlushType] gets flush types supported by the remote memory region.
+// [MRRemote.GetFlushType] gets flush types supported by the remote memory region.
 //
 // # Return value
 //
-// The [MRRemote.MRRemoteGetFlushType] function returns 0 on success or a negative error code on failure. [MRRemote.MRRemoteGetFlushType] does not set *flush_type value on failure.
+// The [MRRemote.GetFlushType] function returns 0 on success or a negative error code on failure. [MRRemote.GetFlushType] does not set *flush_type value on failure.
+//
+// # Go shape
+//
+// flush_type is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or flush_type is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_flush_type; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) MRRemoteGetFlushType(flushType *int32) error {
-	r, _, err := c_rpma_mr_remote_get_flush_type(mr, flushType)
+func (mr *MRRemote) GetFlushType() (flushType int32, err error) {
+	var zflushType int32
+	r, _, err := c_rpma_mr_remote_get_flush_type(mr, &zflushType)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_get_flush_type", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_get_flush_type", int32(r)); err != nil {
+		return 0, err
+	}
+	return zflushType, nil
 }
 
-// MRRemoteGetSize calls rpma_mr_remote_get_size (librpma.h): get a remote memory region size.
+// GetSize calls rpma_mr_remote_get_size (librpma.h): get a remote memory region size.
 //
-// [MRRemote.MRRemoteGetSize] gets the size of the remote memory region.
+// [MRRemote.GetSize] gets the size of the remote memory region.
 //
 // # Return value
 //
-// The [MRRemote.MRRemoteGetSize] function returns 0 on success or a negative error code on failure. [MRRemote.MRRemoteGetSize] does not set *size value on failure.
+// The [MRRemote.GetSize] function returns 0 on success or a negative error code on failure. [MRRemote.GetSize] does not set *size value on failure.
+//
+// # Go shape
+//
+// size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: mr or size is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_mr_remote_get_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [MRRemoteFromDescriptor], librpma(7).
-func (mr *MRRemote) MRRemoteGetSize(size *uint64) error {
-	r, _, err := c_rpma_mr_remote_get_size(mr, size)
+func (mr *MRRemote) GetSize() (size uint64, err error) {
+	var zsize uint64
+	r, _, err := c_rpma_mr_remote_get_size(mr, &zsize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_mr_remote_get_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_mr_remote_get_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zsize, nil
 }
 
-// PeerCfgDelete calls rpma_peer_cfg_delete (librpma.h): delete the peer configuration object.
+// Delete calls rpma_peer_cfg_delete (librpma.h): delete the peer configuration object.
 //
-// [PeerCfgDelete] deletes the peer configuration object.
+// [PeerCfg.Delete] deletes the peer configuration object.
 //
 // # Return value
 //
-// The [PeerCfgDelete] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_delete() does not set *pcfg_ptr value to NULL on failure.
+// The [PeerCfg.Delete] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_delete() does not set *pcfg_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// pcfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfgNew], librpma(7).
-func PeerCfgDelete(pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_delete(pcfgPtr)
+func (pc *PeerCfg) Delete() error {
+	zpc := pc
+	r, _, err := c_rpma_peer_cfg_delete(&zpc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PeerCfgFromDescriptor calls rpma_peer_cfg_from_descriptor (librpma.h): create a peer cfg from the descriptor.
@@ -1576,97 +1917,120 @@ func PeerCfgDelete(pcfgPtr **PeerCfg) error {
 //
 // The [PeerCfgFromDescriptor] function returns 0 on success or a negative error code on failure. [PeerCfgFromDescriptor] does not set *pcfg_ptr value on failure.
 //
+// # Go shape
+//
+// pcfg_ptr is a result; desc_size is len(desc).
+//
+// # Memory
+//
+// C reads desc during the call only: any memory will do.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: desc or pcfg_ptr are NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_from_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfg.PeerCfgGetDescriptor], [PeerCfgNew], librpma(7).
-func PeerCfgFromDescriptor(desc unsafe.Pointer, descSize uint64, pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_from_descriptor(desc, descSize, pcfgPtr)
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
+func PeerCfgFromDescriptor(desc []byte) (pcfg *PeerCfg, err error) {
+	var zpcfg *PeerCfg
+	r, _, err := c_rpma_peer_cfg_from_descriptor(carg.Bytes(desc), uint64(len(desc)), &zpcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_from_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_from_descriptor", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpcfg, nil
 }
 
-// PeerCfgGetDescriptor calls rpma_peer_cfg_get_descriptor (librpma.h): get the descriptor of the peer configuration.
+// GetDescriptor calls rpma_peer_cfg_get_descriptor (librpma.h): get the descriptor of the peer configuration.
 //
-// [PeerCfg.PeerCfgGetDescriptor] gets the descriptor of the peer configuration.
+// [PeerCfg.GetDescriptor] gets the descriptor of the peer configuration.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDescriptor] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDescriptor] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg or desc are NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerCfgFromDescriptor], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDescriptor(desc unsafe.Pointer) error {
-	r, _, err := c_rpma_peer_cfg_get_descriptor(pcfg, desc)
+func (pc *PeerCfg) GetDescriptor(desc unsafe.Pointer) error {
+	r, _, err := c_rpma_peer_cfg_get_descriptor(pc, desc)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// PeerCfgGetDescriptorSize calls rpma_peer_cfg_get_descriptor_size (librpma.h): get size of the peer cfg descriptor.
+// GetDescriptorSize calls rpma_peer_cfg_get_descriptor_size (librpma.h): get size of the peer cfg descriptor.
 //
-// [PeerCfg.PeerCfgGetDescriptorSize] gets size of the peer configuration descriptor.
+// [PeerCfg.GetDescriptorSize] gets size of the peer configuration descriptor.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDescriptorSize] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDescriptorSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// desc_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg or desc_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_descriptor_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [PeerCfg.PeerCfgGetDescriptor], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDescriptorSize(descSize *uint64) error {
-	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pcfg, descSize)
+// See also [PeerCfg.GetDescriptor], [PeerCfgNew], librpma(7).
+func (pc *PeerCfg) GetDescriptorSize() (descSize uint64, err error) {
+	var zdescSize uint64
+	r, _, err := c_rpma_peer_cfg_get_descriptor_size(pc, &zdescSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_descriptor_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return zdescSize, nil
 }
 
-// PeerCfgGetDirectWriteToPMem calls rpma_peer_cfg_get_direct_write_to_pmem (librpma.h): check direct write to PMEM support.
+// GetDirectWriteToPMem calls rpma_peer_cfg_get_direct_write_to_pmem (librpma.h): check direct write to PMEM support.
 //
-// [PeerCfg.PeerCfgGetDirectWriteToPMem] checks the support of the direct write to PMEM.
+// [PeerCfg.GetDirectWriteToPMem] checks the support of the direct write to PMEM.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgGetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.GetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// supported is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg or supported are NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_get_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [PeerCfgFromDescriptor], [PeerCfgNew], [PeerCfg.PeerCfgSetDirectWriteToPMem], librpma(7).
-func (pcfg *PeerCfg) PeerCfgGetDirectWriteToPMem(supported *bool) error {
-	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pcfg, supported)
+// See also [PeerCfgFromDescriptor], [PeerCfgNew], [PeerCfg.SetDirectWriteToPMem], librpma(7).
+func (pc *PeerCfg) GetDirectWriteToPMem() (supported bool, err error) {
+	var zsupported bool
+	r, _, err := c_rpma_peer_cfg_get_direct_write_to_pmem(pc, &zsupported)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_get_direct_write_to_pmem", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_get_direct_write_to_pmem", int32(r)); err != nil {
+		return false, err
+	}
+	return zsupported, nil
 }
 
 // PeerCfgNew calls rpma_peer_cfg_new (librpma.h): create a new peer configuration object.
@@ -1677,72 +2041,85 @@ func (pcfg *PeerCfg) PeerCfgGetDirectWriteToPMem(supported *bool) error {
 //
 // The [PeerCfgNew] function returns 0 on success or a negative error code on failure. rpm_peer_cfg_new() does not set *pcfg_ptr value on failure.
 //
+// # Go shape
+//
+// pcfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfgDelete], [PeerCfgFromDescriptor], [PeerCfg.PeerCfgGetDescriptor], [PeerCfg.PeerCfgGetDescriptorSize], [PeerCfg.PeerCfgGetDirectWriteToPMem], [PeerCfg.PeerCfgSetDirectWriteToPMem], librpma(7).
-func PeerCfgNew(pcfgPtr **PeerCfg) error {
-	r, _, err := c_rpma_peer_cfg_new(pcfgPtr)
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.Delete], [PeerCfgFromDescriptor], [PeerCfg.GetDescriptor], [PeerCfg.GetDescriptorSize], [PeerCfg.GetDirectWriteToPMem], [PeerCfg.SetDirectWriteToPMem], librpma(7).
+func PeerCfgNew() (pcfg *PeerCfg, err error) {
+	var zpcfg *PeerCfg
+	r, _, err := c_rpma_peer_cfg_new(&zpcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpcfg, nil
 }
 
-// PeerCfgSetDirectWriteToPMem calls rpma_peer_cfg_set_direct_write_to_pmem (librpma.h): declare direct write to PMEM support.
+// SetDirectWriteToPMem calls rpma_peer_cfg_set_direct_write_to_pmem (librpma.h): declare direct write to PMEM support.
 //
-// [PeerCfg.PeerCfgSetDirectWriteToPMem] declares the support of the direct write to PMEM.
+// [PeerCfg.SetDirectWriteToPMem] declares the support of the direct write to PMEM.
 //
 // # Return value
 //
-// The [PeerCfg.PeerCfgSetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
+// The [PeerCfg.SetDirectWriteToPMem] function returns 0 on success or a negative error code on failure.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: pcfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_cfg_set_direct_write_to_pmem; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnApplyRemotePeerCfg], [PeerCfg.PeerCfgGetDescriptor], [PeerCfg.PeerCfgGetDirectWriteToPMem], [PeerCfgNew], librpma(7).
-func (pcfg *PeerCfg) PeerCfgSetDirectWriteToPMem(supported bool) error {
-	r, _, err := c_rpma_peer_cfg_set_direct_write_to_pmem(pcfg, supported)
+// See also [Conn.ApplyRemotePeerCfg], [PeerCfg.GetDescriptor], [PeerCfg.GetDirectWriteToPMem], [PeerCfgNew], librpma(7).
+func (pc *PeerCfg) SetDirectWriteToPMem(supported bool) error {
+	r, _, err := c_rpma_peer_cfg_set_direct_write_to_pmem(pc, supported)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_cfg_set_direct_write_to_pmem", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_cfg_set_direct_write_to_pmem", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// PeerDelete calls rpma_peer_delete (librpma.h): delete a peer object.
+// Delete calls rpma_peer_delete (librpma.h): delete a peer object.
 //
-// [PeerDelete] deletes the peer object.
+// [Peer.Delete] deletes the peer object.
 //
 // # Return value
 //
-// The [PeerDelete] function returns 0 on success or a negative error code on failure. rpm_peer_delete() does not set *peer_ptr value to NULL on failure.
+// The [Peer.Delete] function returns 0 on success or a negative error code on failure. rpm_peer_delete() does not set *peer_ptr value to NULL on failure.
+//
+// # Go shape
+//
+// peer_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_PROVIDER: deleting the verbs protection domain failed.
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerNew], librpma(7).
-func PeerDelete(peerPtr **Peer) error {
-	r, _, err := c_rpma_peer_delete(peerPtr)
+func (p *Peer) Delete() error {
+	zp := p
+	r, _, err := c_rpma_peer_delete(&zp)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // PeerNew calls rpma_peer_new (librpma.h): create a peer object.
@@ -1753,6 +2130,10 @@ func PeerDelete(peerPtr **Peer) error {
 //
 // The [PeerNew] function returns 0 on success or a negative error code on failure. [PeerNew] does not set *peer_ptr value on failure.
 //
+// # Go shape
+//
+// peer_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ibv_ctx or peer_ptr is NULL
@@ -1760,17 +2141,19 @@ func PeerDelete(peerPtr **Peer) error {
 //   - RPMA_E_PROVIDER: creating a verbs protection domain failed with error other than ENOMEM.
 //   - RPMA_E_UNKNOWN: creating a verbs protection domain failed without error value.
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_peer_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Peer.ConnReqNew], [Peer.EPListen], [Peer.MRReg], [PeerDelete], [UtilsGetIBVContext], librpma(7).
-func PeerNew(ibvCtx *ibv.Context, peerPtr **Peer) error {
-	r, _, err := c_rpma_peer_new(ibvCtx, peerPtr)
+// See also [Peer.ConnReqNew], [Peer.EPListen], [Peer.MRReg], [Peer.Delete], [UtilsGetIBVContext], librpma(7).
+func PeerNew(ibvCtx *ibv.Context) (peer *Peer, err error) {
+	var zpeer *Peer
+	r, _, err := c_rpma_peer_new(ibvCtx, &zpeer)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_peer_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_peer_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zpeer, nil
 }
 
 // Read calls rpma_read (librpma.h): initiate the read operation.
@@ -1793,17 +2176,18 @@ func PeerNew(ibvCtx *ibv.Context, peerPtr **Peer) error {
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_read; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_read(conn, dst, dstOffset, src, srcOffset, len, flags, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+func (c *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_read(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_read", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_read", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Recv calls rpma_recv (librpma.h): initiate the receive operation.
@@ -1831,17 +2215,18 @@ func (conn *Conn) Read(dst *MRLocal, dstOffset uint64, src *MRRemote, srcOffset 
 //   - RPMA_E_INVAL: conn == NULL; dst == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_recv(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_recv(conn, dst, offset, len, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
+func (c *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_recv(c, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Send calls rpma_send (librpma.h): initiate the send operation.
@@ -1864,17 +2249,18 @@ func (conn *Conn) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; src == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_send(conn, src, offset, len, flags, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
+func (c *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_send(c, src, offset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_send", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_send", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SendWithImm calls rpma_send_with_imm (librpma.h): initiate the send operation with immediate data.
@@ -1897,92 +2283,111 @@ func (conn *Conn) Send(src *MRLocal, offset uint64, len uint64, flags int32, opC
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; src == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_send_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], librpma(7).
-func (conn *Conn) SendWithImm(src *MRLocal, offset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_send_with_imm(conn, src, offset, len, flags, imm, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], librpma(7).
+func (c *Conn) SendWithImm(src *MRLocal, offset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_send_with_imm(c, src, offset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_send_with_imm", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_send_with_imm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQCfgDelete calls rpma_srq_cfg_delete (librpma.h): delete the shared RQ configuration object.
+// Delete calls rpma_srq_cfg_delete (librpma.h): delete the shared RQ configuration object.
 //
-// [SRQCfgDelete] deletes the shared RQ configuration object.
+// [SRQCfg.Delete] deletes the shared RQ configuration object.
 //
 // # Return value
 //
-// The [SRQCfgDelete] function returns 0 on success or a negative error code on failure. [SRQCfgDelete] sets *cfg_ptr value to NULL on success and on failure.
+// The [SRQCfg.Delete] function returns 0 on success or a negative error code on failure. [SRQCfg.Delete] sets *cfg_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// cfg_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [SRQCfgNew], librpma(7).
-func SRQCfgDelete(cfgPtr **SRQCfg) error {
-	r, _, err := c_rpma_srq_cfg_delete(cfgPtr)
+func (srq *SRQCfg) Delete() error {
+	zsrq := srq
+	r, _, err := c_rpma_srq_cfg_delete(&zsrq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQCfgGetRCQSize calls rpma_srq_cfg_get_rcq_size (librpma.h): get receive CQ size of the shared RQ.
+// GetRCQSize calls rpma_srq_cfg_get_rcq_size (librpma.h): get receive CQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgGetRCQSize] gets the receive CQ size of the shared RQ.
+// [SRQCfg.GetRCQSize] gets the receive CQ size of the shared RQ.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgGetRCQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.SRQCfgGetRCQSize] does not set *rcq_size value on failure.
+// The [SRQCfg.GetRCQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRCQSize] does not set *rcq_size value on failure.
+//
+// # Go shape
+//
+// rcq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rcq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfgNew], [SRQCfg.SRQCfgSetRCQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgGetRCQSize(rcqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rcq_size(cfg, rcqSize)
+// See also [SRQCfgNew], [SRQCfg.SetRCQSize], librpma(7).
+func (srq *SRQCfg) GetRCQSize() (rcqSize int, err error) {
+	var zrcqSize uint32
+	r, _, err := c_rpma_srq_cfg_get_rcq_size(srq, &zrcqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_get_rcq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_get_rcq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrcqSize), nil
 }
 
-// SRQCfgGetRQSize calls rpma_srq_cfg_get_rq_size (librpma.h): get RQ size of the shared RQ.
+// GetRQSize calls rpma_srq_cfg_get_rq_size (librpma.h): get RQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgGetRQSize] gets the RQ size of the shared RQ.
+// [SRQCfg.GetRQSize] gets the RQ size of the shared RQ.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgGetRQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.SRQCfgGetRQSize] does not set *rq_size value on failure.
+// The [SRQCfg.GetRQSize] function returns 0 on success or a negative error code on failure. [SRQCfg.GetRQSize] does not set *rq_size value on failure.
+//
+// # Go shape
+//
+// rq_size is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg or rq_size is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_get_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfgNew], [SRQCfg.SRQCfgSetRQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgGetRQSize(rqSize *uint32) error {
-	r, _, err := c_rpma_srq_cfg_get_rq_size(cfg, rqSize)
+// See also [SRQCfgNew], [SRQCfg.SetRQSize], librpma(7).
+func (srq *SRQCfg) GetRQSize() (rqSize int, err error) {
+	var zrqSize uint32
+	r, _, err := c_rpma_srq_cfg_get_rq_size(srq, &zrqSize)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_get_rq_size", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_get_rq_size", int32(r)); err != nil {
+		return 0, err
+	}
+	return int(zrqSize), nil
 }
 
 // SRQCfgNew calls rpma_srq_cfg_new (librpma.h): create a new shared RQ configuration object.
@@ -1999,125 +2404,161 @@ func (cfg *SRQCfg) SRQCfgGetRQSize(rqSize *uint32) error {
 //
 // The [SRQCfgNew] function returns 0 on success or a negative error code on failure. [SRQCfgNew] does not set *cfg_ptr value on failure.
 //
+// # Go shape
+//
+// cfg_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfgDelete], [SRQCfg.SRQCfgGetRCQSize], [SRQCfg.SRQCfgGetRQSize], [SRQCfg.SRQCfgSetRCQSize], [SRQCfg.SRQCfgSetRQSize], [Peer.SRQNew], librpma(7).
-func SRQCfgNew(cfgPtr **SRQCfg) error {
-	r, _, err := c_rpma_srq_cfg_new(cfgPtr)
+// See also [SRQCfg.Delete], [SRQCfg.GetRCQSize], [SRQCfg.GetRQSize], [SRQCfg.SetRCQSize], [SRQCfg.SetRQSize], [Peer.SRQNew], librpma(7).
+func SRQCfgNew() (cfg *SRQCfg, err error) {
+	var zcfg *SRQCfg
+	r, _, err := c_rpma_srq_cfg_new(&zcfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zcfg, nil
 }
 
-// SRQCfgSetRCQSize calls rpma_srq_cfg_set_rcq_size (librpma.h): set receive CQ size of the shared RQ.
+// SetRCQSize calls rpma_srq_cfg_set_rcq_size (librpma.h): set receive CQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgSetRCQSize] sets the receive CQ size of the shared RQ. If this function is not called, the rcq_size has the default value (100) set by rpma_srq_cfg_new(3).
+// [SRQCfg.SetRCQSize] sets the receive CQ size of the shared RQ. If this function is not called, the rcq_size has the default value (100) set by rpma_srq_cfg_new(3).
 //
 // Note that rpma_srq_new(3) does not create its own receive CQ if the size of the receive CQ equals 0.
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgSetRCQSize] function returns 0 on success or a negative error code on failure.
+// The [SRQCfg.SetRCQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// rcq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rcq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfg.SRQCfgGetRCQSize], [SRQCfgNew], [Peer.SRQNew], librpma(7).
-func (cfg *SRQCfg) SRQCfgSetRCQSize(rcqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rcq_size(cfg, rcqSize)
+// See also [SRQCfg.GetRCQSize], [SRQCfgNew], [Peer.SRQNew], librpma(7).
+func (srq *SRQCfg) SetRCQSize(rcqSize int) error {
+	zrcqSize, err := carg.Uint32("rpma_srq_cfg_set_rcq_size", "rcq_size", rcqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_set_rcq_size", int32(r))
+	r, _, err := c_rpma_srq_cfg_set_rcq_size(srq, zrcqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_set_rcq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQCfgSetRQSize calls rpma_srq_cfg_set_rq_size (librpma.h): set RQ size of the shared RQ.
+// SetRQSize calls rpma_srq_cfg_set_rq_size (librpma.h): set RQ size of the shared RQ.
 //
-// [SRQCfg.SRQCfgSetRQSize] sets the RQ size of the shared RQ. If this function is not called, the rq_size has the default value (100) set by rpma_srq_cfg_new(3).
+// [SRQCfg.SetRQSize] sets the RQ size of the shared RQ. If this function is not called, the rq_size has the default value (100) set by rpma_srq_cfg_new(3).
 //
 // # Return value
 //
-// The [SRQCfg.SRQCfgSetRQSize] function returns 0 on success or a negative error code on failure.
+// The [SRQCfg.SetRQSize] function returns 0 on success or a negative error code on failure.
+//
+// # Go shape
+//
+// rq_size is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: cfg is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_cfg_set_rq_size; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQCfgNew], [SRQCfg.SRQCfgGetRQSize], librpma(7).
-func (cfg *SRQCfg) SRQCfgSetRQSize(rqSize uint32) error {
-	r, _, err := c_rpma_srq_cfg_set_rq_size(cfg, rqSize)
+// See also [SRQCfgNew], [SRQCfg.GetRQSize], librpma(7).
+func (srq *SRQCfg) SetRQSize(rqSize int) error {
+	zrqSize, err := carg.Uint32("rpma_srq_cfg_set_rq_size", "rq_size", rqSize)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_cfg_set_rq_size", int32(r))
+	r, _, err := c_rpma_srq_cfg_set_rq_size(srq, zrqSize)
+	if err != nil {
+		return err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_srq_cfg_set_rq_size", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQDelete calls rpma_srq_delete (librpma.h): delete the shared RQ object.
+// Delete calls rpma_srq_delete (librpma.h): delete the shared RQ object.
 //
-// [SRQDelete] deletes the shared RQ object.
+// [SRQ.Delete] deletes the shared RQ object.
 //
 // # Return value
 //
-// The [SRQDelete] function returns 0 on success or a negative error code on failure. [SRQDelete] sets *srq_ptr value to NULL on success and on failure.
+// The [SRQ.Delete] function returns 0 on success or a negative error code on failure. [SRQ.Delete] sets *srq_ptr value to NULL on success and on failure.
+//
+// # Go shape
+//
+// srq_ptr is the receiver, passed by address: the call may release it, even when it fails (see the page), so do not use the receiver after the call.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: srq_ptr is NULL
 //   - RPMA_E_PROVIDER: ibv_destroy_cq(3), ibv_destroy_comp_channel(3), or ibv_destroy_srq(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_delete; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Peer.SRQNew], [SRQ.SRQGetRCQ], librpma(7).
-func SRQDelete(srqPtr **SRQ) error {
-	r, _, err := c_rpma_srq_delete(srqPtr)
+// See also [Peer.SRQNew], [SRQ.GetRCQ], librpma(7).
+func (srq *SRQ) Delete() error {
+	zsrq := srq
+	r, _, err := c_rpma_srq_delete(&zsrq)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_delete", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_delete", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
-// SRQGetRCQ calls rpma_srq_get_rcq (librpma.h): get the receive CQ from the shared RQ object.
+// GetRCQ calls rpma_srq_get_rcq (librpma.h): get the receive CQ from the shared RQ object.
 //
-// [SRQ.SRQGetRCQ] gets the receive CQ from the shared RQ object. The receive CQ created by rpma_srq_new(3) allows handling all rpma_srq_recv(3) completions within the shared RQ. rpma_srq_cfg_set_rcq_size(3) can change the receive CQ size.
+// [SRQ.GetRCQ] gets the receive CQ from the shared RQ object. The receive CQ created by rpma_srq_new(3) allows handling all rpma_srq_recv(3) completions within the shared RQ. rpma_srq_cfg_set_rcq_size(3) can change the receive CQ size.
 //
 // # Return value
 //
-// The [SRQ.SRQGetRCQ] function returns 0 on success or a negative error code on failure. [SRQ.SRQGetRCQ] does not set *rcq_ptr value on failure.
+// The [SRQ.GetRCQ] function returns 0 on success or a negative error code on failure. [SRQ.GetRCQ] does not set *rcq_ptr value on failure.
+//
+// # Go shape
+//
+// rcq_ptr is a result.
 //
 // # Errors
 //
 //   - RPMA_E_INVAL: srq or rcq_ptr is NULL
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_get_rcq; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [CQ.CQWait], [CQ.CQGetWC], [CQ.CQGetFD], [SRQCfg.SRQCfgSetRCQSize], [Peer.SRQNew], librpma(7).
-func (srq *SRQ) SRQGetRCQ(rcqPtr **CQ) error {
-	r, _, err := c_rpma_srq_get_rcq(srq, rcqPtr)
+// See also [CQ.Wait], [CQ.GetWC], [CQ.GetFD], [SRQCfg.SetRCQSize], [Peer.SRQNew], librpma(7).
+func (srq *SRQ) GetRCQ() (rcq *CQ, err error) {
+	var zrcq *CQ
+	r, _, err := c_rpma_srq_get_rcq(srq, &zrcq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_get_rcq", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_get_rcq", int32(r)); err != nil {
+		return nil, err
+	}
+	return zrcq, nil
 }
 
 // SRQNew calls rpma_srq_new (librpma.h): create a new shared RQ object.
@@ -2128,28 +2569,34 @@ func (srq *SRQ) SRQGetRCQ(rcqPtr **CQ) error {
 //
 // The [Peer.SRQNew] function returns 0 on success or a negative error code on failure. [Peer.SRQNew] does not set *srq_ptr value on failure. If cfg is NULL, then the default values are used
 //
+// # Go shape
+//
+// srq_ptr is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: peer or srq_ptr is NULL
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: ibv_create_srq(3), ibv_create_comp_channel(3), ibv_create_cq(3) or ibv_req_notify_cq(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_new; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [SRQDelete], [SRQ.SRQGetRCQ], librpma(7).
-func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
-	r, _, err := c_rpma_srq_new(peer, cfg, srqPtr)
+// See also [SRQ.Delete], [SRQ.GetRCQ], librpma(7).
+func (p *Peer) SRQNew(cfg *SRQCfg) (srq *SRQ, err error) {
+	var zsrq *SRQ
+	r, _, err := c_rpma_srq_new(p, cfg, &zsrq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_new", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_new", int32(r)); err != nil {
+		return nil, err
+	}
+	return zsrq, nil
 }
 
-// SRQRecv calls rpma_srq_recv (librpma.h): initiate the receive operation in shared RQ.
+// Recv calls rpma_srq_recv (librpma.h): initiate the receive operation in shared RQ.
 //
-// If multiple local connections use a shared RQ, [SRQ.SRQRecv] initiates the receive operation which prepares a buffer for a message sent from other side of these connections. Please see rpma_send(3).
+// If multiple local connections use a shared RQ, [SRQ.Recv] initiates the receive operation which prepares a buffer for a message sent from other side of these connections. Please see rpma_send(3).
 //
 // All buffers prepared via rpma_srq_recv(3) form an unordered set. When a message arrives it is placed in one of the buffers awaiting and a completion for the receive operation is generated.
 //
@@ -2161,7 +2608,7 @@ func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
 //
 // # Return value
 //
-// The [SRQ.SRQRecv] function returns 0 on success or a negative error code on failure.
+// The [SRQ.Recv] function returns 0 on success or a negative error code on failure.
 //
 // # Notes
 //
@@ -2172,17 +2619,18 @@ func (peer *Peer) SRQNew(cfg *SRQCfg, srqPtr **SRQ) error {
 //   - RPMA_E_INVAL: srq == NULL; dst == NULL && (offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_srq_recv(3) failed
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_srq_recv; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.MRReg], [Peer.SRQNew], librpma(7).
-func (srq *SRQ) SRQRecv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
+func (srq *SRQ) Recv(dst *MRLocal, offset uint64, len uint64, opContext unsafe.Pointer) error {
 	r, _, err := c_rpma_srq_recv(srq, dst, offset, len, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_srq_recv", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_srq_recv", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // UtilsConnEventToString calls rpma_utils_conn_event_2str (librpma.h): convert RPMA_CONN_* enum to a string.
@@ -2193,11 +2641,9 @@ func (srq *SRQ) SRQRecv(dst *MRLocal, offset uint64, len uint64, opContext unsaf
 //
 // The [UtilsConnEventToString] function returns the const string representation of RPMA_CONN_* enums.
 //
-// # Failure
+// Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention value (a plain value; no error channel). When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [Conn.ConnNextEvent], librpma(7).
+// See also [Conn.NextEvent], librpma(7).
 func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
 	r, _, err := c_rpma_utils_conn_event_2str(connEvent)
 	if err != nil {
@@ -2217,23 +2663,33 @@ func UtilsConnEventToString(connEvent ConnEvent) (string, error) {
 //
 // The [UtilsGetIBVContext] function returns 0 on success or a negative error code on failure. [UtilsGetIBVContext] does not set *ibv_ctx_ptr value on failure.
 //
+// # Go shape
+//
+// ibv_ctx_ptr is a result; addr is a Go string ("" passes NULL). A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: addr or ibv_ctx_ptr is NULL or type is unknown
 //   - RPMA_E_NOMEM: out of memory
 //   - RPMA_E_PROVIDER: rdma_getaddrinfo(), rdma_create_id(), rdma_bind_addr() or rdma_resolve_addr() failed, the exact cause of the error can be read from the log
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_utils_get_ibv_context; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PeerNew], [UtilsIBVContextIsODPCapable], librpma(7).
-func UtilsGetIBVContext(addr *byte, type_ UtilIbvContextType, ibvCtxPtr **ibv.Context) error {
-	r, _, err := c_rpma_utils_get_ibv_context(addr, type_, ibvCtxPtr)
+func UtilsGetIBVContext(addr string, type_ UtilIBVContextType) (ibvCtx *ibv.Context, err error) {
+	var zibvCtx *ibv.Context
+	zaddr, err := carg.String("rpma_utils_get_ibv_context", "addr", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cerr.ZeroOrNegCode("rpma_utils_get_ibv_context", int32(r))
+	r, _, err := c_rpma_utils_get_ibv_context(zaddr, type_, &zibvCtx)
+	if err != nil {
+		return nil, err
+	}
+	if err := cerr.ZeroOrNegCode("rpma_utils_get_ibv_context", int32(r)); err != nil {
+		return nil, err
+	}
+	return zibvCtx, nil
 }
 
 // UtilsIBVContextIsODPCapable calls rpma_utils_ibv_context_is_odp_capable (librpma.h): is On-Demand Paging supported.
@@ -2244,22 +2700,28 @@ func UtilsGetIBVContext(addr *byte, type_ UtilIbvContextType, ibvCtxPtr **ibv.Co
 //
 // The [UtilsIBVContextIsODPCapable] function returns 0 on success or a negative error code on failure. The *is_odp_capable value on failure is undefined.
 //
+// # Go shape
+//
+// is_odp_capable is a result.
+//
 // # Errors
 //
 //   - RPMA_E_INVAL: ibv_ctx or is_odp_capable is NULL
 //   - RPMA_E_PROVIDER: ibv_query_device_ex() failed, the exact cause of the error can be read from the log
 //
-// # Failure
-//
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_utils_ibv_context_is_odp_capable; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [UtilsGetIBVContext], librpma(7).
-func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context, isODPCapable *int32) error {
-	r, _, err := c_rpma_utils_ibv_context_is_odp_capable(ibvCtx, isODPCapable)
+func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context) (isODPCapable bool, err error) {
+	var zisODPCapable int32
+	r, _, err := c_rpma_utils_ibv_context_is_odp_capable(ibvCtx, &zisODPCapable)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return cerr.ZeroOrNegCode("rpma_utils_ibv_context_is_odp_capable", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_utils_ibv_context_is_odp_capable", int32(r)); err != nil {
+		return false, err
+	}
+	return zisODPCapable != 0, nil
 }
 
 // Write calls rpma_write (librpma.h): initiate the write operation.
@@ -2282,17 +2744,18 @@ func UtilsIBVContextIsODPCapable(ibvCtx *ibv.Context, isODPCapable *int32) error
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_write(conn, dst, dstOffset, src, srcOffset, len, flags, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+func (c *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_write(c, dst, dstOffset, src, srcOffset, len, flags, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_write", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_write", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // WriteWithImm calls rpma_write_with_imm (librpma.h): initiate the write operation with immediate data.
@@ -2315,15 +2778,16 @@ func (conn *Conn) Write(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset
 //   - RPMA_E_INVAL: conn == NULL || flags == 0; dst == NULL && (src != NULL || src_offset != 0 || dst_offset != 0 || len != 0); src == NULL && (dst != NULL || src_offset != 0 || dst_offset != 0 || len != 0)
 //   - RPMA_E_PROVIDER: ibv_post_send(3) failed
 //
-// # Failure
+// Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
-// C convention zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): a failure is an *[Error] naming rpma_write_with_imm; its cause is unknown (it unwraps to nothing), Code holds the C result. When the installed library lacks it (it needs librpma 1.3.0) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.
-//
-// See also [ConnReqConnect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
-func (conn *Conn) WriteWithImm(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
-	r, _, err := c_rpma_write_with_imm(conn, dst, dstOffset, src, srcOffset, len, flags, imm, opContext)
+// See also [ConnReq.Connect], [Peer.MRReg], [MRRemoteFromDescriptor], librpma(7).
+func (c *Conn) WriteWithImm(dst *MRRemote, dstOffset uint64, src *MRLocal, srcOffset uint64, len uint64, flags int32, imm uint32, opContext unsafe.Pointer) error {
+	r, _, err := c_rpma_write_with_imm(c, dst, dstOffset, src, srcOffset, len, flags, imm, opContext)
 	if err != nil {
 		return err
 	}
-	return cerr.ZeroOrNegCode("rpma_write_with_imm", int32(r))
+	if err := cerr.ZeroOrNegCode("rpma_write_with_imm", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }

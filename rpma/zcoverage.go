@@ -12,3 +12,97 @@ package rpma
 // Declarations not generated, and why:
 //
 //   - RPMA_LOG_USE_DEFAULT_FUNCTION: pointer-valued macro
+//
+// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 3, enum or flag type 2, int 6, receiver by address 11, result 45, slice 1, string 5, time.Duration 1.
+//
+// int32/uint32 parameters kept as integers: 12 (0 undecided), each with its reason:
+//
+//   - rpma_atomic_write flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_conn_wait flags (int32): spec: rpma_conn_wait(3) names no flag; librpma.h defines RPMA_W_WAIT_FOR_COMPLETION for it, a macro (an int32 constant of this package, no enum type).
+//   - rpma_err_2str ret (int32): spec: A librpma return code: one of the RPMA_E_* macros of librpma.h, int32 constants of this package (no enum type).
+//   - rpma_flush flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_mr_reg usage (int32): its values are the constants RPMA_MR_USAGE_READ_SRC, RPMA_MR_USAGE_READ_DST, RPMA_MR_USAGE_WRITE_SRC, ... (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_read flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_send flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_send_with_imm flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_send_with_imm imm (uint32): immediate data: 32 bits sent as they are, in network byte order
+//   - rpma_write flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_write_with_imm flags (int32): its values are the constants RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS (macros or an anonymous enum: constants of type int32 here, no enum type)
+//   - rpma_write_with_imm imm (uint32): immediate data: 32 bits sent as they are, in network byte order
+//
+// Shaped parameters and the evidence:
+//
+//   - rpma_conn_cfg_delete cfg_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_conn_cfg
+//   - rpma_conn_cfg_get_compl_channel shared -> result: the function returns a value through it (pointer to _Bool)
+//   - rpma_conn_cfg_get_cq_size cq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (cq_size)
+//   - rpma_conn_cfg_get_rcq_size rcq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (rcq_size)
+//   - rpma_conn_cfg_get_rq_size rq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (rq_size)
+//   - rpma_conn_cfg_get_sq_size sq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (sq_size)
+//   - rpma_conn_cfg_get_srq srq_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_srq)
+//   - rpma_conn_cfg_get_timeout timeout_ms -> result: the function returns a value through it (pointer to int); milliseconds by its name (timeout_ms)
+//   - rpma_conn_cfg_new cfg_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_conn_cfg)
+//   - rpma_conn_cfg_set_cq_size cq_size -> int: a count or index by its name (cq_size)
+//   - rpma_conn_cfg_set_rcq_size rcq_size -> int: a count or index by its name (rcq_size)
+//   - rpma_conn_cfg_set_rq_size rq_size -> int: a count or index by its name (rq_size)
+//   - rpma_conn_cfg_set_sq_size sq_size -> int: a count or index by its name (sq_size)
+//   - rpma_conn_cfg_set_timeout timeout_ms -> time.Duration: milliseconds by its name (timeout_ms)
+//   - rpma_conn_delete conn_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_conn
+//   - rpma_conn_get_compl_fd fd -> result: the function returns a value through it (pointer to int); a file descriptor: int, as in packages os and unix
+//   - rpma_conn_get_cq cq_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_cq)
+//   - rpma_conn_get_event_fd fd -> result: the function returns a value through it (pointer to int); a file descriptor: int, as in packages os and unix
+//   - rpma_conn_get_private_data pdata -> result: a query (GetPrivateData) fills the record it points to (pointer to struct rpma_conn_private_data)
+//   - rpma_conn_get_qp_num qp_num -> result: the function returns a value through it (pointer to uint32_t)
+//   - rpma_conn_get_rcq rcq_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_cq)
+//   - rpma_conn_next_event event -> result: the function returns a value through it (pointer to enum rpma_conn_event { ... })
+//   - rpma_conn_req_connect req_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_conn_req
+//   - rpma_conn_req_connect conn_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_conn)
+//   - rpma_conn_req_delete req_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_conn_req
+//   - rpma_conn_req_get_private_data pdata -> result: a query (GetPrivateData) fills the record it points to (pointer to struct rpma_conn_private_data)
+//   - rpma_conn_req_new addr -> string: a C string (pointer to const char)
+//   - rpma_conn_req_new port -> string: a C string (pointer to const char)
+//   - rpma_conn_req_new req_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_conn_req)
+//   - rpma_conn_wait cq -> result: the function returns a value through it (pointer to pointer to struct rpma_cq)
+//   - rpma_conn_wait is_rcq -> result: the function returns a value through it (pointer to _Bool)
+//   - rpma_cq_get_fd fd -> result: the function returns a value through it (pointer to int); a file descriptor: int, as in packages os and unix
+//   - rpma_cq_get_wc wc -> slice with num_entries: an array wc (pointer to struct ibv_wc) and its count num_entries beside it
+//   - rpma_cq_get_wc num_entries_got -> result: the function returns a value through it (pointer to int); the page names IBV_WC_SUCCESS for num_entries_got: "On success, it saves all got completions and their number into the wc and num_entries_got respectively If the status of a completion is not equal to IBV_WC_S..."
+//   - rpma_ep_get_fd fd -> result: the function returns a value through it (pointer to int); a file descriptor: int, as in packages os and unix
+//   - rpma_ep_listen addr -> string: a C string (pointer to const char)
+//   - rpma_ep_listen port -> string: a C string (pointer to const char)
+//   - rpma_ep_listen ep_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_ep)
+//   - rpma_ep_next_conn_req req_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_conn_req)
+//   - rpma_ep_shutdown ep_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_ep
+//   - rpma_log_get_threshold level -> result: the function returns a value through it (pointer to enum rpma_log_level { ... })
+//   - rpma_mr_advise advice -> ibv.AdviseMRAdvice: spec: rpma_mr_advise(3): "For available advice and flags values please see ibv_advise_mr(3)": advice takes the values of enum ibv_advise_mr_advice.
+//   - rpma_mr_advise flags -> ibv.UverbsAdviseMRFlag: spec: rpma_mr_advise(3) refers to ibv_advise_mr(3) for flags, whose only flag IBV_ADVISE_MR_FLAG_FLUSH verbs_api.h defines as IB_UVERBS_ADVISE_MR_FLAG_FLUSH of enum ib_uverbs_advise_mr_flag.
+//   - rpma_mr_dereg mr_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_mr_local
+//   - rpma_mr_get_descriptor_size desc_size -> result: the function returns a value through it (pointer to size_t)
+//   - rpma_mr_get_ptr ptr -> result: the function returns a value through it (pointer to pointer to void)
+//   - rpma_mr_get_size size -> result: the function returns a value through it (pointer to size_t)
+//   - rpma_mr_reg ptr -> []byte with size: memory ptr (pointer to void) and its length size beside it
+//   - rpma_mr_reg mr_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_mr_local)
+//   - rpma_mr_remote_delete mr_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_mr_remote
+//   - rpma_mr_remote_from_descriptor desc -> []byte with desc_size: memory desc (pointer to const void) and its length desc_size beside it
+//   - rpma_mr_remote_from_descriptor mr_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_mr_remote)
+//   - rpma_mr_remote_get_flush_type flush_type -> result: the function returns a value through it (pointer to int)
+//   - rpma_mr_remote_get_size size -> result: the function returns a value through it (pointer to size_t)
+//   - rpma_peer_cfg_delete pcfg_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_peer_cfg
+//   - rpma_peer_cfg_from_descriptor desc -> []byte with desc_size: memory desc (pointer to const void) and its length desc_size beside it
+//   - rpma_peer_cfg_from_descriptor pcfg_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_peer_cfg)
+//   - rpma_peer_cfg_get_descriptor_size desc_size -> result: the function returns a value through it (pointer to size_t)
+//   - rpma_peer_cfg_get_direct_write_to_pmem supported -> result: the function returns a value through it (pointer to _Bool)
+//   - rpma_peer_cfg_new pcfg_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_peer_cfg)
+//   - rpma_peer_delete peer_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_peer
+//   - rpma_peer_new peer_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_peer)
+//   - rpma_srq_cfg_delete cfg_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_srq_cfg
+//   - rpma_srq_cfg_get_rcq_size rcq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (rcq_size)
+//   - rpma_srq_cfg_get_rq_size rq_size -> result: the function returns a value through it (pointer to uint32_t); a count or index by its name (rq_size)
+//   - rpma_srq_cfg_new cfg_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_srq_cfg)
+//   - rpma_srq_cfg_set_rcq_size rcq_size -> int: a count or index by its name (rcq_size)
+//   - rpma_srq_cfg_set_rq_size rq_size -> int: a count or index by its name (rq_size)
+//   - rpma_srq_delete srq_ptr -> receiver by address: the receiver, passed by address: pointer to pointer to struct rpma_srq
+//   - rpma_srq_get_rcq rcq_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_cq)
+//   - rpma_srq_new srq_ptr -> result: the function returns a value through it (pointer to pointer to struct rpma_srq)
+//   - rpma_utils_get_ibv_context addr -> string: a C string (pointer to const char)
+//   - rpma_utils_get_ibv_context ibv_ctx_ptr -> result: the function returns a value through it (pointer to pointer to struct ibv_context)
+//   - rpma_utils_ibv_context_is_odp_capable is_odp_capable -> result: the function returns a value through it (pointer to int); a flag by its name (is_...)

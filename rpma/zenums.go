@@ -4,26 +4,26 @@ package rpma
 
 import "strconv"
 
-// UtilIbvContextType is an enumeration, C enum rpma_util_ibv_context_type of librpma.h.
-type UtilIbvContextType uint32
+// UtilIBVContextType is an enumeration, C enum rpma_util_ibv_context_type of librpma.h.
+type UtilIBVContextType uint32
 
-// Values of UtilIbvContextType.
+// Values of UtilIBVContextType.
 const (
-	// UtilIbvContextLocal is RPMA_UTIL_IBV_CONTEXT_LOCAL (librpma.h).
-	UtilIbvContextLocal UtilIbvContextType = 0
-	// UtilIbvContextRemote is RPMA_UTIL_IBV_CONTEXT_REMOTE (librpma.h).
-	UtilIbvContextRemote UtilIbvContextType = 1
+	// UtilIBVContextTypeLocal is RPMA_UTIL_IBV_CONTEXT_LOCAL (librpma.h).
+	UtilIBVContextTypeLocal UtilIBVContextType = 0
+	// UtilIBVContextTypeRemote is RPMA_UTIL_IBV_CONTEXT_REMOTE (librpma.h).
+	UtilIBVContextTypeRemote UtilIBVContextType = 1
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
-func (v UtilIbvContextType) String() string {
+func (v UtilIBVContextType) String() string {
 	switch v {
-	case UtilIbvContextLocal:
+	case UtilIBVContextTypeLocal:
 		return "RPMA_UTIL_IBV_CONTEXT_LOCAL"
-	case UtilIbvContextRemote:
+	case UtilIBVContextTypeRemote:
 		return "RPMA_UTIL_IBV_CONTEXT_REMOTE"
 	}
-	return "UtilIbvContextType(" + strconv.FormatUint(uint64(v), 10) + ")"
+	return "UtilIBVContextType(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
 // ConnEvent is an enumeration, C enum rpma_conn_event of librpma.h.
@@ -31,34 +31,34 @@ type ConnEvent int32
 
 // Values of ConnEvent.
 const (
-	// ConnUndefined is RPMA_CONN_UNDEFINED (librpma.h).
-	ConnUndefined ConnEvent = -1
-	// ConnEstablished is RPMA_CONN_ESTABLISHED (librpma.h).
-	ConnEstablished ConnEvent = 0
-	// ConnClosed is RPMA_CONN_CLOSED (librpma.h).
-	ConnClosed ConnEvent = 1
-	// ConnLost is RPMA_CONN_LOST (librpma.h).
-	ConnLost ConnEvent = 2
-	// ConnRejected is RPMA_CONN_REJECTED (librpma.h).
-	ConnRejected ConnEvent = 3
-	// ConnUnreachable is RPMA_CONN_UNREACHABLE (librpma.h).
-	ConnUnreachable ConnEvent = 4
+	// ConnEventUndefined is RPMA_CONN_UNDEFINED (librpma.h).
+	ConnEventUndefined ConnEvent = -1
+	// ConnEventEstablished is RPMA_CONN_ESTABLISHED (librpma.h).
+	ConnEventEstablished ConnEvent = 0
+	// ConnEventClosed is RPMA_CONN_CLOSED (librpma.h).
+	ConnEventClosed ConnEvent = 1
+	// ConnEventLost is RPMA_CONN_LOST (librpma.h).
+	ConnEventLost ConnEvent = 2
+	// ConnEventRejected is RPMA_CONN_REJECTED (librpma.h).
+	ConnEventRejected ConnEvent = 3
+	// ConnEventUnreachable is RPMA_CONN_UNREACHABLE (librpma.h).
+	ConnEventUnreachable ConnEvent = 4
 )
 
 // String returns the C name of the value, or the type and number for unknown values.
 func (v ConnEvent) String() string {
 	switch v {
-	case ConnUndefined:
+	case ConnEventUndefined:
 		return "RPMA_CONN_UNDEFINED"
-	case ConnEstablished:
+	case ConnEventEstablished:
 		return "RPMA_CONN_ESTABLISHED"
-	case ConnClosed:
+	case ConnEventClosed:
 		return "RPMA_CONN_CLOSED"
-	case ConnLost:
+	case ConnEventLost:
 		return "RPMA_CONN_LOST"
-	case ConnRejected:
+	case ConnEventRejected:
 		return "RPMA_CONN_REJECTED"
-	case ConnUnreachable:
+	case ConnEventUnreachable:
 		return "RPMA_CONN_UNREACHABLE"
 	}
 	return "ConnEvent(" + strconv.FormatInt(int64(v), 10) + ")"
@@ -91,8 +91,8 @@ type LogLevel int32
 
 // Values of LogLevel.
 const (
-	// LogDisabled is RPMA_LOG_DISABLED (librpma.h).
-	LogDisabled LogLevel = -1
+	// LogLevelDisabled is RPMA_LOG_DISABLED (librpma.h).
+	LogLevelDisabled LogLevel = -1
 	// LogLevelFatal is RPMA_LOG_LEVEL_FATAL (librpma.h).
 	LogLevelFatal LogLevel = 0
 	// LogLevelError is RPMA_LOG_LEVEL_ERROR (librpma.h).
@@ -110,7 +110,7 @@ const (
 // String returns the C name of the value, or the type and number for unknown values.
 func (v LogLevel) String() string {
 	switch v {
-	case LogDisabled:
+	case LogLevelDisabled:
 		return "RPMA_LOG_DISABLED"
 	case LogLevelFatal:
 		return "RPMA_LOG_LEVEL_FATAL"
@@ -133,8 +133,8 @@ type LogThreshold uint32
 
 // Values of LogThreshold.
 const (
-	// LogThresholdValue is RPMA_LOG_THRESHOLD (librpma.h).
-	LogThresholdValue LogThreshold = 0
+	// LogThresholdThreshold is RPMA_LOG_THRESHOLD (librpma.h).
+	LogThresholdThreshold LogThreshold = 0
 	// LogThresholdAux is RPMA_LOG_THRESHOLD_AUX (librpma.h).
 	LogThresholdAux LogThreshold = 1
 	// LogThresholdMax is RPMA_LOG_THRESHOLD_MAX (librpma.h).
@@ -144,7 +144,7 @@ const (
 // String returns the C name of the value, or the type and number for unknown values.
 func (v LogThreshold) String() string {
 	switch v {
-	case LogThresholdValue:
+	case LogThresholdThreshold:
 		return "RPMA_LOG_THRESHOLD"
 	case LogThresholdAux:
 		return "RPMA_LOG_THRESHOLD_AUX"

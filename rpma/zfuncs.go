@@ -102,6 +102,19 @@ import "C"
 // lib is librpma.so.0, opened on first use.
 var lib = dl.NewLib("librpma.so.0")
 
+// Load opens librpma.so.0 if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming librpma.so.0 when it is missing.
+func Load() error {
+	return lib.Load()
+}
+
+// Release describes the installed librpma.so.0: "" when Load fails; no symbol tells its releases apart here.
+func Release() string {
+	if Load() != nil {
+		return ""
+	}
+	return "librpma.so.0 (release not detected)"
+}
+
 var (
 	// sym_rpma_utils_get_ibv_context resolves rpma_utils_get_ibv_context (librpma.h).
 	sym_rpma_utils_get_ibv_context = &dl.Symbol{
@@ -610,7 +623,7 @@ var (
 )
 
 // c_rpma_utils_get_ibv_context calls rpma_utils_get_ibv_context (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_utils_get_ibv_context(addr *byte, type_ UtilIbvContextType, ibvCtxPtr **ibv.Context) (r int32, errno syscall.Errno, err error) {
+func c_rpma_utils_get_ibv_context(addr *byte, type_ UtilIBVContextType, ibvCtxPtr **ibv.Context) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_utils_get_ibv_context.Addr()
 	if err != nil {
 		return
@@ -1234,12 +1247,12 @@ func c_rpma_conn_get_compl_fd(conn *Conn, fd *int32) (r int32, errno syscall.Err
 }
 
 // c_rpma_conn_wait calls rpma_conn_wait (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_conn_wait(conn *Conn, flags int32, cq **CQ, isRcq *bool) (r int32, errno syscall.Errno, err error) {
+func c_rpma_conn_wait(conn *Conn, flags int32, cq **CQ, isRCQ *bool) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_conn_wait.Addr()
 	if err != nil {
 		return
 	}
-	cr, cerr := C.zcall_rpma_conn_wait(fn, unsafe.Pointer(conn), C.int32_t(flags), unsafe.Pointer(cq), unsafe.Pointer(isRcq))
+	cr, cerr := C.zcall_rpma_conn_wait(fn, unsafe.Pointer(conn), C.int32_t(flags), unsafe.Pointer(cq), unsafe.Pointer(isRCQ))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -1258,7 +1271,7 @@ func c_rpma_conn_req_recv(req *ConnReq, dst *MRLocal, offset uint64, len uint64,
 }
 
 // c_rpma_ep_listen calls rpma_ep_listen (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_ep_listen(peer *Peer, addr *byte, port *byte, epPtr **Ep) (r int32, errno syscall.Errno, err error) {
+func c_rpma_ep_listen(peer *Peer, addr *byte, port *byte, epPtr **EP) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_ep_listen.Addr()
 	if err != nil {
 		return
@@ -1270,7 +1283,7 @@ func c_rpma_ep_listen(peer *Peer, addr *byte, port *byte, epPtr **Ep) (r int32, 
 }
 
 // c_rpma_ep_shutdown calls rpma_ep_shutdown (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_ep_shutdown(epPtr **Ep) (r int32, errno syscall.Errno, err error) {
+func c_rpma_ep_shutdown(epPtr **EP) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_ep_shutdown.Addr()
 	if err != nil {
 		return
@@ -1282,7 +1295,7 @@ func c_rpma_ep_shutdown(epPtr **Ep) (r int32, errno syscall.Errno, err error) {
 }
 
 // c_rpma_ep_get_fd calls rpma_ep_get_fd (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_ep_get_fd(ep *Ep, fd *int32) (r int32, errno syscall.Errno, err error) {
+func c_rpma_ep_get_fd(ep *EP, fd *int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_ep_get_fd.Addr()
 	if err != nil {
 		return
@@ -1294,7 +1307,7 @@ func c_rpma_ep_get_fd(ep *Ep, fd *int32) (r int32, errno syscall.Errno, err erro
 }
 
 // c_rpma_ep_next_conn_req calls rpma_ep_next_conn_req (librpma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librpma.so.0 lacks it (needs librpma 1.3.0).
-func c_rpma_ep_next_conn_req(ep *Ep, cfg *ConnCfg, reqPtr **ConnReq) (r int32, errno syscall.Errno, err error) {
+func c_rpma_ep_next_conn_req(ep *EP, cfg *ConnCfg, reqPtr **ConnReq) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rpma_ep_next_conn_req.Addr()
 	if err != nil {
 		return

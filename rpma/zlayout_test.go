@@ -53,35 +53,35 @@ func layoutTable() *layouttest.Table {
 	tb.Consts = []layouttest.Const{{
 		C:     "RPMA_UTIL_IBV_CONTEXT_LOCAL",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UtilIbvContextLocal),
+		Value: layouttest.Bits(UtilIBVContextTypeLocal),
 	}, {
 		C:     "RPMA_UTIL_IBV_CONTEXT_REMOTE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(UtilIbvContextRemote),
+		Value: layouttest.Bits(UtilIBVContextTypeRemote),
 	}, {
 		C:     "RPMA_CONN_UNDEFINED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnUndefined),
+		Value: layouttest.Bits(ConnEventUndefined),
 	}, {
 		C:     "RPMA_CONN_ESTABLISHED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnEstablished),
+		Value: layouttest.Bits(ConnEventEstablished),
 	}, {
 		C:     "RPMA_CONN_CLOSED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnClosed),
+		Value: layouttest.Bits(ConnEventClosed),
 	}, {
 		C:     "RPMA_CONN_LOST",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnLost),
+		Value: layouttest.Bits(ConnEventLost),
 	}, {
 		C:     "RPMA_CONN_REJECTED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnRejected),
+		Value: layouttest.Bits(ConnEventRejected),
 	}, {
 		C:     "RPMA_CONN_UNREACHABLE",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(ConnUnreachable),
+		Value: layouttest.Bits(ConnEventUnreachable),
 	}, {
 		C:     "RPMA_FLUSH_TYPE_PERSISTENT",
 		In:    []string{"65", "44"},
@@ -93,7 +93,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RPMA_LOG_DISABLED",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(LogDisabled),
+		Value: layouttest.Bits(LogLevelDisabled),
 	}, {
 		C:     "RPMA_LOG_LEVEL_FATAL",
 		In:    []string{"65", "44"},
@@ -121,7 +121,7 @@ func layoutTable() *layouttest.Table {
 	}, {
 		C:     "RPMA_LOG_THRESHOLD",
 		In:    []string{"65", "44"},
-		Value: layouttest.Bits(LogThresholdValue),
+		Value: layouttest.Bits(LogThresholdThreshold),
 	}, {
 		C:     "RPMA_LOG_THRESHOLD_AUX",
 		In:    []string{"65", "44"},

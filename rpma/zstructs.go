@@ -61,8 +61,8 @@ type ConnReq struct {
 	_ structs.HostLayout
 }
 
-// Ep mirrors struct rpma_ep of librpma.h (an incomplete type: only pointers to it exist).
-type Ep struct {
+// EP mirrors struct rpma_ep of librpma.h (an incomplete type: only pointers to it exist).
+type EP struct {
 	_ structs.HostLayout
 }
 

@@ -15,15 +15,15 @@ import (
 // transportStr is the transport of a device.
 func transportStr(t ibv.TransportType) string {
 	switch t {
-	case ibv.TransportIB:
+	case ibv.TransportTypeIB:
 		return "InfiniBand"
-	case ibv.TransportIWARP:
+	case ibv.TransportTypeIWARP:
 		return "iWARP"
-	case ibv.TransportUsnic:
+	case ibv.TransportTypeUsnic:
 		return "usNIC"
-	case ibv.TransportUsnicUDP:
+	case ibv.TransportTypeUsnicUDP:
 		return "usNIC UDP"
-	case ibv.TransportUnspecified:
+	case ibv.TransportTypeUnspecified:
 		return "unspecified"
 	}
 	return "invalid transport"
@@ -149,9 +149,9 @@ func atomicCapStr(a ibv.AtomicCap) string {
 // gidTypeStr is the type of a RoCE GID.
 func gidTypeStr(t uint32) string {
 	switch ibv.GIDType(t) {
-	case ibv.GIDTypeROCEV1:
+	case ibv.GIDTypeRoCEV1:
 		return "RoCE v1"
-	case ibv.GIDTypeROCEV2:
+	case ibv.GIDTypeRoCEV2:
 		return "RoCE v2"
 	}
 	return "IB"
@@ -191,7 +191,7 @@ func deviceCapNames(v uint32) flags {
 func deviceCapExNames(v uint64) flags {
 	return flagNames(v>>32<<32, "", func(b uint64) string {
 		switch b {
-		case ibv.DeviceRawScatterFcs:
+		case ibv.DeviceRawScatterFCS:
 			return "RAW_SCATTER_FCS"
 		case ibv.DevicePCIWriteEndPadding:
 			return "PCI_WRITE_END_PADDING"
@@ -214,7 +214,7 @@ func odpGeneralNames(v uint64) flags {
 // ...; IBV_ODP_SUPPORT_SRQ_RECV is SUPPORT_SRQ).
 func odpTransportNames(v uint32) flags {
 	return flagNames(uint64(v), "IBV_ODP_", func(b uint64) string {
-		if ibv.ODPTransportCapBits(b) == ibv.ODPSupportSRQRecv {
+		if ibv.ODPTransportCapBits(b) == ibv.ODPTransportCapBitsSRQRecv {
 			return "IBV_ODP_SUPPORT_SRQ"
 		}
 		return ibv.ODPTransportCapBits(b).String()
@@ -225,13 +225,13 @@ func odpTransportNames(v uint32) flags {
 func rawPacketNames(v uint32) flags {
 	return flagNames(uint64(v), "", func(b uint64) string {
 		switch ibv.RawPacketCaps(b) {
-		case ibv.RawPacketCapCvlanStripping:
+		case ibv.RawPacketCapsCVLANStripping:
 			return "C-VLAN stripping offload"
-		case ibv.RawPacketCapScatterFcs:
+		case ibv.RawPacketCapsScatterFCS:
 			return "Scatter FCS offload"
-		case ibv.RawPacketCapIPCsum:
+		case ibv.RawPacketCapsIPCsum:
 			return "IP csum offload"
-		case ibv.RawPacketCapDelayDrop:
+		case ibv.RawPacketCapsDelayDrop:
 			return "Delay drop"
 		}
 		return ""

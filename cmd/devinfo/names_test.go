@@ -19,7 +19,7 @@ func TestFlagNames(t *testing.T) {
 	assert.Zero(t, f.unknown)
 
 	// Bits 15, 16 and 31 have no IBV_DEVICE_ name.
-	f = deviceCapNames(1<<15 | 1<<16 | 1<<31 | uint32(ibv.DeviceManagedFlowSteering))
+	f = deviceCapNames(1<<15 | 1<<16 | 1<<31 | uint32(ibv.DeviceCapFlagsManagedFlowSteering))
 	assert.Equal(t, []string{"MANAGED_FLOW_STEERING"}, f.names)
 	assert.Equal(t, uint64(1<<15|1<<16|1<<31), f.unknown)
 
@@ -28,19 +28,19 @@ func TestFlagNames(t *testing.T) {
 	assert.Equal(t, []string{"PCI_WRITE_END_PADDING"}, f.names)
 	assert.Equal(t, uint64(1<<63), f.unknown)
 
-	f = odpTransportNames(uint32(ibv.ODPSupportRecv|ibv.ODPSupportAtomic|ibv.ODPSupportSRQRecv) | 1<<30)
+	f = odpTransportNames(uint32(ibv.ODPTransportCapBitsRecv|ibv.ODPTransportCapBitsAtomic|ibv.ODPTransportCapBitsSRQRecv) | 1<<30)
 	assert.Equal(t, []string{"SUPPORT_RECV", "SUPPORT_ATOMIC", "SUPPORT_SRQ"}, f.names)
 	assert.Equal(t, uint64(1<<30), f.unknown)
 
-	f = odpGeneralNames(uint64(ibv.ODPSupportImplicit) | 1<<40)
+	f = odpGeneralNames(uint64(ibv.ODPGeneralCapsSupportImplicit) | 1<<40)
 	assert.Equal(t, []string{"ODP_SUPPORT_IMPLICIT"}, f.names)
 	assert.Equal(t, uint64(1<<40), f.unknown)
 
-	f = qpTypeNames(1<<ibv.QptUD | 1<<ibv.QptRawPacket | 1<<0)
+	f = qpTypeNames(1<<ibv.QPTypeUD | 1<<ibv.QPTypeRawPacket | 1<<0)
 	assert.Equal(t, []string{"SUPPORT_UD", "SUPPORT_RAW_PACKET"}, f.names)
 	assert.Equal(t, uint64(1), f.unknown)
 
-	f = rawPacketNames(uint32(ibv.RawPacketCapScatterFcs|ibv.RawPacketCapIPCsum) | 1<<20)
+	f = rawPacketNames(uint32(ibv.RawPacketCapsScatterFCS|ibv.RawPacketCapsIPCsum) | 1<<20)
 	assert.Equal(t, []string{"Scatter FCS offload", "IP csum offload"}, f.names)
 	assert.Equal(t, uint64(1<<20), f.unknown)
 }
@@ -51,16 +51,16 @@ func TestValueNames(t *testing.T) {
 	assert.Equal(t, "invalid MTU", mtuStr(0))
 	assert.Equal(t, "invalid MTU", mtuStr(6))
 
-	assert.Equal(t, "PORT_ACTIVE", portStateStr(ibv.PortActive))
-	assert.Equal(t, "PORT_ACTIVE_DEFER", portStateStr(ibv.PortActiveDefer))
+	assert.Equal(t, "PORT_ACTIVE", portStateStr(ibv.PortStateActive))
+	assert.Equal(t, "PORT_ACTIVE_DEFER", portStateStr(ibv.PortStateActiveDefer))
 	assert.Equal(t, "invalid state", portStateStr(9))
 
-	assert.Equal(t, "ATOMIC_HCA", atomicCapStr(ibv.AtomicHca))
+	assert.Equal(t, "ATOMIC_HCA", atomicCapStr(ibv.AtomicCapHCA))
 	assert.Equal(t, "invalid atomic capability", atomicCapStr(7))
 
-	assert.Equal(t, "InfiniBand", transportStr(ibv.TransportIB))
-	assert.Equal(t, "iWARP", transportStr(ibv.TransportIWARP))
-	assert.Equal(t, "invalid transport", transportStr(ibv.TransportUnknown))
+	assert.Equal(t, "InfiniBand", transportStr(ibv.TransportTypeIB))
+	assert.Equal(t, "iWARP", transportStr(ibv.TransportTypeIWARP))
+	assert.Equal(t, "invalid transport", transportStr(ibv.TransportTypeUnknown))
 
 	assert.Equal(t, "InfiniBand", linkLayerStr(0))
 	assert.Equal(t, "Ethernet", linkLayerStr(2))
@@ -76,6 +76,6 @@ func TestValueNames(t *testing.T) {
 	assert.Equal(t, "LINK_UP", physStateStr(5))
 	assert.Equal(t, "invalid physical state", physStateStr(8))
 
-	assert.Equal(t, "RoCE v1", gidTypeStr(uint32(ibv.GIDTypeROCEV1)))
-	assert.Equal(t, "RoCE v2", gidTypeStr(uint32(ibv.GIDTypeROCEV2)))
+	assert.Equal(t, "RoCE v1", gidTypeStr(uint32(ibv.GIDTypeRoCEV1)))
+	assert.Equal(t, "RoCE v2", gidTypeStr(uint32(ibv.GIDTypeRoCEV2)))
 }

@@ -37,8 +37,8 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) {
 	if fw := cString(a.FwVer[:]); fw != "" {
 		fmt.Fprintf(w, "\tfw_ver:\t\t\t\t%s\n", fw)
 	}
-	fmt.Fprintf(w, "\tnode_guid:\t\t\t%s\n", guidStr(a.NodeGuid))
-	fmt.Fprintf(w, "\tsys_image_guid:\t\t\t%s\n", guidStr(a.SysImageGuid))
+	fmt.Fprintf(w, "\tnode_guid:\t\t\t%s\n", guidStr(a.NodeGUID))
+	fmt.Fprintf(w, "\tsys_image_guid:\t\t\t%s\n", guidStr(a.SysImageGUID))
 	fmt.Fprintf(w, "\tvendor_id:\t\t\t0x%04x\n", a.VendorID)
 	fmt.Fprintf(w, "\tvendor_part_id:\t\t\t%d\n", a.VendorPartID)
 	fmt.Fprintf(w, "\thw_ver:\t\t\t\t0x%X\n", a.HwVer)
@@ -122,7 +122,7 @@ func printDeviceVerbose(w io.Writer, d *deviceInfo) {
 		fmt.Fprintf(w, "\tmax_srq_sge:\t\t\t%d\n", a.MaxSRQSGE)
 	}
 	fmt.Fprintf(w, "\tmax_pkeys:\t\t\t%d\n", a.MaxPkeys)
-	fmt.Fprintf(w, "\tlocal_ca_ack_delay:\t\t%d\n", a.LocalCaACKDelay)
+	fmt.Fprintf(w, "\tlocal_ca_ack_delay:\t\t%d\n", a.LocalCAAckDelay)
 
 	fmt.Fprintf(w, "\tgeneral_odp_caps:\n")
 	flagLines(w, odpGeneralNames(x.ODPCaps.GeneralCaps))
@@ -147,8 +147,8 @@ func printDeviceVerbose(w io.Writer, d *deviceInfo) {
 	} else {
 		fmt.Fprintf(w, "\tcompletion_timestamp_mask not supported\n")
 	}
-	if x.HcaCoreClock != 0 {
-		fmt.Fprintf(w, "\thca_core_clock:\t\t\t%dkHZ\n", x.HcaCoreClock)
+	if x.HCACoreClock != 0 {
+		fmt.Fprintf(w, "\thca_core_clock:\t\t\t%dkHZ\n", x.HCACoreClock)
 	} else {
 		fmt.Fprintf(w, "\tcore clock not supported\n")
 	}
@@ -174,7 +174,7 @@ func printDeviceVerbose(w io.Writer, d *deviceInfo) {
 		fmt.Fprintf(w, "\t\tsupported_qp:\n")
 		flagLines(w, qpTypeNames(x.RSSCaps.SupportedQpts))
 	}
-	fmt.Fprintf(w, "\tmax_wq_type_rq:\t\t\t%d\n", x.MaxWQTypeRq)
+	fmt.Fprintf(w, "\tmax_wq_type_rq:\t\t\t%d\n", x.MaxWQTypeRQ)
 	fmt.Fprintf(w, "\tpacket_pacing_caps:\n")
 	fmt.Fprintf(w, "\t\tqp_rate_limit_min:\t%dkbps\n", x.PacketPacingCaps.QPRateLimitMin)
 	fmt.Fprintf(w, "\t\tqp_rate_limit_max:\t%dkbps\n", x.PacketPacingCaps.QPRateLimitMax)
@@ -182,7 +182,7 @@ func printDeviceVerbose(w io.Writer, d *deviceInfo) {
 		fmt.Fprintf(w, "\t\tsupported_qp:\n")
 		flagLines(w, qpTypeNames(x.PacketPacingCaps.SupportedQpts))
 	}
-	printTagMatching(w, &x.TmCaps)
+	printTagMatching(w, &x.TMCaps)
 	if c := x.CQModCaps; c.MaxCQCount != 0 || c.MaxCQPeriod != 0 {
 		fmt.Fprintf(w, "\tcq moderation caps:\n")
 		fmt.Fprintf(w, "\t\tmax_cq_count:\t%d\n", c.MaxCQCount)
@@ -195,7 +195,7 @@ func printDeviceVerbose(w io.Writer, d *deviceInfo) {
 }
 
 // printTagMatching prints the tag matching capabilities, when there are any.
-func printTagMatching(w io.Writer, tm *ibv.TmCaps) {
+func printTagMatching(w io.Writer, tm *ibv.TMCaps) {
 	if tm.MaxNumTags == 0 {
 		fmt.Fprintf(w, "\ttag matching not supported\n")
 		return
@@ -206,7 +206,7 @@ func printTagMatching(w io.Writer, tm *ibv.TmCaps) {
 	fmt.Fprintf(w, "\t\tmax_ops:\t\t%d\n", tm.MaxOps)
 	fmt.Fprintf(w, "\t\tmax_sge:\t\t%d\n", tm.MaxSGE)
 	fmt.Fprintf(w, "\t\tflags:\n")
-	if ibv.TmCapFlags(tm.Flags).Has(ibv.TmCapRC) {
+	if ibv.TMCapFlags(tm.Flags).Has(ibv.TMCapFlagsRC) {
 		fmt.Fprintf(w, "\t\t\t\t\tIBV_TM_CAP_RC\n")
 	}
 }
@@ -233,10 +233,10 @@ func printPort(w io.Writer, p *portInfo, verbose bool) {
 	fmt.Fprintf(w, "\t\t\tport_cap_flags:\t\t0x%08x\n", a.PortCapFlags)
 	fmt.Fprintf(w, "\t\t\tport_cap_flags2:\t0x%04x\n", a.PortCapFlags2)
 	fmt.Fprintf(w, "\t\t\tmax_vl_num:\t\t%s (%d)\n", vlStr(a.MaxVlNum), a.MaxVlNum)
-	fmt.Fprintf(w, "\t\t\tbad_pkey_cntr:\t\t0x%x\n", a.BadPkeyCntr)
-	fmt.Fprintf(w, "\t\t\tqkey_viol_cntr:\t\t0x%x\n", a.QkeyViolCntr)
+	fmt.Fprintf(w, "\t\t\tbad_pkey_cntr:\t\t0x%x\n", a.BadPKeyCntr)
+	fmt.Fprintf(w, "\t\t\tqkey_viol_cntr:\t\t0x%x\n", a.QKeyViolCntr)
 	fmt.Fprintf(w, "\t\t\tsm_sl:\t\t\t%d\n", a.SmSL)
-	fmt.Fprintf(w, "\t\t\tpkey_tbl_len:\t\t%d\n", a.PkeyTblLen)
+	fmt.Fprintf(w, "\t\t\tpkey_tbl_len:\t\t%d\n", a.PKeyTblLen)
 	fmt.Fprintf(w, "\t\t\tgid_tbl_len:\t\t%d\n", a.GIDTblLen)
 	fmt.Fprintf(w, "\t\t\tsubnet_timeout:\t\t%d\n", a.SubnetTimeout)
 	fmt.Fprintf(w, "\t\t\tinit_type_reply:\t%d\n", a.InitTypeReply)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -35,19 +34,18 @@ type portInfo struct {
 
 // devinfo lists or describes the devices selected by o on w.
 func devinfo(o options, w io.Writer) error {
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
+	list, err := ibv.GetDeviceList()
 	if err != nil {
 		return err
 	}
-	defer ibv.FreeDeviceList(list)
-	devs := unsafe.Slice(list, n)
+	defer list.Close()
+	devs := list.All()
 
 	bw := bufio.NewWriter(w)
 	if o.list {
 		var names []string
 		for _, d := range devs {
-			name, err := d.GetDeviceName()
+			name, err := d.GetName()
 			if err != nil {
 				return err
 			}
@@ -61,7 +59,7 @@ func devinfo(o options, w io.Writer) error {
 	}
 	found := false
 	for _, d := range devs {
-		name, err := d.GetDeviceName()
+		name, err := d.GetName()
 		if err != nil {
 			return err
 		}
@@ -98,14 +96,10 @@ func queryDevice(d *ibv.Device, name string, o options) (_ *deviceInfo, err erro
 	info := &deviceInfo{Name: name, Transport: d.TransportType, CompVectors: ctx.NumCompVectors}
 	info.BoardID = boardID(d)
 	// ibv_query_device_ex falls back to ibv_query_device where the provider
-	// lacks the extended query, leaving the extended attributes zero. The
-	// attributes are read into objects of their own: cgo checks the whole
-	// object behind a pointer it is passed, and deviceInfo holds Go pointers.
-	attr := new(ibv.DeviceAttrEx)
-	if err := ctx.QueryDeviceEx(nil, attr); err != nil {
+	// lacks the extended query, leaving the extended attributes zero.
+	if info.Attr, err = ctx.QueryDeviceEx(nil); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	info.Attr = *attr
 	first, last := 1, int(info.Attr.OrigAttr.PhysPortCnt)
 	if o.port != 0 {
 		if o.port > last {
@@ -115,11 +109,9 @@ func queryDevice(d *ibv.Device, name string, o options) (_ *deviceInfo, err erro
 	}
 	for p := first; p <= last; p++ {
 		pi := portInfo{Num: uint8(p)}
-		pattr := new(ibv.PortAttr)
-		if err := ctx.QueryPort(pi.Num, pattr); err != nil {
+		if pi.Attr, err = ctx.QueryPort(pi.Num); err != nil {
 			return nil, fmt.Errorf("%s port %d: %w", name, p, err)
 		}
-		pi.Attr = *pattr
 		if o.verbose {
 			if pi.GIDs, err = queryGIDs(ctx, pi.Num, int(pi.Attr.GIDTblLen)); err != nil {
 				return nil, fmt.Errorf("%s port %d: %w", name, p, err)
@@ -134,16 +126,15 @@ func queryDevice(d *ibv.Device, name string, o options) (_ *deviceInfo, err erro
 // ibv_query_gid_ex reports an empty one as ENODATA.
 func queryGIDs(ctx *ibv.Context, port uint8, n int) ([]ibv.GIDEntry, error) {
 	var gids []ibv.GIDEntry
-	e := new(ibv.GIDEntry)
 	for i := range n {
-		err := ctx.QueryGIDEx(uint32(port), uint32(i), e, 0)
+		e, err := ctx.QueryGIDEx(port, i, 0)
 		if errors.Is(err, unix.ENODATA) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("GID index %d: %w", i, err)
 		}
-		gids = append(gids, *e)
+		gids = append(gids, e)
 	}
 	return gids, nil
 }

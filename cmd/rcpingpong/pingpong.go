@@ -118,7 +118,7 @@ func newLoop(o options, r *resources) (*loop, error) {
 	sges := []ibv.SGE{sge}
 	l := &loop{r: r, iters: o.iters, validate: o.validate, events: o.events,
 		recvs: make([]rdma.RecvWork, o.rxDepth), wcs: make([]ibv.WC, 2)}
-	l.send[0] = rdma.SendWork{ID: sendID, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: sges}
+	l.send[0] = rdma.SendWork{ID: sendID, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: sges}
 	for i := range l.recvs {
 		l.recvs[i] = rdma.RecvWork{ID: recvID, SGEs: sges}
 	}
@@ -169,7 +169,7 @@ func (l *loop) run(client bool) error {
 		}
 		for i := range l.wcs[:n] {
 			wc := &l.wcs[i]
-			if wc.Status != ibv.WCSuccess {
+			if wc.Status != ibv.WCStatusSuccess {
 				return fmt.Errorf("failed status %s (%d) for wr_id %d", ibv.WCStatusStr(wc.Status), wc.Status, wc.WRID)
 			}
 			switch wc.WRID {

@@ -53,7 +53,7 @@ func openResources(o options) (r *resources, err error) {
 		return r, err
 	}
 	fillBuffer(r.buf.Bytes())
-	if r.mr, err = r.pd.Register(r.buf.Bytes(), ibv.AccessLocalWrite); err != nil {
+	if r.mr, err = r.pd.Register(r.buf.Bytes(), ibv.AccessFlagsLocalWrite); err != nil {
 		return r, err
 	}
 	if o.events {

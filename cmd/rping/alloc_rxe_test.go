@@ -63,9 +63,9 @@ func TestPingDoesNotAllocate(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.close()) }()
 	s.busy = true
-	src, err := s.region(o.size, ibv.AccessLocalWrite|ibv.AccessRemoteRead)
+	src, err := s.region(o.size, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteRead)
 	require.NoError(t, err)
-	sink, err := s.region(o.size, ibv.AccessLocalWrite|ibv.AccessRemoteWrite)
+	sink, err := s.region(o.size, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite)
 	require.NoError(t, err)
 	require.NoError(t, s.postRecv())
 

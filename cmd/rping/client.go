@@ -51,11 +51,11 @@ func runClient(ctx context.Context, o options, stdout, stderr io.Writer) error {
 }
 
 func (s *session) client() error {
-	src, err := s.region(s.o.size, ibv.AccessLocalWrite|ibv.AccessRemoteRead)
+	src, err := s.region(s.o.size, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteRead)
 	if err != nil {
 		return err
 	}
-	sink, err := s.region(s.o.size, ibv.AccessLocalWrite|ibv.AccessRemoteWrite)
+	sink, err := s.region(s.o.size, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func serve(ctx context.Context, c *rdma.Conn, o options, stdout, stderr io.Write
 // the client's source buffer (RDMA read), says "go ahead", and writes the
 // data into the client's sink buffer (RDMA write), saying so once done.
 func (s *session) server() error {
-	buf, err := s.region(s.o.size, ibv.AccessLocalWrite|ibv.AccessRemoteRead|ibv.AccessRemoteWrite)
+	buf, err := s.region(s.o.size, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteRead|ibv.AccessFlagsRemoteWrite)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *session) server() error {
 			return fmt.Errorf("ping %d: %w", ping, err)
 		}
 		s.step("server posted rdma read req")
-		if err := s.rdma(wrRead, ibv.WRRDMARead, buf, s.got); err != nil {
+		if err := s.rdma(wrRead, ibv.WROpcodeRDMARead, buf, s.got); err != nil {
 			return fmt.Errorf("ping %d: %w", ping, err)
 		}
 		s.step("rdma read completion")
@@ -105,7 +105,7 @@ func (s *session) server() error {
 		if s.o.debug {
 			fmt.Fprintf(s.out, "rdma write from lkey %x laddr %x len %d\n", buf.mr.LKey(), buf.mr.Addr(), s.got.Size)
 		}
-		if err := s.rdma(wrWrite, ibv.WRRDMAWrite, buf, s.got); err != nil {
+		if err := s.rdma(wrWrite, ibv.WROpcodeRDMAWrite, buf, s.got); err != nil {
 			return fmt.Errorf("ping %d: %w", ping, err)
 		}
 		s.step("rdma write completion")

@@ -54,7 +54,7 @@ func (r *region) info(n int) info {
 
 // sge is the region's first n bytes.
 func (r *region) sge(n int) ibv.SGE {
-	return ibv.SGE{Addr: r.mr.Addr(), Length: uint32(n), Lkey: r.mr.LKey()}
+	return ibv.SGE{Addr: r.mr.Addr(), Length: uint32(n), LKey: r.mr.LKey()}
 }
 
 func (r *region) close() error {
@@ -104,7 +104,7 @@ type session struct {
 func newSession(ctx context.Context, c *rdma.Conn, o options, role string, out, stderr io.Writer) (*session, error) {
 	s := &session{c: c, o: o, role: role, out: out, stderr: stderr, wcs: make([]ibv.WC, 4)}
 	var err error
-	if s.recv, err = s.region(infoLen, ibv.AccessLocalWrite); err != nil {
+	if s.recv, err = s.region(infoLen, ibv.AccessFlagsLocalWrite); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (s *session) postRecv() error { return s.c.QP.PostRecv(s.rw[:]...) }
 // sendInfo sends m and waits for the send to complete.
 func (s *session) sendInfo(m info) error {
 	m.put(s.send.bytes())
-	s.sw[0] = rdma.SendWork{ID: wrSend, Op: ibv.WRSend, Flags: ibv.SendSignaled, SGEs: s.ssge[:]}
+	s.sw[0] = rdma.SendWork{ID: wrSend, Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: s.ssge[:]}
 	if err := s.c.QP.PostSend(s.sw[:]...); err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (s *session) recvInfo() error {
 // to the peer's buffer m, and waits for it to complete.
 func (s *session) rdma(id uint64, op ibv.WROpcode, local *region, m info) error {
 	s.ssge[0] = local.sge(int(m.Size))
-	s.sw[0] = rdma.SendWork{ID: id, Op: op, Flags: ibv.SendSignaled, SGEs: s.ssge[:], RemoteAddr: m.Addr, RKey: m.RKey}
+	s.sw[0] = rdma.SendWork{ID: id, Op: op, Flags: ibv.SendFlagsSignaled, SGEs: s.ssge[:], RemoteAddr: m.Addr, RKey: m.RKey}
 	err := s.c.QP.PostSend(s.sw[:]...)
 	s.ssge[0] = s.send.sge(infoLen)
 	if err != nil {
@@ -267,8 +267,8 @@ func (s *session) await(id uint64) error {
 		}
 		for i := range s.wcs[:n] {
 			wc := &s.wcs[i]
-			if wc.Status != ibv.WCSuccess {
-				if wc.Status == ibv.WCWRFlushErr && s.gone.Load() {
+			if wc.Status != ibv.WCStatusSuccess {
+				if wc.Status == ibv.WCStatusWRFlushErr && s.gone.Load() {
 					return errDisconnected
 				}
 				return &completionError{wr: wrNames[wc.WRID%nWR], status: wc.Status}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/goverbs/goverbs/gen/naming"
 )
 
 var (
@@ -56,7 +58,7 @@ func FuzzGoName(f *testing.F) {
 			if w == "" {
 				continue
 			}
-			if v, ok := initialisms[w]; ok {
+			if v, ok := naming.Words[strings.ToLower(w)]; ok {
 				w = v
 			}
 			i := strings.Index(rest, strings.ToLower(w))

@@ -23,10 +23,15 @@ var Libraries = map[string]string{
 
 // apiFunc is one exported function or method about to be emitted.
 type apiFunc struct {
-	sf   *spec.Function
-	fn   *ir.Func // the IR function whose raw wrapper c_<fn.Name> is called
-	recv string   // receiver Go type name; empty for a package function
-	name string   // Go name of the function or method
+	sf    *spec.Function
+	fn    *ir.Func // the IR function whose raw wrapper c_<fn.Name> is called
+	recv  string   // receiver Go type name; empty for a package function
+	name  string   // Go name of the function or method
+	inOut bool     // the receiver is passed by address (its first parameter is T **)
+	// hasErr says whether the binding returns an error: its convention can
+	// fail, or the function may be missing at run time.
+	hasErr bool
+	shape  fshape
 }
 
 // SpecFuncs returns the spec's functions of the package's library.
@@ -108,6 +113,13 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 			e.unbound[sf.Name] = why
 			continue
 		}
+		if pub := e.implOf(sf.Name); strings.HasPrefix(sf.Name, "_") {
+			if pub == "" {
+				pub = "its public inline"
+			}
+			e.unbound[sf.Name] = "implementation of " + pub + " (the header's inline adds the size of the caller's structure); bound only through " + pub
+			continue
+		}
 		if fn.Name == "verbs_get_ctx" {
 			e.unbound[sf.Name] = "used inside the generated ctx-op shims (verbsGetCtx); applications reach provider ops through the bindings"
 			continue
@@ -125,15 +137,17 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 			continue
 		}
 		a := apiFunc{sf: sf, fn: fn, name: sf.GoName}
-		if recv, s := e.receiver(fn); recv != "" {
-			m := sf.GoName
-			if strings.HasSuffix(m, recv) && len(m) > len(recv) {
-				m = strings.TrimSuffix(m, recv)
-			}
+		a.hasErr = sf.Convention.CanFail() || e.mayMiss(fn)
+		recv, s := e.receiver(fn)
+		if g, ok := e.inOutReceiver(sf, fn); ok {
+			recv, a.inOut = g, true
+			s = e.Pkg.Struct(fn.Params[0].Type.Elem.Elem.Ref)
+		}
+		if recv != "" {
 			if methods[recv] == nil {
 				methods[recv] = e.members(s)
 			}
-			for _, c := range methodNames(m) {
+			for _, c := range methodNames(sf.GoName, recv) {
 				if !methods[recv][c] {
 					methods[recv][c] = true
 					a.recv, a.name = recv, c
@@ -153,15 +167,40 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 }
 
 // methodNames are the names a method may take, in order of preference:
-// its spec Go name less the receiver's name; where that is already a member
-// (struct ibv_qp_ex's wr_send is the op ibv_wr_send calls), without a
-// leading "WR"; then "Call" and the name.
-func methodNames(m string) []string {
+// its spec Go name less the receiver's name (see stripReceiver); where that
+// is already a member (struct ibv_qp_ex's wr_send is the op ibv_wr_send
+// calls), without a leading "WR"; then the spec Go name itself; then "Call"
+// and the name.
+func methodNames(goName, recv string) []string {
+	m := stripReceiver(goName, recv)
 	out := []string{m}
 	if t := strings.TrimPrefix(m, "WR"); t != m && t != "" && t[0] >= 'A' && t[0] <= 'Z' {
 		out = append(out, t)
 	}
+	if m != goName {
+		out = append(out, goName)
+	}
 	return append(out, "Call"+m)
+}
+
+// stripReceiver removes the receiver's name from a method's spec Go name:
+// the first run of words equal to the receiver type's words, wherever it is
+// (DestroyQP on QP -> Destroy, PostSRQRecv on SRQ -> PostRecv,
+// ConnCfgGetCQSize on ConnCfg -> GetCQSize), or at the start a leading part
+// of them (MRGetPtr on MRLocal -> GetPtr). The name keeps a word of its own.
+func stripReceiver(m, recv string) string {
+	mw, rw := naming.GoWords(m), naming.GoWords(recv)
+	for i := 0; i+len(rw) <= len(mw); i++ {
+		if strings.Join(mw[i:i+len(rw)], "") == recv && len(mw) > len(rw) {
+			return strings.Join(append(append([]string(nil), mw[:i]...), mw[i+len(rw):]...), "")
+		}
+	}
+	for k := len(rw) - 1; k > 0; k-- {
+		if len(mw) > k && strings.Join(mw[:k], "") == strings.Join(rw[:k], "") {
+			return strings.Join(mw[k:], "")
+		}
+	}
+	return m
 }
 
 // receiver is the Go type of fn's first parameter when it is a pointer to
@@ -217,12 +256,39 @@ func (e *Emitter) api(f *jen.File) error {
 	if err != nil {
 		return err
 	}
+	vals, tags := e.enumIndex()
+	consts := e.constIndex()
+	for i := range fs {
+		if fs[i].shape, err = e.shape(fs[i], vals, tags, consts); err != nil {
+			return fmt.Errorf("%s: %w", fs[i].sf.Name, err)
+		}
+	}
+	propagate(fs)
+	freed := map[string]string{}
+	for _, a := range fs {
+		if a.shape.free != nil {
+			freed[a.shape.free.Name] = a.sf.Name
+		}
+	}
+	kept := fs[:0]
+	for _, a := range fs {
+		if by := freed[a.fn.Name]; by != "" {
+			e.unbound[a.sf.Name] = "the binding of " + by + " returns a list type whose Close calls it"
+			continue
+		}
+		kept = append(kept, a)
+	}
+	fs = kept
+	e.logShapes(fs)
 	links := map[string]string{}
 	for _, a := range fs {
 		links[a.sf.Name] = a.name
 		if a.recv != "" {
 			links[a.sf.Name] = a.recv + "." + a.name
 		}
+	}
+	if err := e.listTypes(f, fs, links); err != nil {
+		return err
 	}
 	for _, a := range fs {
 		doc, code, err := e.apiFunc(a, links)
@@ -272,6 +338,12 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	if c := d.Comment(); c != "" {
 		b.WriteString("\n\n" + linkify(c, links))
 	}
+	if g := e.shapeDoc(a); g != "" {
+		b.WriteString("\n\n# Go shape\n\n" + g)
+	}
+	if m := e.memoryDoc(a); m != "" {
+		b.WriteString("\n\n# Memory\n\n" + m)
+	}
 	if len(sf.Errors) > 0 {
 		b.WriteString("\n\n# Errors\n")
 		for _, er := range sf.Errors {
@@ -282,23 +354,13 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 			b.WriteString(line)
 		}
 	}
+	if m := e.measuredDoc(sf.Name); m != "" {
+		b.WriteString("\n\n# Measured on rxe\n\n" + linkify(m, links))
+	}
 	if bo := byteOrderDoc(a.fn); bo != "" {
 		b.WriteString("\n\n# Byte order\n\n" + bo)
 	}
-	b.WriteString("\n\n# Failure\n\n")
-	switch {
-	case sf.Convention.SetsErrno() || sf.Convention == spec.ZeroOrErrno || sf.Convention == spec.ZeroOrNegErrno || sf.Convention == spec.CountOrNegErrno:
-		fmt.Fprintf(&b, "C convention %s (%s): a failure is an *[Error] naming %s that unwraps to the errno, %s.", sf.Convention, sf.Convention.Describe(), sf.Name, errnoExample(sf.Errors))
-	case sf.Convention.CanFail():
-		fmt.Fprintf(&b, "C convention %s (%s): a failure is an *[Error] naming %s; its cause is unknown (it unwraps to nothing), Code holds the C result.", sf.Convention, sf.Convention.Describe(), sf.Name)
-	default:
-		fmt.Fprintf(&b, "C convention %s (%s).", sf.Convention, sf.Convention.Describe())
-	}
-	if miss {
-		fmt.Fprintf(&b, " When the installed library lacks it (it needs %s) the error is a *[MissingError], or a *[NilOpError] when the provider does not implement the operation; both unwrap to unix.EOPNOTSUPP.", e.since(a.fn))
-	} else {
-		fmt.Fprintf(&b, " It panics with a *[MissingError] only when %s itself cannot be loaded.", e.Names.Spec.Lib)
-	}
+	b.WriteString("\n\n" + e.conventionLine(a, miss))
 	var refs []string
 	for _, r := range sf.SeeAlso {
 		if g, ok := links[r.Name]; ok && r.Name != sf.Name {
@@ -313,146 +375,55 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	return b.String()
 }
 
-// apiFunc emits one exported wrapper.
-func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code, error) {
-	fn, sf := a.fn, a.sf
-	miss := e.mayMiss(fn)
-	var params, args []jen.Code
-	for i, p := range fn.Params {
-		n := paramName(p, i)
-		gt, err := e.goParam(p.Type)
-		if err != nil {
-			return "", nil, err
-		}
-		args = append(args, jen.Id(n))
-		if i == 0 && a.recv != "" {
-			continue
-		}
-		params = append(params, jen.Id(n).Add(gt))
+// conventionLine names the function's C convention (the package doc says
+// what each means for the error) and what may be missing at run time.
+func (e *Emitter) conventionLine(a apiFunc, miss bool) string {
+	s := "Convention " + string(a.sf.Convention) + "."
+	if !miss {
+		return s
 	}
-	call := jen.Id("c_" + fn.Name).Call(args...)
-	name := jen.Lit(sf.Name)
-	ret := fn.Ret
-	var rt jen.Code
-	if ret.Kind != ir.Void {
-		var err error
-		if rt, err = e.goParam(ret); err != nil {
-			return "", nil, err
-		}
+	var parts []string
+	oldest := e.Pkg.Versions[len(e.Pkg.Versions)-1]
+	switch {
+	case e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv":
+		parts = append(parts, "It needs "+e.Names.Spec.Lib+" ("+e.since(a.fn)+"), else the error is a *[MissingError]")
+	case !ir.Has(a.fn.In, oldest):
+		parts = append(parts, "It needs "+e.since(a.fn)+" or later, else the error is a *[MissingError]")
 	}
-	isPtr := ret.Kind == ir.Pointer || ret.Kind == ir.FuncPtr
-	// A char * result is a C string: Go gets a copy.
-	str := ret.Kind == ir.Pointer && ret.Elem != nil && ret.Elem.Kind == ir.Int && ret.Elem.Size == 1
-	if str {
-		rt = jen.String()
+	if a.fn.Inline || HandShims[a.fn.Name] != "" {
+		parts = append(parts, "A provider without the operation gives a *[NilOpError]")
 	}
-	val := jen.Id("r")
-	if str {
-		val = jen.Qual("golang.org/x/sys/unix", "BytePtrToString").Call(jen.Id("r"))
+	if len(parts) == 0 {
+		parts = append(parts, "It may be missing at run time: a *[MissingError]")
 	}
-	zero := jen.Nil()
-	if str {
-		zero = jen.Lit("")
-	}
-	isInt := ret.Kind == ir.Int || ret.Kind == ir.EnumRef
-	var results []jen.Code
-	var body []jen.Code
-	conv := sf.Convention
-	check := naming.Camel(string(conv))
-	switch conv {
-	case spec.ZeroOrErrno, spec.ZeroOrNegErrno, spec.ZeroOrMinusOne, spec.ZeroOrNegCode, spec.ZeroOrMinusOneErrno:
-		if !isInt {
-			return "", nil, fmt.Errorf("convention %s on a %s result", conv, ret.C)
-		}
-		results = []jen.Code{jen.Error()}
-		cargs := []jen.Code{name, jen.Int32().Call(jen.Id("r"))}
-		if conv.SetsErrno() {
-			cargs = append(cargs, jen.Id("errno"))
-		}
-		body = []jen.Code{
-			jen.List(jen.Id("r"), jen.Id(errnoVar(conv)), jen.Id("err")).Op(":=").Add(call),
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Id("err"))),
-			jen.Return(jen.Qual(CErr, check).Call(cargs...)),
-		}
-	case spec.CountOrMinusOneErrno, spec.CountOrMinusOne, spec.CountOrNegErrno, spec.CountOrNegative:
-		if !isInt {
-			return "", nil, fmt.Errorf("convention %s on a %s result", conv, ret.C)
-		}
-		results = []jen.Code{jen.Int(), jen.Error()}
-		cargs := []jen.Code{name, jen.Int64().Call(jen.Id("r"))}
-		if conv.SetsErrno() {
-			cargs = append(cargs, jen.Id("errno"))
-		}
-		body = []jen.Code{
-			jen.List(jen.Id("r"), jen.Id(errnoVar(conv)), jen.Id("err")).Op(":=").Add(call),
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("err"))),
-			jen.If(jen.Id("err").Op(":=").Qual(CErr, check).Call(cargs...), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("err"))),
-			jen.Return(jen.Int().Call(jen.Id("r")), jen.Nil()),
-		}
-	case spec.PointerOrNullErrno, spec.PointerOrNull:
-		if !isPtr {
-			return "", nil, fmt.Errorf("convention %s on a %s result", conv, ret.C)
-		}
-		results = []jen.Code{rt, jen.Error()}
-		cargs := []jen.Code{name, jen.Qual("unsafe", "Pointer").Call(jen.Id("r"))}
-		if conv.SetsErrno() {
-			cargs = append(cargs, jen.Id("errno"))
-		}
-		body = []jen.Code{
-			jen.List(jen.Id("r"), jen.Id(errnoVar(conv)), jen.Id("err")).Op(":=").Add(call),
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Return(zero, jen.Id("err"))),
-			jen.If(jen.Id("err").Op(":=").Qual(CErr, check).Call(cargs...), jen.Id("err").Op("!=").Nil()).Block(jen.Return(zero, jen.Id("err"))),
-			jen.Return(val, jen.Nil()),
-		}
-	case spec.Value, spec.Undocumented, spec.Void:
-		if ret.Kind == ir.Void {
-			body = []jen.Code{jen.List(jen.Id("_"), jen.Id("err")).Op(":=").Add(call)}
-			if miss {
-				results = []jen.Code{jen.Error()}
-				body = append(body, jen.Return(jen.Id("err")))
-			} else {
-				body = append(body, jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Panic(jen.Id("err"))))
-			}
-			break
-		}
-		if conv == spec.Void {
-			return "", nil, fmt.Errorf("convention void on a %s result", ret.C)
-		}
-		results = []jen.Code{rt}
-		fail := []jen.Code{jen.Panic(jen.Id("err"))}
-		if miss {
-			results = append(results, jen.Error())
-			fail = []jen.Code{jen.Return(zero, jen.Id("err"))}
-			if !isPtr && !str {
-				fail = []jen.Code{jen.Return(jen.Id("r"), jen.Id("err"))}
+	return s + " " + strings.Join(parts, "; ") + " (unix.EOPNOTSUPP)."
+}
+
+// apiParamNames are the Go names of a wrapper's parameters: the receiver's
+// is short (naming.Receiver); a parameter that would take it gets "Arg".
+func (e *Emitter) apiParamNames(a apiFunc) []string {
+	names := make([]string, len(a.fn.Params))
+	for i, p := range a.fn.Params {
+		names[i] = paramName(p, i)
+		if i < len(a.shape.params) {
+			ps := a.shape.params[i]
+			switch {
+			case ps.kind == shDuration || ps.kind == shOut && ps.out == shDuration:
+				names[i] = strings.TrimSuffix(names[i], "Ms")
+			case ps.kind == shOut && strings.HasSuffix(names[i], "Ptr") && len(names[i]) > 3:
+				names[i] = strings.TrimSuffix(names[i], "Ptr")
 			}
 		}
-		body = []jen.Code{
-			jen.List(jen.Id("r"), jen.Id("_"), jen.Id("err")).Op(":=").Add(call),
-			jen.If(jen.Id("err").Op("!=").Nil()).Block(fail...),
-		}
-		if miss {
-			body = append(body, jen.Return(val, jen.Nil()))
-		} else {
-			body = append(body, jen.Return(val))
-		}
-	default:
-		return "", nil, fmt.Errorf("unknown convention %q", conv)
 	}
-	decl := jen.Func()
 	if a.recv != "" {
-		p := fn.Params[0]
-		decl = decl.Params(jen.Id(paramName(p, 0)).Op("*").Id(a.recv))
+		names[0] = naming.Receiver(a.recv)
+		for i := 1; i < len(names); i++ {
+			if names[i] == names[0] {
+				names[i] += "Arg"
+			}
+		}
 	}
-	decl = decl.Id(a.name).Params(params...)
-	switch len(results) {
-	case 0:
-	case 1:
-		decl = decl.Add(results[0])
-	default:
-		decl = decl.Params(results...)
-	}
-	return e.apiDoc(a, links, miss), decl.Block(body...), nil
+	return names
 }
 
 func errnoVar(c spec.Convention) string {
@@ -460,18 +431,6 @@ func errnoVar(c spec.Convention) string {
 		return "errno"
 	}
 	return "_"
-}
-
-// errnoExample says how to test a failure's errno, with the first errno the
-// page documents for the function ("so errors.Is(err, unix.EBUSY) holds for
-// a failure with EBUSY"), or a generic one when it documents none.
-func errnoExample(errs []spec.Error) string {
-	for _, er := range errs {
-		if spec.IsErrno(er.Name) {
-			return fmt.Sprintf("so errors.Is(err, unix.%s) holds for a failure with %s", er.Name, er.Name)
-		}
-	}
-	return "so errors.Is(err, unix.EINVAL) holds for a failure with EINVAL, and so on for any errno"
 }
 
 // byteOrderDoc says which of fn's result and parameters are big-endian

@@ -143,6 +143,7 @@ func (e *Emitter) coverage(f *jen.File) error {
 			lines = append(lines, fmt.Sprintf("  - %s: %s", s.Name, s.Reason))
 		}
 	}
+	lines = append(lines, e.shapeReport()...)
 	for _, l := range lines {
 		f.Comment(l)
 	}

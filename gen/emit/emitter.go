@@ -22,10 +22,14 @@ type Emitter struct {
 	// Spec holds the function contracts; without it (the demo package)
 	// no exported API is emitted.
 	Spec *spec.Set
+	// Measured are doccheck's measurements on rxe that differ from the
+	// pages (tools/doccheck/known.yaml); the bindings' docs state them.
+	Measured []Measured
 
 	padded  map[string]bool   // records needing explicit padding
 	shimmed map[string]bool   // static inline functions with a generated shim
 	unbound map[string]string // spec functions without an exported binding, and why
+	shapes  []shapeLog        // the Go shapes of the bindings' parameters (zapi.go)
 }
 
 // New returns an emitter for pkg named by names.
@@ -105,6 +109,9 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	if err := add("zfast.go", e.fast, !e.hasFast()); err != nil {
+		return nil, err
+	}
+	if err := add("zdoc.go", e.pkgDoc, e.Spec == nil || externs == 0); err != nil {
 		return nil, err
 	}
 	// After zfuncs.go and zapi.go, which record the shims and bindings.

@@ -123,6 +123,7 @@ func (e *Emitter) funcs(f *jen.File) error {
 	f.Comment(fmt.Sprintf("lib is %s, opened on first use.", e.Names.Spec.Lib))
 	f.Var().Id("lib").Op("=").Qual(DL, "NewLib").Call(jen.Lit(e.Names.Spec.Lib))
 	f.Line()
+	e.load(f)
 	if len(syms) > 0 {
 		f.Var().Defs(syms...)
 		f.Line()
@@ -287,4 +288,45 @@ func (e *Emitter) raw(fn *ir.Func, doc string, get []jen.Code, tramp string) ([]
 		jen.Func().Id("c_" + fn.Name).Params(params...).Params(results...).Block(body...),
 		jen.Line(),
 	}, nil
+}
+
+// load emits Load and Release: whether the library can be loaded, and which
+// release it is as far as one symbol tells (the first function new in the
+// newest input; none for a library of one release).
+func (e *Emitter) load(f *jen.File) {
+	lib, pkg := e.Names.Spec.Lib, e.Names.Spec.Name
+	f.Comment(fmt.Sprintf("Load opens %s if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming %s when it is missing.", lib, lib))
+	f.Func().Id("Load").Params().Error().Block(jen.Return(jen.Id("lib").Dot("Load").Call()))
+	f.Line()
+	oldest := e.Pkg.Versions[len(e.Pkg.Versions)-1]
+	var probe *ir.Func
+	if e.Names.Spec.Release == "" {
+		for _, fn := range e.Pkg.Funcs {
+			if !fn.Inline && callable(fn) == "" && !ir.Has(fn.In, oldest) {
+				probe = fn
+				break
+			}
+		}
+	}
+	if probe == nil {
+		f.Comment(fmt.Sprintf("Release describes the installed %s: %q when Load fails; no symbol tells its releases apart here.", lib, ""))
+		f.Func().Id("Release").Params().String().Block(
+			jen.If(jen.Id("Load").Call().Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
+			jen.Return(jen.Lit(lib+" (release not detected)")),
+		)
+		f.Line()
+		return
+	}
+	old := "rdma-core " + string(oldest)
+	after, upto := "after "+old, old+" or earlier"
+	f.Comment(fmt.Sprintf("Release describes the installed %s as far as one symbol tells (exact release numbers are not detected): %q when it has %s, which %s lacks and rdma-core %s has; %q when it lacks it; %q when Load fails.", lib, after, probe.Name, old, e.Pkg.Versions[0], upto, ""))
+	f.Func().Id("Release").Params().String().Block(
+		jen.Switch().Block(
+			jen.Case(jen.Id("Load").Call().Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
+			jen.Case(jen.Id("lib").Dot("Has").Call(jen.Lit(probe.Name))).Block(jen.Return(jen.Lit(after))),
+		),
+		jen.Return(jen.Lit(upto)),
+	)
+	f.Line()
+	_ = pkg
 }

@@ -126,6 +126,11 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 				return nil, fmt.Errorf("anonymous member of unnamed type %s", fd.Type.Ref)
 			}
 			gval = val + "." + name
+		case s.Union && (fd.Type.Kind == ir.Pointer || fd.Type.Kind == ir.FuncPtr):
+			// The accessor returns the value: the member lies at the union's start.
+			gptr = "&" + val
+			gval = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
+			cp = cPath + fd.Name
 		case s.Union:
 			gptr = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
 			cp = cPath + fd.Name
@@ -133,9 +138,10 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 			gval = val + "." + naming.Camel(fd.Name)
 			cp = cPath + fd.Name
 		}
-		if gptr == "" {
+		switch {
+		case gptr == "":
 			gptr = "&" + gval
-		} else {
+		case gval == "":
 			gval = "(*" + gptr + ")"
 		}
 		if fd.Name != "" {

@@ -23,12 +23,36 @@ type Names struct {
 	Types map[string]string // record/enum key -> Go type name (local types only)
 	Vals  map[string]string // enumerator or macro -> Go constant name
 	deps  []*Names
+	enums map[string]*ir.Enum // local tagged enums by key
+}
+
+// Enum returns the tagged enum of key, local or of a dependency.
+func (n *Names) Enum(key string) *ir.Enum {
+	if e, ok := n.enums[key]; ok {
+		return e
+	}
+	for _, d := range n.deps {
+		if e := d.Enum(key); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// AllEnums calls f for every tagged enum named here or in a dependency.
+func (n *Names) AllEnums(f func(*ir.Enum)) {
+	for _, d := range n.deps {
+		d.AllEnums(f)
+	}
+	for _, e := range n.enums {
+		f(e)
+	}
 }
 
 // NewNames names every local symbol of pkg. deps are the Names of the
 // packages spec.Deps, already built.
 func NewNames(spec input.Spec, pkg *ir.Package, deps []*Names) (*Names, error) {
-	n := &Names{Spec: spec, Path: Module + "/" + spec.Name, Types: map[string]string{}, Vals: map[string]string{}, deps: deps}
+	n := &Names{Spec: spec, Path: Module + "/" + spec.Name, Types: map[string]string{}, Vals: map[string]string{}, deps: deps, enums: map[string]*ir.Enum{}}
 	used := map[string]string{} // Go name -> C symbol
 	claim := func(goName, c string) error {
 		if prev, ok := used[goName]; ok {
@@ -62,28 +86,45 @@ func NewNames(spec input.Spec, pkg *ir.Package, deps []*Names) (*Names, error) {
 			return nil, err
 		}
 		n.Types[e.Key] = g
+		n.enums[e.Key] = e
 	}
-	var vals []string
+	type val struct{ c, g string }
+	var vals []val
 	for _, e := range pkg.Enums {
-		if e.Foreign {
+		if e.Foreign || len(e.Values) == 0 {
 			continue
 		}
+		var cs []string
 		for _, v := range e.Values {
-			vals = append(vals, v.Name)
+			cs = append(cs, v.Name)
+		}
+		gs := make([]string, len(cs))
+		if t, ok := n.Types[e.Key]; ok {
+			gs = naming.Enumerators(t, e.Tag, cs)
+		} else {
+			for i, c := range cs {
+				gs[i] = naming.Go(c, spec.Prefixes)
+			}
+		}
+		for i := range cs {
+			vals = append(vals, val{cs[i], gs[i]})
 		}
 	}
 	for _, c := range pkg.Consts {
-		vals = append(vals, c.Name)
+		vals = append(vals, val{c.Name, naming.Go(c.Name, spec.Prefixes)})
 	}
 	for _, v := range vals {
-		g := naming.Go(v, spec.Prefixes)
-		if _, ok := used[g]; ok {
-			g += "Value"
+		g := v.g
+		for _, suffix := range []string{"Value", "Macro"} {
+			if _, ok := used[g]; !ok {
+				break
+			}
+			g = v.g + suffix
 		}
-		if err := claim(g, v); err != nil {
+		if err := claim(g, v.c); err != nil {
 			return nil, err
 		}
-		n.Vals[v] = g
+		n.Vals[v.c] = g
 	}
 	return n, nil
 }

@@ -167,8 +167,26 @@ func (e *Emitter) union(f *jen.File, s *ir.Struct) error {
 			what = "anonymous member"
 			anon++
 		}
+		note := versionNote(e.Pkg.Versions, fd.In)
+		if fd.Type.Kind == ir.Pointer || fd.Type.Kind == ir.FuncPtr {
+			// A pointer member: its value and a setter, not a pointer to a
+			// pointer.
+			doc := fmt.Sprintf("%s returns the %s (C: %s) of the union.", m, what, e.cType(fd.Type))
+			if note != "" {
+				doc += " " + note
+			}
+			f.Comment(doc)
+			f.Func().Params(jen.Id("u").Op("*").Id(name)).Id(m).Params().Add(gt).Block(
+				jen.Return(jen.Op("*").Parens(jen.Op("*").Add(gt)).Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("u")))),
+			)
+			f.Comment(fmt.Sprintf("Set%s sets the %s (C: %s) of the union.", m, what, e.cType(fd.Type)))
+			f.Func().Params(jen.Id("u").Op("*").Id(name)).Id("Set" + m).Params(jen.Id("v").Add(gt)).Block(
+				jen.Op("*").Parens(jen.Op("*").Add(gt)).Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("u"))).Op("=").Id("v"),
+			)
+			continue
+		}
 		doc := fmt.Sprintf("%s returns the %s (C: %s) of the union.", m, what, e.cType(fd.Type))
-		if note := versionNote(e.Pkg.Versions, fd.In); note != "" {
+		if note != "" {
 			doc += " " + note
 		}
 		f.Comment(doc)

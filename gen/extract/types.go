@@ -12,7 +12,7 @@ import (
 // typ converts a cc type, registering the records and enums it names. parent
 // is the key of the record being laid out (for anonymous nested records).
 func (x *extractor) typ(t cc.Type, parent string, at token.Position) (ir.Type, error) {
-	r := ir.Type{Size: t.Size(), Align: int64(t.Align()), C: cname(t)}
+	r := ir.Type{Size: t.Size(), Align: int64(t.Align()), C: cname(t), Const: t.Attributes().IsConst()}
 	switch k := t.Kind(); k {
 	case cc.Void:
 		r.Kind = ir.Void

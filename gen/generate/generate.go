@@ -49,17 +49,41 @@ func Load(repo, name string) (*Result, error) {
 
 // Files renders the generated files of package name.
 func Files(repo, name string) (map[string][]byte, error) {
-	r, err := Load(repo, name)
+	files, _, err := render(repo, name)
+	return files, err
+}
+
+// KeptInts renders package name and returns the int32/uint32 parameters of
+// its bindings that stay integers, each with its reason (goverbs-gen
+// -shapes prints them; zcoverage.go lists them too).
+func KeptInts(dir, name string) ([]string, error) {
+	repo, err := input.RepoRoot(dir)
 	if err != nil {
 		return nil, err
+	}
+	_, e, err := render(repo, name)
+	if err != nil {
+		return nil, err
+	}
+	return e.KeptInts(), nil
+}
+
+func render(repo, name string) (map[string][]byte, *emit.Emitter, error) {
+	r, err := Load(repo, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	set, err := spec.Load(filepath.Join(repo, "spec"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e := emit.New(r.Pkg, r.Names)
 	e.Spec = set
-	return e.Files()
+	if e.Measured, err = emit.LoadMeasured(filepath.Join(repo, "tools", "doccheck", "known.yaml")); err != nil {
+		return nil, nil, err
+	}
+	files, err := e.Files()
+	return files, e, err
 }
 
 // Run generates package name into out (default <repo>/<name>), where repo is

@@ -55,6 +55,7 @@ type Type struct {
 	Ref    string // Record, EnumRef: the key of the Struct or Enum
 	C      string // C spelling for diagnostics and generated C, e.g. "uint32_t"
 	Char   bool   // Int: plain char (byte strings)
+	Const  bool   `json:",omitempty"` // const-qualified (the pointee of a const pointer parameter)
 	Sig    *Sig   `json:",omitempty"` // FuncPtr: the pointed-to function's signature
 }
 

@@ -133,14 +133,16 @@ func listText(blocks []Block) (string, []string) {
 }
 
 // codeBlock indents preformatted text by a tab after removing the
-// indentation its lines share, dropping trailing white space and
-// collapsing runs of blank lines (roff .sp) to one.
+// indentation its lines share, dropping trailing white space. Listings stay
+// compact: the blank lines (roff .sp) between the members of a struct or
+// enum go (lines ending in ";", "," or "{"), and one stays after a line that
+// closes a declaration ("};") or ends otherwise.
 func codeBlock(text string) string {
 	var lines []string
 	for _, l := range strings.Split(strings.Trim(text, "\n"), "\n") {
 		l = strings.TrimRight(l, " \t")
 		if l == "" {
-			if len(lines) > 0 && lines[len(lines)-1] != "" {
+			if n := len(lines); n > 0 && lines[n-1] != "" && keepsBlank(lines[n-1]) {
 				lines = append(lines, "")
 			}
 			continue
@@ -160,6 +162,16 @@ func codeBlock(text string) string {
 		lines[0] = notListItem(lines[0])
 	}
 	return strings.Join(lines, "\n")
+}
+
+// keepsBlank reports whether a blank line may follow l in a listing: after
+// the end of a declaration, not between the members of one.
+func keepsBlank(l string) bool {
+	t := strings.TrimSpace(l)
+	if i := strings.Index(t, "/*"); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	return strings.HasPrefix(t, "}") || t == "" || !strings.HasSuffix(t, ",") && !strings.HasSuffix(t, ";") && !strings.HasSuffix(t, "{")
 }
 
 // notListItem keeps the first line of a code block from reading as a list item. Go doc

@@ -98,7 +98,7 @@ func TestGoDoc(t *testing.T) {
 		{Kind: Subsection, Text: "Details", Body: []Block{{Kind: Para, Text: "# not a heading"}}},
 	}
 	want := "First paragraph with a break.\n\n" +
-		"\tint x;\n\n\t  y();\n\n" +
+		"\tint x;\n\t  y();\n\n" +
 		"Codes:\n\n" +
 		"  - EINVAL: Bad.\n  - ENOMEM: No memory.\n  - a bullet\n\n" +
 		"# Details\n\n#not a heading"

@@ -37,6 +37,9 @@ type OverrideEntry struct {
 	// Errors replaces the derived errors when set (an empty list clears
 	// them).
 	Errors *[]Error `yaml:"errors,omitempty"`
+	// Params are the curated Go shapes of parameters, each with its own
+	// reason (see Param).
+	Params []Param `yaml:"params,omitempty"`
 	// Reason says what the page says, what we decided and why.
 	Reason string `yaml:"reason"`
 
@@ -55,6 +58,9 @@ func (o *OverrideEntry) Apply(f *Function) {
 	}
 	if o.Errors != nil {
 		f.Errors = append([]Error(nil), (*o.Errors)...)
+	}
+	if o.Params != nil {
+		f.Params = append([]Param(nil), o.Params...)
 	}
 	f.Override = &Override{Reason: o.Reason}
 }

@@ -164,6 +164,17 @@ func parseOverrides(path string, data []byte, seen map[string]string) ([]Overrid
 		case o.Reason == "":
 			return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
 		}
+		for j, p := range o.Params {
+			at := field(fmt.Sprintf("params[%d]", j))
+			switch {
+			case !cIdent.MatchString(p.Name):
+				return nil, fmt.Errorf("%s: %s: bad parameter name %q", at, o.Function, p.Name)
+			case !p.Valid():
+				return nil, fmt.Errorf("%s: %s: parameter %s: unknown shape %q", at, o.Function, p.Name, p.Shape)
+			case p.Reason == "":
+				return nil, fmt.Errorf("%s: %s: parameter %s: shape without a reason", at, o.Function, p.Name)
+			}
+		}
 		seen[o.Function] = o.Pos
 		out = append(out, o)
 	}

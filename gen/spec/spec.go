@@ -54,9 +54,47 @@ type Function struct {
 	Doc Doc `yaml:"doc,omitempty"`
 	// SeeAlso are the SEE ALSO references of the page.
 	SeeAlso []Ref `yaml:"see_also,omitempty"`
+	// Params are the curated Go shapes of parameters where the generator's
+	// inference from the header and the page cannot decide (from
+	// spec/overrides), each with its reason.
+	Params []Param `yaml:"params,omitempty"`
 	// Override is set when a curated override (spec/overrides) decided
 	// the contract instead of, or against, the page.
 	Override *Override `yaml:"override,omitempty"`
+}
+
+// Param is the curated Go shape of one parameter of a function: what the
+// exported Go binding makes of it (gen/emit, "shapes").
+type Param struct {
+	// Name is the C parameter name.
+	Name string `yaml:"name"`
+	// Shape is one of the shapes of ParamShapes: "int", "bool", "keep"
+	// (the integer or pointer of the raw binding), "in" (a pointer the
+	// function reads), "out" (a pointer the function fills: a result),
+	// "inout" (a pointer it reads and fills: stays a parameter),
+	// "enum <C enum>" (a C int holding that enum's values), "bytes <length
+	// parameter>" (memory and its length: a []byte), "slice <count
+	// parameter>" (an array and its length: a slice).
+	Shape string `yaml:"shape"`
+	// Reason says what the page says, what was decided and why.
+	Reason string `yaml:"reason"`
+}
+
+// ParamShapes are the shapes a Param may name (the first word of Shape).
+var ParamShapes = map[string]bool{"int": true, "bool": true, "keep": true, "in": true, "out": true, "inout": true, "enum": true, "bytes": true, "slice": true}
+
+// Valid reports whether p names a known shape, with its argument where the
+// shape takes one.
+func (p Param) Valid() bool {
+	w := strings.Fields(p.Shape)
+	if len(w) == 0 || !ParamShapes[w[0]] {
+		return false
+	}
+	switch w[0] {
+	case "enum", "bytes", "slice":
+		return len(w) >= 2
+	}
+	return len(w) == 1
 }
 
 // Error is one documented error code.

@@ -92,3 +92,15 @@ func TestRegisterCodes(t *testing.T) {
 	assert.Equal(t, "demo_do: DEMO_E_AGAIN (-900002)", ZeroOrNegCode("demo_do", -900002).Error())
 	assert.Equal(t, "demo_do: DEMO_E_INVAL (-900001)", ZeroOrNegCode("demo_do", -900001).Error())
 }
+
+func TestEAIOrMinusOneErrno(t *testing.T) {
+	assert.NoError(t, EAIOrMinusOneErrno("rdma_getaddrinfo", 0, 0))
+	err := EAIOrMinusOneErrno("rdma_getaddrinfo", -1, syscall.ENOMEM)
+	assert.True(t, errors.Is(err, syscall.ENOMEM))
+	err = EAIOrMinusOneErrno("rdma_getaddrinfo", -1, syscall.Errno(uint32(0xfffffffe)))
+	assert.Equal(t, "rdma_getaddrinfo: EAI_NONAME (-2)", err.Error())
+	assert.False(t, errors.Is(err, syscall.ENOENT), "an EAI code is no errno")
+	assert.True(t, errors.Is(err, &Error{Code: -2, Name: "EAI_NONAME"}))
+	err = EAIOrMinusOneErrno("rdma_getaddrinfo", -3, 0)
+	assert.Equal(t, "rdma_getaddrinfo: EAI_AGAIN (-3)", err.Error())
+}

@@ -40,6 +40,27 @@ func (l *Lib) open() {
 	})
 }
 
+// Load opens the library if it is not open yet: nil when it is installed,
+// else a *MissingError naming it (no Symbol) with dlerror's message.
+func (l *Lib) Load() error {
+	l.open()
+	if l.handle == nil {
+		return &MissingError{Lib: l.Name, Detail: l.err}
+	}
+	return nil
+}
+
+// Has reports whether the library is installed and has the symbol name.
+func (l *Lib) Has(name string) bool {
+	l.open()
+	if l.handle == nil {
+		return false
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	return C.dlsym(l.handle, cn) != nil
+}
+
 // Symbol is a function of a library, resolved on first use.
 type Symbol struct {
 	Lib   *Lib

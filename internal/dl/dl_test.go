@@ -42,3 +42,23 @@ func TestNilOp(t *testing.T) {
 	assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
 	assert.Equal(t, "ibv_post_send: the provider does not implement context->ops.post_send", err.Error())
 }
+
+func TestLoad(t *testing.T) {
+	require.NoError(t, NewLib("libc.so.6").Load())
+	assert.True(t, NewLib("libc.so.6").Has("getpid"))
+	assert.False(t, NewLib("libc.so.6").Has("goverbs_no_such_function"))
+	l := NewLib("libgoverbs-absent.so.9")
+	err := l.Load()
+	assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
+	assert.Contains(t, err.Error(), "libgoverbs-absent.so.9 not installed (")
+	assert.False(t, l.Has("f"))
+}
+
+func TestUnavailable(t *testing.T) {
+	_, err := (&Symbol{Lib: NewLib("libgoverbs-absent.so.9"), Name: "f", Since: "rdma-core 44"}).Addr()
+	u := Unavailable("ibv", err)
+	assert.Contains(t, u.Error(), "ibv: libgoverbs-absent.so.9 cannot be loaded, and this function has no error result (call ibv.Load first to check)")
+	assert.True(t, errors.Is(u, unix.EOPNOTSUPP))
+	other := errors.New("x")
+	assert.Equal(t, other, Unavailable("ibv", other))
+}

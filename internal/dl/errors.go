@@ -17,6 +17,9 @@ type MissingError struct {
 
 // Error names the function, the library and the release it needs.
 func (e *MissingError) Error() string {
+	if e.Symbol == "" {
+		return fmt.Sprintf("%s not installed (%s)", e.Lib, e.Detail)
+	}
 	if e.Detail != "" {
 		return fmt.Sprintf("%s: %s not installed (%s); the function needs %s or later", e.Symbol, e.Lib, e.Detail, e.Since)
 	}
@@ -41,3 +44,29 @@ func (e *NilOpError) Error() string {
 
 // Unwrap returns unix.EOPNOTSUPP.
 func (e *NilOpError) Unwrap() error { return unix.EOPNOTSUPP }
+
+// UnavailableError is the panic of a binding without an error result
+// (a value or void function) when its library cannot be loaded: it names the
+// package and the library, and says how to check first.
+type UnavailableError struct {
+	Pkg string        // the Go package, e.g. "ibv"
+	Err *MissingError // what the loader found
+}
+
+// Error names the library and the package's Load.
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("%s: %s cannot be loaded, and this function has no error result (call %s.Load first to check): %v", e.Pkg, e.Err.Lib, e.Pkg, e.Err)
+}
+
+// Unwrap returns the *MissingError.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Unavailable is the panic value of package pkg's value or void bindings
+// when the call cannot be made: an *UnavailableError for a *MissingError,
+// err itself otherwise.
+func Unavailable(pkg string, err error) error {
+	if m, ok := err.(*MissingError); ok {
+		return &UnavailableError{Pkg: pkg, Err: m}
+	}
+	return err
+}

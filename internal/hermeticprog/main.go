@@ -14,5 +14,5 @@ import (
 
 func main() {
 	_, err := rdma.Devices()
-	fmt.Println(err, ibv.QptRC, rdmacm.PsTCP, rpma.ErrInval, ionicdv.Error{})
+	fmt.Println(err, ibv.QPTypeRC, rdmacm.PortSpaceTCP, rpma.ErrInval, ionicdv.Error{})
 }

@@ -19,7 +19,20 @@ import (
 func main() {
 	pkg := flag.String("pkg", "", "package to generate: ibv, rdmacm, ionicdv or rpma")
 	out := flag.String("out", "", "output directory (default: <repo>/<pkg>)")
+	shapes := flag.Bool("shapes", false, "print the int32/uint32 parameters of the bindings that stay integers, with their reasons, and their count; write nothing")
 	flag.Parse()
+	if *shapes {
+		kept, err := generate.KeptInts(".", *pkg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "goverbs-gen:", err)
+			os.Exit(1)
+		}
+		for _, k := range kept {
+			fmt.Println(k)
+		}
+		fmt.Printf("%s: %d int32/uint32 parameters kept as integers\n", *pkg, len(kept))
+		return
+	}
 	if err := generate.Run(".", *pkg, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "goverbs-gen:", err)
 		os.Exit(1)

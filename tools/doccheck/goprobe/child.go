@@ -91,8 +91,8 @@ func cleanup() (msg string) {
 var sentinels = []*ibv.Error{
 	rpma.ErrAgain, rpma.ErrInval, rpma.ErrNomem, rpma.ErrNosupp, rpma.ErrNotSharedChnl,
 	rpma.ErrNoCompletion, rpma.ErrNoEvent, rpma.ErrProvider, rpma.ErrSharedChannel, rpma.ErrUnknown,
-	ibv.ErrReregMRErrCmd, ibv.ErrReregMRErrCmdAndDoForkNew, ibv.ErrReregMRErrDontForkNew,
-	ibv.ErrReregMRErrDoForkOld, ibv.ErrReregMRErrInput,
+	ibv.ErrReregMRErrCodeCmd, ibv.ErrReregMRErrCodeCmdAndDoForkNew, ibv.ErrReregMRErrCodeDontForkNew,
+	ibv.ErrReregMRErrCodeDoForkOld, ibv.ErrReregMRErrCodeInput,
 }
 
 // describe records err's message, the errnos and library codes errors.Is matches, and the

@@ -40,12 +40,12 @@ func dev() *ibv.Device {
 		return fxDev
 	}
 	name := os.Getenv("RXE_A_DEV")
-	var n int32
-	list, err := ibv.GetDeviceList(&n)
+	// The list stays: a device is valid until ibv_free_device_list unless
+	// opened before it, and the probes open it later.
+	list, err := ibv.GetDeviceList()
 	must("dev", err)
-	onExit(func() error { ibv.FreeDeviceList(list); return nil })
-	for _, d := range unsafe.Slice(list, n) {
-		if s, err := d.GetDeviceName(); err == nil && s == name {
+	for _, d := range list.All() {
+		if s, err := d.GetName(); err == nil && s == name {
 			fxDev = d
 			return d
 		}
@@ -65,8 +65,8 @@ func ctx() *ibv.Context {
 
 func devAttr() *ibv.DeviceAttr {
 	if fxDevAttr == nil {
-		var a ibv.DeviceAttr
-		must("dev_attr", ctx().QueryDevice(&a))
+		a, err := ctx().QueryDevice()
+		must("dev_attr", err)
 		fxDevAttr = &a
 	}
 	return fxDevAttr
@@ -114,7 +114,7 @@ func chcq() *ibv.CQ {
 
 // rcAttr is the init attributes of the fixtures' RC QPs on send and recv.
 func rcAttr(send, recv *ibv.CQ) *ibv.QPInitAttr {
-	return &ibv.QPInitAttr{SendCQ: send, RecvCQ: recv, QPType: ibv.QptRC,
+	return &ibv.QPInitAttr{SendCQ: send, RecvCQ: recv, QPType: ibv.QPTypeRC,
 		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}
 }
 
@@ -133,7 +133,7 @@ func mr() *ibv.MR {
 	if fxMR == nil {
 		p := pd()
 		fxBuf = cmem(4096)
-		m, err := p.RegMR(unsafe.Pointer(&fxBuf[0]), 4096, int32(ibv.AccessLocalWrite|ibv.AccessRemoteWrite|ibv.AccessRemoteRead))
+		m, err := p.RegMR(fxBuf, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead)
 		must("mr", err)
 		fxMR = m
 		onExit(func() error { return closeIf(&fxMR, (*ibv.MR).Dereg) })
@@ -159,8 +159,8 @@ func srq() *ibv.SRQ {
 
 func cqx() *ibv.CQEx {
 	if fxCQX == nil {
-		c, err := ctx().CreateCQEx(&ibv.CQInitAttrEx{CQE: 16, WCFlags: uint64(ibv.WCExWithByteLen | ibv.WCExWithQPNum |
-			ibv.WCExWithSrcQP | ibv.WCExWithSlid | ibv.WCExWithSL | ibv.WCExWithDlidPathBits | ibv.WCExWithImm)})
+		c, err := ctx().CreateCQEx(&ibv.CQInitAttrEx{CQE: 16, WCFlags: uint64(ibv.CreateCQWCFlagsByteLen | ibv.CreateCQWCFlagsQPNum |
+			ibv.CreateCQWCFlagsSrcQP | ibv.CreateCQWCFlagsSLID | ibv.CreateCQWCFlagsSL | ibv.CreateCQWCFlagsDLIDPathBits | ibv.CreateCQWCFlagsImm)})
 		must("cqx", err)
 		fxCQX = c
 		onExit(func() error {
@@ -173,22 +173,22 @@ func cqx() *ibv.CQEx {
 // toRTS moves an RC QP of node A through INIT and RTR to RTS, connected to dqpn on node A
 // (GID index 1).
 func toRTS(q *ibv.QP, dqpn uint32) error {
-	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QpsInit, PortNum: 1,
-		QPAccessFlags: uint32(ibv.AccessLocalWrite | ibv.AccessRemoteWrite | ibv.AccessRemoteRead | ibv.AccessMWBind)},
-		int32(ibv.QPStateValue|ibv.QPPkeyIndex|ibv.QPPort|ibv.QPAccessFlags)); err != nil {
+	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1,
+		QPAccessFlags: uint32(ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead | ibv.AccessFlagsMWBind)},
+		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
-	var g ibv.GID
-	if err := q.Context.QueryGID(1, 1, &g); err != nil {
+	g, err := q.Context.QueryGID(1, 1)
+	if err != nil {
 		return err
 	}
-	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QpsRtr, PathMTU: ibv.MTU1024, DestQPNum: dqpn, MaxDestRdAtomic: 1, MinRNRTimer: 1,
+	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTR, PathMTU: ibv.MTU1024, DestQPNum: dqpn, MaxDestRdAtomic: 1, MinRNRTimer: 1,
 		AHAttr: ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{DGID: g, SGIDIndex: 1, HopLimit: 1}}},
-		int32(ibv.QPStateValue|ibv.QPAv|ibv.QPPathMTU|ibv.QPDestQPN|ibv.QPRqPSN|ibv.QPMaxDestRdAtomic|ibv.QPMinRNRTimer)); err != nil {
+		ibv.QPAttrMaskState|ibv.QPAttrMaskAv|ibv.QPAttrMaskPathMTU|ibv.QPAttrMaskDestQPN|ibv.QPAttrMaskRQPSN|ibv.QPAttrMaskMaxDestRdAtomic|ibv.QPAttrMaskMinRNRTimer); err != nil {
 		return err
 	}
-	return q.Modify(&ibv.QPAttr{QPState: ibv.QpsRts, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
-		int32(ibv.QPStateValue|ibv.QPTimeout|ibv.QPRetryCnt|ibv.QPRNRRetry|ibv.QPSqPSN|ibv.QPMaxQPRdAtomic))
+	return q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, MaxRdAtomic: 1},
+		ibv.QPAttrMaskState|ibv.QPAttrMaskTimeout|ibv.QPAttrMaskRetryCnt|ibv.QPAttrMaskRNRRetry|ibv.QPAttrMaskSQPSN|ibv.QPAttrMaskMaxQPRdAtomic)
 }
 
 func lqp() *ibv.QP {
@@ -205,7 +205,9 @@ func lqp() *ibv.QP {
 func ah() *ibv.AH {
 	if fxAH == nil {
 		a := ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
-		must("ah gid", ctx().QueryGID(1, 1, &a.GRH.DGID))
+		g, err := ctx().QueryGID(1, 1)
+		must("ah gid", err)
+		a.GRH.DGID = g
 		h, err := pd().CreateAH(&a)
 		must("ah", err)
 		fxAH = h
@@ -249,7 +251,7 @@ func cslice[T any](n int) []T {
 // sge is one scatter/gather entry for n bytes of buf at off, in mmap'd memory.
 func sge(off, n int) *ibv.SGE {
 	s := cnew[ibv.SGE]()
-	*s = ibv.SGE{Addr: addr(off), Length: uint32(n), Lkey: mr().Lkey}
+	*s = ibv.SGE{Addr: addr(off), Length: uint32(n), LKey: mr().LKey}
 	return s
 }
 
@@ -257,7 +259,7 @@ func sge(off, n int) *ibv.SGE {
 func sges(n int) *ibv.SGE {
 	s := cslice[ibv.SGE](n)
 	for i := range s {
-		s[i] = ibv.SGE{Addr: addr(8 * i), Length: 8, Lkey: mr().Lkey}
+		s[i] = ibv.SGE{Addr: addr(8 * i), Length: 8, LKey: mr().LKey}
 	}
 	return &s[0]
 }
@@ -272,17 +274,15 @@ func recvWR(sg *ibv.SGE, num int) *ibv.RecvWR {
 // sendWR is a send work request over sg (num entries), in mmap'd memory.
 func sendWR(sg *ibv.SGE, num int, flags ibv.SendFlags) *ibv.SendWR {
 	w := cnew[ibv.SendWR]()
-	w.WRID, w.SgList, w.NumSGE, w.Opcode, w.SendFlags = 2, sg, int32(num), ibv.WRSend, uint32(flags)
+	w.WRID, w.SgList, w.NumSGE, w.Opcode, w.SendFlags = 2, sg, int32(num), ibv.WROpcodeSend, uint32(flags)
 	return w
 }
 
 // sendSelf posts a receive and a signaled 8-byte send on a QP connected to itself and
 // waits (300 ms) until both completions are in their CQs, without consuming them.
 func sendSelf(q *ibv.QP) {
-	var br *ibv.RecvWR
-	var bs *ibv.SendWR
-	must("send_self", q.PostRecv(recvWR(sge(64, 64), 1), &br))
-	must("send_self", q.PostSend(sendWR(sge(0, 8), 1, ibv.SendSignaled), &bs))
+	must("send_self", errOf(q.PostRecv(recvWR(sge(64, 64), 1))))
+	must("send_self", errOf(q.PostSend(sendWR(sge(0, 8), 1, ibv.SendFlagsSignaled))))
 	time.Sleep(300 * time.Millisecond)
 }
 
@@ -314,12 +314,10 @@ func srqLimitQP() *ibv.QP {
 	must("srq limit", err)
 	onExit(q.Destroy)
 	must("srq limit", toRTS(q, q.QPNum))
-	var br *ibv.RecvWR
-	var bs *ibv.SendWR
 	w := recvWR(sge(0, 64), 1)
-	must("srq limit", fxSRQ.PostSRQRecv(w, &br))
-	must("srq limit", fxSRQ.PostSRQRecv(w, &br))
-	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, int32(ibv.SRQLimit)))
-	must("srq limit", q.PostSend(sendWR(sge(0, 64), 1, 0), &bs))
+	must("srq limit", errOf(fxSRQ.PostRecv(w)))
+	must("srq limit", errOf(fxSRQ.PostRecv(w)))
+	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, ibv.SRQAttrMaskLimit))
+	must("srq limit", errOf(q.PostSend(sendWR(sge(0, 64), 1, 0))))
 	return q
 }

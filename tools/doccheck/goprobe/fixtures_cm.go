@@ -3,10 +3,10 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,22 +36,22 @@ func ech() *rdmacm.EventChannel {
 
 func cmid() *rdmacm.CMID {
 	if fxCMID == nil {
-		newCMID("cmid", &fxCMID, rdmacm.PsTCP)
+		newCMID("cmid", &fxCMID, rdmacm.PortSpaceTCP)
 	}
 	return fxCMID
 }
 
 func rcmid() *rdmacm.CMID {
 	if fxRCMID == nil {
-		resolveToB("rcmid", newCMID("rcmid", &fxRCMID, rdmacm.PsTCP), 7471)
+		resolveToB("rcmid", newCMID("rcmid", &fxRCMID, rdmacm.PortSpaceTCP), 7471)
 	}
 	return fxRCMID
 }
 
 // newCMID creates an id of port space ps on ech as *fx, destroyed after the probe.
 func newCMID(name string, fx **rdmacm.CMID, ps rdmacm.PortSpace) *rdmacm.CMID {
-	var id *rdmacm.CMID
-	must(name, ech().CreateID(&id, nil, ps))
+	id, err := ech().CreateID(nil, ps)
+	must(name, err)
 	*fx = id
 	onExit(func() error { return closeIf(fx, (*rdmacm.CMID).DestroyID) })
 	return id
@@ -60,10 +60,10 @@ func newCMID(name string, fx **rdmacm.CMID, ps rdmacm.PortSpace) *rdmacm.CMID {
 // resolveToB resolves id's address and route from node A to node B's port, waiting for
 // each event on ech.
 func resolveToB(name string, id *rdmacm.CMID, port uint16) {
-	must(name+" addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", port), 2000))
-	must(name+" addr", cmWait(ech(), rdmacm.CMEventAddrResolved))
-	must(name+" route", id.ResolveRoute(2000))
-	must(name+" route", cmWait(ech(), rdmacm.CMEventRouteResolved))
+	must(name+" addr", id.ResolveAddr(sockaddr("RXE_A_IP", 0), sockaddr("RXE_B_IP", port), 2*time.Second))
+	must(name+" addr", cmWait(ech(), rdmacm.CMEventTypeAddrResolved))
+	must(name+" route", id.ResolveRoute(2*time.Second))
+	must(name+" route", cmWait(ech(), rdmacm.CMEventTypeRouteResolved))
 }
 
 // sockaddr is the IPv4 address in the environment variable env, with port, as a struct
@@ -76,11 +76,9 @@ func sockaddr(env string, port uint16) *rdmacm.Sockaddr {
 	return ipv4(a.As4(), port)
 }
 
-// ipv4 is a struct sockaddr_in for ip and port.
+// ipv4 is a struct sockaddr_in for ip and port (rdmacm.NewSockaddr).
 func ipv4(ip [4]byte, port uint16) *rdmacm.Sockaddr {
-	sa := &unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: ip}
-	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], port)
-	return (*rdmacm.Sockaddr)(unsafe.Pointer(sa))
+	return rdmacm.NewSockaddr(netip.AddrPortFrom(netip.AddrFrom4(ip), port))
 }
 
 // cmWait waits (up to 10 s: events can take seconds under TCG) for the next event on c and
@@ -90,8 +88,8 @@ func cmWait(c *rdmacm.EventChannel, want rdmacm.CMEventType) error {
 	if n, err := unix.Poll(fds, 10000); n != 1 {
 		return fmt.Errorf("no rdmacm event within 10 s (poll: %v)", err)
 	}
-	var e *rdmacm.CMEvent
-	if err := c.GetCMEvent(&e); err != nil {
+	e, err := c.GetCMEvent()
+	if err != nil {
 		return err
 	}
 	got := e.Event
@@ -118,20 +116,21 @@ func udep() *rdmacm.CMID {
 	if fxUDID != nil {
 		return fxUDID
 	}
-	h := rdmacm.Addrinfo{AiPortSpace: int32(rdmacm.PsUDP), AiQPType: int32(ibv.QptUD)}
-	var ai *rdmacm.Addrinfo
-	must("ud getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv("RXE_B_IP")), cstr("7477"), &h, &ai))
+	h := rdmacm.Addrinfo{AiPortSpace: int32(rdmacm.PortSpaceUDP), AiQPType: int32(ibv.QPTypeUD)}
+	ai, err := rdmacm.Getaddrinfo(os.Getenv("RXE_B_IP"), "7477", &h)
+	must("ud getaddrinfo", err)
 	onExit(func() error { ai.Freeaddrinfo(); return nil })
-	must("ud ep", endpoint(&fxUDID, ai, &ibv.QPInitAttr{QPType: ibv.QptUD, SqSigAll: 1,
+	must("ud ep", endpoint(&fxUDID, ai, &ibv.QPInitAttr{QPType: ibv.QPTypeUD, SQSigAll: 1,
 		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}))
 	id := fxUDID
 	fxUDBuf = cmem(256)
-	m, err := id.RegMsgs(unsafe.Pointer(&fxUDBuf[0]), 256)
+	m, err := id.RegMsgs(fxUDBuf)
 	must("ud mr", err)
 	fxUDMR = m
 	onExit(func() error { return closeIf(&fxUDMR, rdmacm.DeregMR) })
 	a := ibv.AHAttr{IsGlobal: 1, PortNum: id.PortNum, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
-	must("ud gid", id.Verbs.QueryGID(id.PortNum, 1, &a.GRH.DGID))
+	a.GRH.DGID, err = id.Verbs.QueryGID(id.PortNum, 1)
+	must("ud gid", err)
 	ah, err := id.PD.CreateAH(&a)
 	must("ud ah", err)
 	fxUDAH = ah
@@ -143,14 +142,14 @@ func udep() *rdmacm.CMID {
 // to udep's own QP; it waits for both completions and returns the receive's.
 func udSelf() *ibv.WC {
 	id := udep()
-	must("ud recv", id.PostRecv(0, unsafe.Pointer(&fxUDBuf[64]), 128, fxUDMR))
-	must("ud send", id.PostUDSend(0, unsafe.Pointer(&fxUDBuf[0]), 8, fxUDMR, 0, fxUDAH, id.QP.QPNum))
-	var s, wc ibv.WC
-	if n, err := id.GetSendComp(&s); n != 1 || err != nil {
-		must("ud send comp", fmt.Errorf("%d, %v", n, err))
+	must("ud recv", id.PostRecv(0, fxUDBuf[64:64+128], fxUDMR))
+	must("ud send", id.PostUDSend(0, fxUDBuf[:8], fxUDMR, 0, fxUDAH, id.QP.QPNum))
+	if _, err := id.GetSendComp(); err != nil {
+		must("ud send comp", err)
 	}
-	if n, err := id.GetRecvComp(&wc); n != 1 || err != nil || wc.Status != ibv.WCSuccess {
-		must("ud recv comp", fmt.Errorf("%d, %v, status %v", n, err, wc.Status))
+	wc, err := id.GetRecvComp()
+	if err != nil || wc.Status != ibv.WCStatusSuccess {
+		must("ud recv comp", fmt.Errorf("%v, status %v", err, wc.Status))
 	}
 	return &wc
 }
@@ -164,7 +163,7 @@ var fxMCID *rdmacm.CMID
 
 func mcid() *rdmacm.CMID {
 	if fxMCID == nil {
-		must("mcid bind", newCMID("mcid", &fxMCID, rdmacm.PsUDP).BindAddr(sockaddr("RXE_A_IP", 0)))
+		must("mcid bind", newCMID("mcid", &fxMCID, rdmacm.PortSpaceUDP).BindAddr(sockaddr("RXE_A_IP", 0)))
 	}
 	return fxMCID
 }

@@ -21,25 +21,23 @@ var (
 
 // epQPAttr is the QP of every endpoint.
 func epQPAttr() *ibv.QPInitAttr {
-	return &ibv.QPInitAttr{QPType: ibv.QptRC, SqSigAll: 1,
+	return &ibv.QPInitAttr{QPType: ibv.QPTypeRC, SQSigAll: 1,
 		Cap: ibv.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 2, MaxRecvSGE: 2}}
 }
 
 // addrinfo resolves the address in env and service with flags (0 or RAI_PASSIVE); the
 // list is freed after the probe.
 func addrinfo(env, service string, flags int32) *rdmacm.Addrinfo {
-	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PsTCP)}
-	var ai *rdmacm.Addrinfo
-	must("getaddrinfo", rdmacm.Getaddrinfo(cstr(os.Getenv(env)), cstr(service), &h, &ai))
+	h := rdmacm.Addrinfo{AiFlags: flags, AiPortSpace: int32(rdmacm.PortSpaceTCP)}
+	ai, err := rdmacm.Getaddrinfo(os.Getenv(env), service, &h)
+	must("getaddrinfo", err)
 	onExit(func() error { ai.Freeaddrinfo(); return nil })
 	return ai
 }
 
-// endpoint creates an endpoint as *id, destroyed after the probe unless cleared. (The id
-// passes through a local: see rpmaDelete.)
+// endpoint creates an endpoint as *id, destroyed after the probe unless cleared.
 func endpoint(id **rdmacm.CMID, ai *rdmacm.Addrinfo, qp *ibv.QPInitAttr) error {
-	var local *rdmacm.CMID
-	err := rdmacm.CreateEP(&local, ai, nil, qp)
+	local, err := rdmacm.CreateEP(ai, nil, qp)
 	*id = local
 	if err == nil {
 		destroyEPAtExit(id)
@@ -55,12 +53,12 @@ func destroyEPAtExit(id **rdmacm.CMID) {
 // acceptNext takes the next connection request on lid and rejects it, or accepts it as
 // srv (destroyed after the probe).
 func acceptNext(reject bool) error {
-	var id *rdmacm.CMID
-	if err := fxLid.GetRequest(&id); err != nil {
+	id, err := fxLid.GetRequest()
+	if err != nil {
 		return err
 	}
 	if reject {
-		err := id.Reject(nil, 0)
+		err := id.Reject(nil)
 		id.DestroyEP()
 		return err
 	}
@@ -104,10 +102,10 @@ func connected() {
 	}
 	fxCBuf, fxSBuf = cmem(4096), cmem(4096)
 	var err error
-	fxCMR, err = fxCli.RegMsgs(unsafe.Pointer(&fxCBuf[0]), 4096)
+	fxCMR, err = fxCli.RegMsgs(fxCBuf)
 	must("conn mrs", err)
 	onExit(func() error { return closeIf(&fxCMR, rdmacm.DeregMR) })
-	fxSMR, err = fxSrv.RegMsgs(unsafe.Pointer(&fxSBuf[0]), 4096)
+	fxSMR, err = fxSrv.RegMsgs(fxSBuf)
 	must("conn mrs", err)
 	onExit(func() error { return closeIf(&fxSMR, rdmacm.DeregMR) })
 }
@@ -120,13 +118,17 @@ func srv() *rdmacm.CMID { connected(); return fxSrv }
 func cptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxCBuf[off]) }
 func sptr(off int) unsafe.Pointer { connected(); return unsafe.Pointer(&fxSBuf[off]) }
 
+// cbuf and sbuf are n bytes at off of the registered buffers of cli and srv.
+func cbuf(off, n int) []byte { connected(); return fxCBuf[off : off+n] }
+func sbuf(off, n int) []byte { connected(); return fxSBuf[off : off+n] }
+
 // csges is n entries of 8 bytes each, consecutive in cbuf (Go memory: the rdma_post_*v
 // wrappers copy the list into C memory).
 func csges(n int, length uint32) []ibv.SGE {
 	connected()
 	s := make([]ibv.SGE, n)
 	for i := range s {
-		s[i] = ibv.SGE{Addr: uint64(uintptr(cptr(i * int(length)))), Length: length, Lkey: fxCMR.Lkey}
+		s[i] = ibv.SGE{Addr: uint64(uintptr(cptr(i * int(length)))), Length: length, LKey: fxCMR.LKey}
 	}
 	return s
 }
@@ -146,7 +148,7 @@ func qpless() *rdmacm.CMID {
 		return fxQPLess
 	}
 	connSetup()
-	id := newCMID("qpless", &fxQPLess, rdmacm.PsTCP)
+	id := newCMID("qpless", &fxQPLess, rdmacm.PortSpaceTCP)
 	resolveToB("qpless", id, 7480)
 	c, err := id.Verbs.CreateCQ(4, nil, nil, 0)
 	must("qpless cq", err)
@@ -157,6 +159,6 @@ func qpless() *rdmacm.CMID {
 	qplessAccepted = make(chan error, 1)
 	go func() { qplessAccepted <- acceptNext(false) }()
 	must("qpless connect", id.Connect(&rdmacm.ConnParam{QPNum: q.QPNum, ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
-	must("qpless connect", cmWait(ech(), rdmacm.CMEventConnectResponse))
+	must("qpless connect", cmWait(ech(), rdmacm.CMEventTypeConnectResponse))
 	return id
 }

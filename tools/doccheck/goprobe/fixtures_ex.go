@@ -51,17 +51,17 @@ func wqp() *ibv.QP {
 	if fxWQP == nil {
 		p, c := pd(), cq()
 		mr()
-		q, err := ctx().CreateQPEx(&ibv.QPInitAttrEx{SendCQ: c, RecvCQ: c, QPType: ibv.QptRC, PD: p,
+		q, err := ctx().CreateQPEx(&ibv.QPInitAttrEx{SendCQ: c, RecvCQ: c, QPType: ibv.QPTypeRC, PD: p,
 			Cap:      ibv.QPCap{MaxSendWR: 8, MaxRecvWR: 8, MaxSendSGE: 2, MaxRecvSGE: 1, MaxInlineData: 64},
-			CompMask: uint32(ibv.QPInitAttrPD | ibv.QPInitAttrSendOpsFlags),
-			SendOpsFlags: uint64(ibv.QPExWithRDMAWrite | ibv.QPExWithRDMAWriteWithImm | ibv.QPExWithSend |
-				ibv.QPExWithSendWithImm | ibv.QPExWithRDMARead | ibv.QPExWithAtomicCmpAndSwp |
-				ibv.QPExWithAtomicFetchAndAdd | ibv.QPExWithLocalInv | ibv.QPExWithBindMW | ibv.QPExWithSendWithInv)})
+			CompMask: uint32(ibv.QPInitAttrMaskPD | ibv.QPInitAttrMaskSendOpsFlags),
+			SendOpsFlags: uint64(ibv.QPCreateSendOpsFlagsRDMAWrite | ibv.QPCreateSendOpsFlagsRDMAWriteWithImm | ibv.QPCreateSendOpsFlagsSend |
+				ibv.QPCreateSendOpsFlagsSendWithImm | ibv.QPCreateSendOpsFlagsRDMARead | ibv.QPCreateSendOpsFlagsAtomicCmpAndSwp |
+				ibv.QPCreateSendOpsFlagsAtomicFetchAndAdd | ibv.QPCreateSendOpsFlagsLocalInv | ibv.QPCreateSendOpsFlagsBindMW | ibv.QPCreateSendOpsFlagsSendWithInv)})
 		must("wqp", err)
 		fxWQP = q
 		onExit(func() error { return closeIf(&fxWQP, (*ibv.QP).Destroy) })
 		must("wqp rts", toRTS(q, q.QPNum))
-		x, err := q.QPToQPEx()
+		x, err := q.ToQPEx()
 		must("qpx", err)
 		fxQPX = x
 	}
@@ -75,10 +75,9 @@ func qpx() *ibv.QPEx { wqp(); return fxQPX }
 // returns qpx.
 func wrBegin() *ibv.QPEx {
 	x := qpx()
-	var bad *ibv.RecvWR
-	must("wr_begin", fxWQP.PostRecv(recvWR(sge(2048, 256), 1), &bad))
+	must("wr_begin", errOf(fxWQP.PostRecv(recvWR(sge(2048, 256), 1))))
 	must("wr_start", x.Start())
-	x.WRID, x.WRFlags = 7, uint32(ibv.SendSignaled)
+	x.WRID, x.WRFlags = 7, uint32(ibv.SendFlagsSignaled)
 	return x
 }
 

@@ -24,17 +24,17 @@ var (
 
 // rctx is the ibv context of node A's address, as librpma finds it (librpma owns it).
 func rctx() *ibv.Context {
-	var ic *ibv.Context
-	must("rpma ctx", rpma.UtilsGetIBVContext(cstr(os.Getenv("RXE_A_IP")), rpma.UtilIbvContextLocal, &ic))
+	ic, err := rpma.UtilsGetIBVContext(os.Getenv("RXE_A_IP"), rpma.UtilIBVContextTypeLocal)
+	must("rpma ctx", err)
 	return ic
 }
 
 func rpeer() *rpma.Peer {
 	if fxRPeer == nil {
-		var p *rpma.Peer
-		must("rpma peer", rpma.PeerNew(rctx(), &p))
+		p, err := rpma.PeerNew(rctx())
+		must("rpma peer", err)
 		fxRPeer = p
-		onExit(func() error { return rpmaDelete(&fxRPeer, rpma.PeerDelete) })
+		onExit(func() error { return rpmaDelete(&fxRPeer, (*rpma.Peer).Delete) })
 	}
 	return fxRPeer
 }
@@ -44,11 +44,10 @@ func rpeer() *rpma.Peer {
 func rmrInto(m **rpma.MRLocal, usage int32) error {
 	p := rpeer()
 	b := cmem(4096)
-	var local *rpma.MRLocal
-	err := p.MRReg(unsafe.Pointer(&b[0]), 4096, usage, &local)
+	local, err := p.MRReg(b, usage)
 	*m = local
 	if err == nil {
-		onExit(func() error { return rpmaDelete(m, rpma.MRDereg) })
+		onExit(func() error { return rpmaDelete(m, (*rpma.MRLocal).Dereg) })
 	}
 	return err
 }
@@ -62,45 +61,45 @@ func rmr() *rpma.MRLocal {
 
 // rdesc is rmr's descriptor.
 func rdesc() []byte {
-	var n uint64
-	must("descriptor size", rmr().MRGetDescriptorSize(&n))
+	n, err := rmr().GetDescriptorSize()
+	must("descriptor size", err)
 	d := make([]byte, n)
-	must("descriptor", rmr().MRGetDescriptor(unsafe.Pointer(&d[0])))
+	must("descriptor", rmr().GetDescriptor(unsafe.Pointer(&d[0])))
 	return d
 }
 
 func rremote() *rpma.MRRemote {
 	if fxRRemote == nil {
 		d := rdesc()
-		var r *rpma.MRRemote
-		must("rpma remote", rpma.MRRemoteFromDescriptor(unsafe.Pointer(&d[0]), uint64(len(d)), &r))
+		r, err := rpma.MRRemoteFromDescriptor(d)
+		must("rpma remote", err)
 		fxRRemote = r
-		onExit(func() error { return rpmaDelete(&fxRRemote, rpma.MRRemoteDelete) })
+		onExit(func() error { return rpmaDelete(&fxRRemote, (*rpma.MRRemote).Delete) })
 	}
 	return fxRRemote
 }
 
 // connCfg is a new connection configuration, deleted after the probe.
 func connCfg() *rpma.ConnCfg {
-	var c *rpma.ConnCfg
-	must("conn cfg", rpma.ConnCfgNew(&c))
-	onExit(func() error { return rpmaDelete(&c, rpma.ConnCfgDelete) })
+	c, err := rpma.ConnCfgNew()
+	must("conn cfg", err)
+	onExit(func() error { return rpmaDelete(&c, (*rpma.ConnCfg).Delete) })
 	return c
 }
 
 // peerCfg is a new peer configuration, deleted after the probe.
 func peerCfg() *rpma.PeerCfg {
-	var c *rpma.PeerCfg
-	must("peer cfg", rpma.PeerCfgNew(&c))
-	onExit(func() error { return rpmaDelete(&c, rpma.PeerCfgDelete) })
+	c, err := rpma.PeerCfgNew()
+	must("peer cfg", err)
+	onExit(func() error { return rpmaDelete(&c, (*rpma.PeerCfg).Delete) })
 	return c
 }
 
 // srqCfg is a new SRQ configuration, deleted after the probe.
 func srqCfg() *rpma.SRQCfg {
-	var c *rpma.SRQCfg
-	must("srq cfg", rpma.SRQCfgNew(&c))
-	onExit(func() error { return rpmaDelete(&c, rpma.SRQCfgDelete) })
+	c, err := rpma.SRQCfgNew()
+	must("srq cfg", err)
+	onExit(func() error { return rpmaDelete(&c, (*rpma.SRQCfg).Delete) })
 	return c
 }
 
@@ -108,12 +107,11 @@ func srqCfg() *rpma.SRQCfg {
 // the probe did.
 func rsrqInto(s **rpma.SRQ) error {
 	c := srqCfg()
-	must("srq cfg", c.SRQCfgSetRCQSize(16))
-	var local *rpma.SRQ
-	err := rpeer().SRQNew(c, &local)
+	must("srq cfg", c.SetRCQSize(16))
+	local, err := rpeer().SRQNew(c)
 	*s = local
 	if err == nil {
-		onExit(func() error { return rpmaDelete(s, rpma.SRQDelete) })
+		onExit(func() error { return rpmaDelete(s, (*rpma.SRQ).Delete) })
 	}
 	return err
 }
@@ -127,8 +125,8 @@ func rsrq() *rpma.SRQ {
 
 // rcq is rsrq's receive CQ.
 func rcq() *rpma.CQ {
-	var q *rpma.CQ
-	must("rcq", rsrq().SRQGetRCQ(&q))
+	q, err := rsrq().GetRCQ()
+	must("rcq", err)
 	if q == nil {
 		must("rcq", fmt.Errorf("no rcq"))
 	}
@@ -137,26 +135,23 @@ func rcq() *rpma.CQ {
 
 // rlisten listens on node A's address at port as *ep, shut down after the probe unless the
 // probe did.
-func rlisten(ep **rpma.Ep, port string) error {
-	var local *rpma.Ep
-	err := rpeer().EPListen(cstr(os.Getenv("RXE_A_IP")), cstr(port), &local)
+func rlisten(ep **rpma.EP, port string) error {
+	local, err := rpeer().EPListen(os.Getenv("RXE_A_IP"), port)
 	*ep = local
 	if err == nil {
-		onExit(func() error { return rpmaDelete(ep, rpma.EPShutdown) })
+		onExit(func() error { return rpmaDelete(ep, (*rpma.EP).Shutdown) })
 	}
 	return err
 }
 
-// rpmaDelete deletes *p with librpma's delete(&p) unless a probe did (it sets *p to NULL).
-// The handle passes through a local variable: cgo's pointer check scans from a pointer into
-// the data segment to its end, so the address of a fixture (a global) must not reach C.
-func rpmaDelete[T any](p **T, del func(**T) error) error {
+// rpmaDelete deletes *p with librpma's delete (a method taking the object by address)
+// unless a probe did, and clears *p: librpma releases the object even when the call fails.
+func rpmaDelete[T any](p **T, del func(*T) error) error {
 	if *p == nil {
 		return nil
 	}
-	local := *p
-	err := del(&local)
-	*p = local
+	err := del(*p)
+	*p = nil
 	return err
 }
 
@@ -167,7 +162,7 @@ func rpmaDelete[T any](p **T, del func(**T) error) error {
 var (
 	fxRPeerA       *rpma.Peer
 	fxRPeerB       *rpma.Peer
-	fxREp          *rpma.Ep
+	fxREp          *rpma.EP
 	fxRCfg         *rpma.ConnCfg
 	fxRMRA, fxRMRB *rpma.MRLocal
 	fxRRemB        *rpma.MRRemote
@@ -185,21 +180,21 @@ const rpmaUsageAll = rpma.MRUsageReadSrc | rpma.MRUsageReadDst | rpma.MRUsageWri
 // rmrOn registers 4 KiB of mmap'd memory on p for every usage, deregistered after the probe.
 func rmrOn(p *rpma.Peer) *rpma.MRLocal {
 	b := cmem(4096)
-	var m *rpma.MRLocal
-	must("rpma mr", p.MRReg(unsafe.Pointer(&b[0]), 4096, rpmaUsageAll, &m))
-	onExit(func() error { return rpmaDelete(&m, rpma.MRDereg) })
+	m, err := p.MRReg(b, rpmaUsageAll)
+	must("rpma mr", err)
+	onExit(func() error { return rpmaDelete(&m, (*rpma.MRLocal).Dereg) })
 	return m
 }
 
 // rpeerOn creates the peer *p on the device librpma finds for node B's address (as a local
 // or a remote one), deleted after the probe.
-func rpeerOn(p **rpma.Peer, t rpma.UtilIbvContextType) *rpma.Peer {
-	var ic *ibv.Context
-	must("rpma ctx", rpma.UtilsGetIBVContext(cstr(os.Getenv("RXE_B_IP")), t, &ic))
-	var local *rpma.Peer
-	must("rpma peer", rpma.PeerNew(ic, &local))
+func rpeerOn(p **rpma.Peer, t rpma.UtilIBVContextType) *rpma.Peer {
+	ic, err := rpma.UtilsGetIBVContext(os.Getenv("RXE_B_IP"), t)
+	must("rpma ctx", err)
+	local, err := rpma.PeerNew(ic)
+	must("rpma peer", err)
 	*p = local
-	onExit(func() error { return rpmaDelete(p, rpma.PeerDelete) })
+	onExit(func() error { return rpmaDelete(p, (*rpma.Peer).Delete) })
 	return local
 }
 
@@ -208,51 +203,49 @@ func rpeers() {
 	if fxREp != nil {
 		return
 	}
-	a := rpeerOn(&fxRPeerA, rpma.UtilIbvContextRemote)
-	b := rpeerOn(&fxRPeerB, rpma.UtilIbvContextLocal)
-	var c *rpma.ConnCfg
-	must("rpma cfg", rpma.ConnCfgNew(&c))
+	a := rpeerOn(&fxRPeerA, rpma.UtilIBVContextTypeRemote)
+	b := rpeerOn(&fxRPeerB, rpma.UtilIBVContextTypeLocal)
+	c, err := rpma.ConnCfgNew()
+	must("rpma cfg", err)
 	fxRCfg = c
-	onExit(func() error { return rpmaDelete(&fxRCfg, rpma.ConnCfgDelete) })
-	must("rpma cfg", c.ConnCfgSetTimeout(5000))
-	must("rpma cfg", c.ConnCfgSetComplChannel(fxRShared))
-	var ep *rpma.Ep
-	must("rpma listen", b.EPListen(cstr(os.Getenv("RXE_B_IP")), cstr("7495"), &ep))
+	onExit(func() error { return rpmaDelete(&fxRCfg, (*rpma.ConnCfg).Delete) })
+	must("rpma cfg", c.SetTimeout(5*time.Second))
+	must("rpma cfg", c.SetComplChannel(fxRShared))
+	ep, err := b.EPListen(os.Getenv("RXE_B_IP"), "7495")
+	must("rpma listen", err)
 	fxREp = ep
-	onExit(func() error { return rpmaDelete(&fxREp, rpma.EPShutdown) })
+	onExit(func() error { return rpmaDelete(&fxREp, (*rpma.EP).Shutdown) })
 	fxRMRA, fxRMRB = rmrOn(a), rmrOn(b)
-	var n uint64
-	must("rpma remote", fxRMRB.MRGetDescriptorSize(&n))
+	n, err := fxRMRB.GetDescriptorSize()
+	must("rpma remote", err)
 	d := make([]byte, n)
-	must("rpma remote", fxRMRB.MRGetDescriptor(unsafe.Pointer(&d[0])))
-	var r *rpma.MRRemote
-	must("rpma remote", rpma.MRRemoteFromDescriptor(unsafe.Pointer(&d[0]), n, &r))
+	must("rpma remote", fxRMRB.GetDescriptor(unsafe.Pointer(&d[0])))
+	r, err := rpma.MRRemoteFromDescriptor(d)
+	must("rpma remote", err)
 	fxRRemB = r
-	onExit(func() error { return rpmaDelete(&fxRRemB, rpma.MRRemoteDelete) })
+	onExit(func() error { return rpmaDelete(&fxRRemB, (*rpma.MRRemote).Delete) })
 }
 
 // rreq is node A's outgoing request to the listener.
 func rreq() *rpma.ConnReq {
 	if fxRReq == nil {
 		rpeers()
-		var r *rpma.ConnReq
-		must("rpma req", fxRPeerA.ConnReqNew(cstr(os.Getenv("RXE_B_IP")), cstr("7495"), fxRCfg, &r))
+		r, err := fxRPeerA.ConnReqNew(os.Getenv("RXE_B_IP"), "7495", fxRCfg)
+		must("rpma req", err)
 		fxRReq = r
-		onExit(func() error { return rpmaDelete(&fxRReq, rpma.ConnReqDelete) })
+		onExit(func() error { return rpmaDelete(&fxRReq, (*rpma.ConnReq).Delete) })
 	}
 	return fxRReq
 }
 
-// rconnectReq connects *req (consumed) as a connection kept in *conn, deleted after the probe
-// unless the probe did. (Handles pass through locals: see rpmaDelete.)
+// rconnectReq connects *req (consumed, success or not: *req is cleared) as a connection kept
+// in *conn, deleted after the probe unless the probe did.
 func rconnectReq(req **rpma.ConnReq, pdata *rpma.ConnPrivateData, conn **rpma.Conn) error {
-	r := *req
-	var c *rpma.Conn
-	err := rpma.ConnReqConnect(&r, pdata, &c)
-	*req = r
+	c, err := (*req).Connect(pdata)
+	*req = nil
 	if err == nil {
 		*conn = c
-		onExit(func() error { return rpmaDelete(conn, rpma.ConnDelete) })
+		onExit(func() error { return rpmaDelete(conn, (*rpma.Conn).Delete) })
 	}
 	return err
 }
@@ -265,10 +258,10 @@ func rsreq() *rpma.ConnReq {
 		pd := cmem(9)
 		copy(pd, "doccheck\x00")
 		must("rpma connect", rconnectReq(&fxRReq, &rpma.ConnPrivateData{Ptr: unsafe.Pointer(&pd[0]), Len: 9}, &fxRCli))
-		var s *rpma.ConnReq
-		must("rpma request", fxREp.EPNextConnReq(fxRCfg, &s))
+		s, err := fxREp.NextConnReq(fxRCfg)
+		must("rpma request", err)
 		fxRSReq = s
-		onExit(func() error { return rpmaDelete(&fxRSReq, rpma.ConnReqDelete) })
+		onExit(func() error { return rpmaDelete(&fxRSReq, (*rpma.ConnReq).Delete) })
 	}
 	return fxRSReq
 }
@@ -283,9 +276,9 @@ func rconn() {
 	must("rpma accept", rconnectReq(&fxRSReq, nil, &fxRSrv))
 	// The client first: taking its connect response completes the connection.
 	for _, c := range []*rpma.Conn{fxRCli, fxRSrv} {
-		var e rpma.ConnEvent
-		must("rpma established", c.ConnNextEvent(&e))
-		if e != rpma.ConnEstablished {
+		e, err := c.NextEvent()
+		must("rpma established", err)
+		if e != rpma.ConnEventEstablished {
 			must("rpma established", fmt.Errorf("event %v", e))
 		}
 	}
@@ -302,15 +295,15 @@ func rcliSh() *rpma.Conn {
 
 // rcqOf is conn's main CQ, its fd set non-blocking when nonblock.
 func rcqOf(conn *rpma.Conn, nonblock bool) *rpma.CQ {
-	var q *rpma.CQ
-	must("rpma cq", conn.ConnGetCQ(&q))
+	q, err := conn.GetCQ()
+	must("rpma cq", err)
 	if q == nil {
 		must("rpma cq", fmt.Errorf("no cq"))
 	}
 	if nonblock {
-		var fd int32
-		must("rpma cq fd", q.CQGetFD(&fd))
-		must("rpma cq fd", unix.SetNonblock(int(fd), true))
+		fd, err := q.GetFD()
+		must("rpma cq fd", err)
+		must("rpma cq fd", unix.SetNonblock(fd, true))
 	}
 	return q
 }

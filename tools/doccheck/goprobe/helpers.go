@@ -134,3 +134,7 @@ func keepView[T any](v *T, err error) error {
 	}
 	return err
 }
+
+// errOf is the error of a call that also returns a value the snippet does not use (the bad
+// work request of a post, a result that is not compared).
+func errOf[T any](_ T, err error) error { return err }
