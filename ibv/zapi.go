@@ -189,7 +189,7 @@ func (pd *PD) AdviseMR(advice AdviseMRAdvice, flags UverbsAdviseMRFlag, sgList [
 //
 // buf is a result.
 //
-// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null. It needs rdma-core 64 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
 func (pd *PD) AllocBuf(size uint64) (ret unsafe.Pointer, buf *Buf, err error) {
@@ -270,7 +270,7 @@ func (c *Context) AllocDM(attr *AllocDMAttr) (*DM, error) {
 //
 // [Context.AllocDMAH] returns a pointer to the allocated dma handle object, or NULL if the request fails.
 //
-// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null. It needs rdma-core 59 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
 func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
@@ -298,15 +298,15 @@ func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
 func (pd *PD) AllocMW(type_ MWType) (*MW, error) {
-	r, _, err := c_ibv_alloc_mw(pd, type_)
+	r, errno, err := c_ibv_alloc_mw(pd, type_)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_alloc_mw", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_alloc_mw", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1418,15 +1418,15 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // cgo lets C read qpInitAttrEx in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ, PD, XRCD, RWQIndTbl, RxHashKey) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
 func (c *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
-	r, _, err := c_ibv_create_qp_ex(c, qpInitAttrEx)
+	r, errno, err := c_ibv_create_qp_ex(c, qpInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_qp_ex", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_qp_ex", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1643,7 +1643,7 @@ func (c *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
 //
 // [DMAH.Dealloc] returns 0 upon success, otherwise the errno value.
 //
-// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_errno. It needs rdma-core 59 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
 func (dmah *DMAH) Dealloc() error {
@@ -2283,7 +2283,7 @@ func (qp *QP) DetachMcast(gid *GID, lid uint16) error {
 //
 // [DM.ExportDMABufFD] returns an fd number >= 0 upon success, or -1 if the request fails and errno set to the error.
 //
-// Convention count_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention count_or_minus_one_errno. It needs rdma-core 62 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [PD.RegMREx].
 func (dm *DM) ExportDMABufFD() (int, error) {
@@ -2415,7 +2415,7 @@ func ForkInit() error {
 //
 // [Buf.Free] does not return a value.
 //
-// Convention void. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention void. It needs rdma-core 64 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
 func (b *Buf) Free() error {
@@ -2794,7 +2794,7 @@ func ImportDevice(cmdFD int) (*Context, error) {
 //
 // [Context.ImportDM] returns a pointer to the allocated DM, or NULL if the request fails and errno is set.
 //
-// Convention pointer_or_null_errno.
+// Convention pointer_or_null_errno. It needs rdma-core 35 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocDM], [DM.Free].
 func (c *Context) ImportDM(dmHandle uint32) (*DM, error) {
@@ -3041,15 +3041,15 @@ func (c *Context) InitAHFromWC(portNum uint8, wc *WC, grh *GRH) (ahAttr AHAttr, 
 //
 // The IBV_FORK_UNNEEDED return value takes precedence over IBV_FORK_DISABLED and IBV_FORK_ENABLED. If the kernel supports copy-on-fork for DMA pages then IBV_FORK_UNNEEDED will be returned regardless of whether [ForkInit] was called or not.
 //
-// Convention value.
+// Convention value. It needs rdma-core 35 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also fork(2), [ForkInit].
-func IsForkInitialized() ForkStatus {
+func IsForkInitialized() (ForkStatus, error) {
 	r, _, err := c_ibv_is_fork_initialized()
 	if err != nil {
-		panic(dl.Unavailable("ibv", err))
+		return 0, err
 	}
-	return r
+	return r, nil
 }
 
 // MemcpyFromDM calls ibv_memcpy_from_dm (infiniband/verbs.h): allocate or free a device memory buffer (DMs) and perform memory copy to or from it.
@@ -4629,7 +4629,7 @@ func (c *Context) QueryPort(portNum uint8) (portAttr PortAttr, err error) {
 //
 // port_speed is a result; port_num is a uint8.
 //
-// Convention zero_or_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_errno. It needs rdma-core 62 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.QueryPort].
 func (c *Context) QueryPortSpeed(portNum uint8) (portSpeed uint64, err error) {
@@ -4752,15 +4752,15 @@ func (qp *QP) Query(attrMask QPAttrMask) (attr QPAttr, initAttr QPInitAttr, err 
 //
 // flags is of type [QueryQPDataInOrderFlags].
 //
-// Convention value.
+// Convention value. It needs rdma-core 36 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [QP.Query].
-func (qp *QP) QueryDataInOrder(op WROpcode, flags QueryQPDataInOrderFlags) int32 {
+func (qp *QP) QueryDataInOrder(op WROpcode, flags QueryQPDataInOrderFlags) (int32, error) {
 	r, _, err := c_ibv_query_qp_data_in_order(qp, op, uint32(flags))
 	if err != nil {
-		panic(dl.Unavailable("ibv", err))
+		return 0, err
 	}
-	return r
+	return r, nil
 }
 
 // QueryRTValuesEx calls ibv_query_rt_values_ex (infiniband/verbs.h): query an RDMA device for some real time values.
@@ -5085,7 +5085,7 @@ func (cc *CompCntr) ReadErr() (value uint64, err error) {
 //
 // C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
 //
-// Convention pointer_or_null. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null. It needs rdma-core 64 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocParentDomain], [PD.RegMR], [PD.RegMREx], [PD.RegDMABufMR].
 func (pd *PD) RegBufMR(buf *Buf, addr []byte, access AccessFlags) (*MR, error) {
@@ -5169,7 +5169,7 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access AccessFlags
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// Convention pointer_or_null_errno.
+// Convention pointer_or_null_errno. It needs rdma-core 34 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegDMABufMR(offset uint64, length uint64, iova uint64, fd int, access AccessFlags) (*MR, error) {
@@ -5265,7 +5265,7 @@ func (pd *PD) RegMR(addr []byte, access AccessFlags) (*MR, error) {
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
-// Convention pointer_or_null_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null_errno. It needs rdma-core 59 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
 func (pd *PD) RegMREx(mrInitAttr *MRInitAttr) (*MR, error) {
@@ -5700,13 +5700,14 @@ func (cq *CQEx) CallStartPoll(attr *PollCQAttr) error {
 //
 // This is the responsibility of the application to coordinate between all ibv_context(s) that use this DM. Once destroy is done no other process can touch the object except for unimport. All users of the context must collaborate to ensure this.
 //
-// Convention void.
+// Convention void. It needs rdma-core 35 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocDM], [DM.Free].
-func (dm *DM) Unimport() {
+func (dm *DM) Unimport() error {
 	if _, err := c_ibv_unimport_dm(dm); err != nil {
-		panic(dl.Unavailable("ibv", err))
+		return err
 	}
+	return nil
 }
 
 // Unimport calls ibv_unimport_mr (infiniband/verbs.h): unimport an MR.
@@ -6181,7 +6182,7 @@ func (qp *QPEx) AtomicFetchAdd(rkey uint32, remoteAddr uint64, add uint64) error
 
 // AtomicWrite calls ibv_wr_atomic_write (infiniband/verbs.h): (no manual page documents it).
 //
-// Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// Convention void. It needs rdma-core 44 or later, else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (qp *QPEx) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR unsafe.Pointer) error {
 	if _, err := c_ibv_wr_atomic_write(qp, rkey, remoteAddr, atomicWR); err != nil {
 		return err
@@ -6361,7 +6362,7 @@ func (qp *QPEx) Complete() error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
-// Convention void. It needs rdma-core 65 or later, else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// Convention void. It needs rdma-core 45 or later, else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
 func (qp *QPEx) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) error {
@@ -6433,7 +6434,7 @@ func (qp *QPEx) LocalInv(invalidateRKey uint32) error {
 
 // WROpcodeStr calls ibv_wr_opcode_str (infiniband/verbs.h): (no manual page documents it).
 //
-// Convention value. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention value. It needs rdma-core 49 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func WROpcodeStr(opcode WROpcode) (string, error) {
 	r, _, err := c_ibv_wr_opcode_str(opcode)
 	if err != nil {

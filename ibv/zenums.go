@@ -11,7 +11,7 @@ type UverbsCoreSupport uint32
 const (
 	// UverbsCoreSupportOptionalMRAccess is IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS (infiniband/ib_user_ioctl_verbs.h).
 	UverbsCoreSupportOptionalMRAccess UverbsCoreSupport = 1
-	// UverbsCoreSupportRobustUdata is IB_UVERBS_CORE_SUPPORT_ROBUST_UDATA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// UverbsCoreSupportRobustUdata is IB_UVERBS_CORE_SUPPORT_ROBUST_UDATA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 63.
 	UverbsCoreSupportRobustUdata UverbsCoreSupport = 2
 )
 
@@ -47,9 +47,9 @@ const (
 	UverbsAccessFlagsOnDemand UverbsAccessFlags = 0x40
 	// UverbsAccessFlagsHugetlb is IB_UVERBS_ACCESS_HUGETLB (infiniband/ib_user_ioctl_verbs.h).
 	UverbsAccessFlagsHugetlb UverbsAccessFlags = 0x80
-	// UverbsAccessFlagsFlushGlobal is IB_UVERBS_ACCESS_FLUSH_GLOBAL (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// UverbsAccessFlagsFlushGlobal is IB_UVERBS_ACCESS_FLUSH_GLOBAL (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 45.
 	UverbsAccessFlagsFlushGlobal UverbsAccessFlags = 0x100
-	// UverbsAccessFlagsFlushPersistent is IB_UVERBS_ACCESS_FLUSH_PERSISTENT (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// UverbsAccessFlagsFlushPersistent is IB_UVERBS_ACCESS_FLUSH_PERSISTENT (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 45.
 	UverbsAccessFlagsFlushPersistent UverbsAccessFlags = 0x200
 	// UverbsAccessFlagsRelaxedOrdering is IB_UVERBS_ACCESS_RELAXED_ORDERING (infiniband/ib_user_ioctl_verbs.h).
 	UverbsAccessFlagsRelaxedOrdering UverbsAccessFlags = 0x100000
@@ -653,7 +653,7 @@ const (
 	RDMADriverIDNes RDMADriverID = 8
 	// RDMADriverIDI40iw is RDMA_DRIVER_I40IW (infiniband/ib_user_ioctl_verbs.h).
 	RDMADriverIDI40iw RDMADriverID = 9
-	// RDMADriverIDIrdma is RDMA_DRIVER_IRDMA (infiniband/ib_user_ioctl_verbs.h).
+	// RDMADriverIDIrdma is RDMA_DRIVER_IRDMA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 36.
 	RDMADriverIDIrdma RDMADriverID = 9
 	// RDMADriverIDVmwPvrdma is RDMA_DRIVER_VMW_PVRDMA (infiniband/ib_user_ioctl_verbs.h).
 	RDMADriverIDVmwPvrdma RDMADriverID = 10
@@ -673,11 +673,11 @@ const (
 	RDMADriverIDEfa RDMADriverID = 17
 	// RDMADriverIDSiw is RDMA_DRIVER_SIW (infiniband/ib_user_ioctl_verbs.h).
 	RDMADriverIDSiw RDMADriverID = 18
-	// RDMADriverIDErdma is RDMA_DRIVER_ERDMA (infiniband/ib_user_ioctl_verbs.h).
+	// RDMADriverIDErdma is RDMA_DRIVER_ERDMA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 43.
 	RDMADriverIDErdma RDMADriverID = 19
-	// RDMADriverIDMana is RDMA_DRIVER_MANA (infiniband/ib_user_ioctl_verbs.h).
+	// RDMADriverIDMana is RDMA_DRIVER_MANA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 44.
 	RDMADriverIDMana RDMADriverID = 20
-	// RDMADriverIDIonic is RDMA_DRIVER_IONIC (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// RDMADriverIDIonic is RDMA_DRIVER_IONIC (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 61.
 	RDMADriverIDIonic RDMADriverID = 21
 )
 
@@ -763,9 +763,9 @@ type UverbsBufferType uint32
 
 // Values of UverbsBufferType.
 const (
-	// UverbsBufferTypeDMABuf is IB_UVERBS_BUFFER_TYPE_DMABUF (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// UverbsBufferTypeDMABuf is IB_UVERBS_BUFFER_TYPE_DMABUF (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 64.
 	UverbsBufferTypeDMABuf UverbsBufferType = 0
-	// UverbsBufferTypeVa is IB_UVERBS_BUFFER_TYPE_VA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 65.
+	// UverbsBufferTypeVa is IB_UVERBS_BUFFER_TYPE_VA (infiniband/ib_user_ioctl_verbs.h). Since rdma-core 64.
 	UverbsBufferTypeVa UverbsBufferType = 1
 )
 
@@ -1072,16 +1072,16 @@ func (v DeviceCapFlags) Has(f DeviceCapFlags) bool {
 	return v&f == f
 }
 
-// ForkStatus is an enumeration, C enum ibv_fork_status of infiniband/verbs.h.
+// ForkStatus is an enumeration, C enum ibv_fork_status of infiniband/verbs.h. Since rdma-core 44.
 type ForkStatus uint32
 
 // Values of ForkStatus.
 const (
-	// ForkStatusDisabled is IBV_FORK_DISABLED (infiniband/verbs.h).
+	// ForkStatusDisabled is IBV_FORK_DISABLED (infiniband/verbs.h). Since rdma-core 35.
 	ForkStatusDisabled ForkStatus = 0
-	// ForkStatusEnabled is IBV_FORK_ENABLED (infiniband/verbs.h).
+	// ForkStatusEnabled is IBV_FORK_ENABLED (infiniband/verbs.h). Since rdma-core 35.
 	ForkStatusEnabled ForkStatus = 1
-	// ForkStatusUnneeded is IBV_FORK_UNNEEDED (infiniband/verbs.h).
+	// ForkStatusUnneeded is IBV_FORK_UNNEEDED (infiniband/verbs.h). Since rdma-core 35.
 	ForkStatusUnneeded ForkStatus = 2
 )
 
@@ -1124,12 +1124,12 @@ func (v AtomicCap) String() string {
 	return "AtomicCap(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
-// DMMask is a set of bit flags, C enum ibv_dm_mask of infiniband/verbs.h.
+// DMMask is a set of bit flags, C enum ibv_dm_mask of infiniband/verbs.h. Since rdma-core 44.
 type DMMask uint32
 
 // Values of DMMask.
 const (
-	// DMMaskHandle is IBV_DM_MASK_HANDLE (infiniband/verbs.h).
+	// DMMaskHandle is IBV_DM_MASK_HANDLE (infiniband/verbs.h). Since rdma-core 35.
 	DMMaskHandle DMMask = 0x1
 )
 
@@ -1225,9 +1225,9 @@ const (
 	ODPTransportCapBitsAtomic ODPTransportCapBits = 0x10
 	// ODPTransportCapBitsSRQRecv is IBV_ODP_SUPPORT_SRQ_RECV (infiniband/verbs.h).
 	ODPTransportCapBitsSRQRecv ODPTransportCapBits = 0x20
-	// ODPTransportCapBitsFlush is IBV_ODP_SUPPORT_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	// ODPTransportCapBitsFlush is IBV_ODP_SUPPORT_FLUSH (infiniband/verbs.h). Since rdma-core 58.
 	ODPTransportCapBitsFlush ODPTransportCapBits = 0x40
-	// ODPTransportCapBitsAtomicWrite is IBV_ODP_SUPPORT_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 65.
+	// ODPTransportCapBitsAtomicWrite is IBV_ODP_SUPPORT_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 58.
 	ODPTransportCapBitsAtomicWrite ODPTransportCapBits = 0x80
 )
 
@@ -1682,9 +1682,9 @@ const (
 	PortCapFlags2LinkWidth2xSup PortCapFlags2 = 0x10
 	// PortCapFlags2LinkSpeedHdrSup is IBV_PORT_LINK_SPEED_HDR_SUP (infiniband/verbs.h).
 	PortCapFlags2LinkSpeedHdrSup PortCapFlags2 = 0x20
-	// PortCapFlags2LinkSpeedNdrSup is IBV_PORT_LINK_SPEED_NDR_SUP (infiniband/verbs.h).
+	// PortCapFlags2LinkSpeedNdrSup is IBV_PORT_LINK_SPEED_NDR_SUP (infiniband/verbs.h). Since rdma-core 39.
 	PortCapFlags2LinkSpeedNdrSup PortCapFlags2 = 0x400
-	// PortCapFlags2LinkSpeedXdrSup is IBV_PORT_LINK_SPEED_XDR_SUP (infiniband/verbs.h). Since rdma-core 65.
+	// PortCapFlags2LinkSpeedXdrSup is IBV_PORT_LINK_SPEED_XDR_SUP (infiniband/verbs.h). Since rdma-core 49.
 	PortCapFlags2LinkSpeedXdrSup PortCapFlags2 = 0x1000
 )
 
@@ -1765,7 +1765,7 @@ const (
 	EventTypeGIDChange EventType = 18
 	// EventTypeWQFatal is IBV_EVENT_WQ_FATAL (infiniband/verbs.h).
 	EventTypeWQFatal EventType = 19
-	// EventTypeDeviceSpeedChange is IBV_EVENT_DEVICE_SPEED_CHANGE (infiniband/verbs.h). Since rdma-core 65.
+	// EventTypeDeviceSpeedChange is IBV_EVENT_DEVICE_SPEED_CHANGE (infiniband/verbs.h). Since rdma-core 62.
 	EventTypeDeviceSpeedChange EventType = 20
 )
 
@@ -1949,9 +1949,9 @@ const (
 	WCOpcodeLocalInv WCOpcode = 6
 	// WCOpcodeTSO is IBV_WC_TSO (infiniband/verbs.h).
 	WCOpcodeTSO WCOpcode = 7
-	// WCOpcodeFlush is IBV_WC_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	// WCOpcodeFlush is IBV_WC_FLUSH (infiniband/verbs.h). Since rdma-core 45.
 	WCOpcodeFlush WCOpcode = 8
-	// WCOpcodeAtomicWrite is IBV_WC_ATOMIC_WRITE (infiniband/verbs.h).
+	// WCOpcodeAtomicWrite is IBV_WC_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 44.
 	WCOpcodeAtomicWrite WCOpcode = 9
 	// WCOpcodeRecv is IBV_WC_RECV (infiniband/verbs.h).
 	WCOpcodeRecv WCOpcode = 128
@@ -1969,9 +1969,9 @@ const (
 	WCOpcodeTMNoTag WCOpcode = 134
 	// WCOpcodeDriver1 is IBV_WC_DRIVER1 (infiniband/verbs.h).
 	WCOpcodeDriver1 WCOpcode = 135
-	// WCOpcodeDriver2 is IBV_WC_DRIVER2 (infiniband/verbs.h).
+	// WCOpcodeDriver2 is IBV_WC_DRIVER2 (infiniband/verbs.h). Since rdma-core 36.
 	WCOpcodeDriver2 WCOpcode = 136
-	// WCOpcodeDriver3 is IBV_WC_DRIVER3 (infiniband/verbs.h).
+	// WCOpcodeDriver3 is IBV_WC_DRIVER3 (infiniband/verbs.h). Since rdma-core 37.
 	WCOpcodeDriver3 WCOpcode = 137
 )
 
@@ -2177,9 +2177,9 @@ const (
 	AccessFlagsOnDemand AccessFlags = 0x40
 	// AccessFlagsHugetlb is IBV_ACCESS_HUGETLB (infiniband/verbs.h).
 	AccessFlagsHugetlb AccessFlags = 0x80
-	// AccessFlagsFlushGlobal is IBV_ACCESS_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
+	// AccessFlagsFlushGlobal is IBV_ACCESS_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 45.
 	AccessFlagsFlushGlobal AccessFlags = 0x100
-	// AccessFlagsFlushPersistent is IBV_ACCESS_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
+	// AccessFlagsFlushPersistent is IBV_ACCESS_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 45.
 	AccessFlagsFlushPersistent AccessFlags = 0x200
 	// AccessFlagsRelaxedOrdering is IBV_ACCESS_RELAXED_ORDERING (infiniband/verbs.h).
 	AccessFlagsRelaxedOrdering AccessFlags = 0x100000
@@ -2314,17 +2314,17 @@ type MRInitAttrMask uint32
 
 // Values of MRInitAttrMask.
 const (
-	// MRInitAttrMaskIOVA is IBV_REG_MR_MASK_IOVA (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskIOVA is IBV_REG_MR_MASK_IOVA (infiniband/verbs.h). Since rdma-core 59.
 	MRInitAttrMaskIOVA MRInitAttrMask = 0x1
-	// MRInitAttrMaskAddr is IBV_REG_MR_MASK_ADDR (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskAddr is IBV_REG_MR_MASK_ADDR (infiniband/verbs.h). Since rdma-core 59.
 	MRInitAttrMaskAddr MRInitAttrMask = 0x2
-	// MRInitAttrMaskFD is IBV_REG_MR_MASK_FD (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskFD is IBV_REG_MR_MASK_FD (infiniband/verbs.h). Since rdma-core 59.
 	MRInitAttrMaskFD MRInitAttrMask = 0x4
-	// MRInitAttrMaskFDOffset is IBV_REG_MR_MASK_FD_OFFSET (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskFDOffset is IBV_REG_MR_MASK_FD_OFFSET (infiniband/verbs.h). Since rdma-core 59.
 	MRInitAttrMaskFDOffset MRInitAttrMask = 0x8
-	// MRInitAttrMaskDMAH is IBV_REG_MR_MASK_DMAH (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskDMAH is IBV_REG_MR_MASK_DMAH (infiniband/verbs.h). Since rdma-core 59.
 	MRInitAttrMaskDMAH MRInitAttrMask = 0x10
-	// MRInitAttrMaskBuf is IBV_REG_MR_MASK_BUF (infiniband/verbs.h). Since rdma-core 65.
+	// MRInitAttrMaskBuf is IBV_REG_MR_MASK_BUF (infiniband/verbs.h). Since rdma-core 64.
 	MRInitAttrMaskBuf MRInitAttrMask = 0x20
 )
 
@@ -2431,9 +2431,9 @@ const (
 	Rate400Gbps Rate = 21
 	// Rate600Gbps is IBV_RATE_600_GBPS (infiniband/verbs.h).
 	Rate600Gbps Rate = 22
-	// Rate800Gbps is IBV_RATE_800_GBPS (infiniband/verbs.h).
+	// Rate800Gbps is IBV_RATE_800_GBPS (infiniband/verbs.h). Since rdma-core 39.
 	Rate800Gbps Rate = 23
-	// Rate1200Gbps is IBV_RATE_1200_GBPS (infiniband/verbs.h).
+	// Rate1200Gbps is IBV_RATE_1200_GBPS (infiniband/verbs.h). Since rdma-core 39.
 	Rate1200Gbps Rate = 24
 )
 
@@ -3011,9 +3011,9 @@ const (
 	QPCreateSendOpsFlagsSendWithInv QPCreateSendOpsFlags = 0x200
 	// QPCreateSendOpsFlagsTSO is IBV_QP_EX_WITH_TSO (infiniband/verbs.h).
 	QPCreateSendOpsFlagsTSO QPCreateSendOpsFlags = 0x400
-	// QPCreateSendOpsFlagsFlush is IBV_QP_EX_WITH_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	// QPCreateSendOpsFlagsFlush is IBV_QP_EX_WITH_FLUSH (infiniband/verbs.h). Since rdma-core 45.
 	QPCreateSendOpsFlagsFlush QPCreateSendOpsFlags = 0x800
-	// QPCreateSendOpsFlagsAtomicWrite is IBV_QP_EX_WITH_ATOMIC_WRITE (infiniband/verbs.h).
+	// QPCreateSendOpsFlagsAtomicWrite is IBV_QP_EX_WITH_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 44.
 	QPCreateSendOpsFlagsAtomicWrite QPCreateSendOpsFlags = 0x1000
 )
 
@@ -3181,14 +3181,14 @@ func (v QPAttrMask) Has(f QPAttrMask) bool {
 	return v&f == f
 }
 
-// QueryQPDataInOrderFlags is a set of bit flags, C enum ibv_query_qp_data_in_order_flags of infiniband/verbs.h. Since rdma-core 65.
+// QueryQPDataInOrderFlags is a set of bit flags, C enum ibv_query_qp_data_in_order_flags of infiniband/verbs.h. Since rdma-core 56.
 type QueryQPDataInOrderFlags uint32
 
 // Values of QueryQPDataInOrderFlags.
 const (
-	// QueryQPDataInOrderFlagsReturnCaps is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (infiniband/verbs.h). Since rdma-core 65.
+	// QueryQPDataInOrderFlagsReturnCaps is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (infiniband/verbs.h). Since rdma-core 46.
 	QueryQPDataInOrderFlagsReturnCaps QueryQPDataInOrderFlags = 0x1
-	// QueryQPDataInOrderFlagsDeviceOnly is IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY (infiniband/verbs.h). Since rdma-core 65.
+	// QueryQPDataInOrderFlagsDeviceOnly is IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY (infiniband/verbs.h). Since rdma-core 60.
 	QueryQPDataInOrderFlagsDeviceOnly QueryQPDataInOrderFlags = 0x2
 )
 
@@ -3224,14 +3224,14 @@ func (v QueryQPDataInOrderFlags) Has(f QueryQPDataInOrderFlags) bool {
 	return v&f == f
 }
 
-// QueryQPDataInOrderCaps is a set of bit flags, C enum ibv_query_qp_data_in_order_caps of infiniband/verbs.h. Since rdma-core 65.
+// QueryQPDataInOrderCaps is a set of bit flags, C enum ibv_query_qp_data_in_order_caps of infiniband/verbs.h. Since rdma-core 56.
 type QueryQPDataInOrderCaps uint32
 
 // Values of QueryQPDataInOrderCaps.
 const (
-	// QueryQPDataInOrderCapsWholeMsg is IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (infiniband/verbs.h). Since rdma-core 65.
+	// QueryQPDataInOrderCapsWholeMsg is IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (infiniband/verbs.h). Since rdma-core 46.
 	QueryQPDataInOrderCapsWholeMsg QueryQPDataInOrderCaps = 0x1
-	// QueryQPDataInOrderCapsAligned128Bytes is IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (infiniband/verbs.h). Since rdma-core 65.
+	// QueryQPDataInOrderCapsAligned128Bytes is IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (infiniband/verbs.h). Since rdma-core 46.
 	QueryQPDataInOrderCapsAligned128Bytes QueryQPDataInOrderCaps = 0x2
 )
 
@@ -3368,9 +3368,9 @@ const (
 	WROpcodeTSO WROpcode = 10
 	// WROpcodeDriver1 is IBV_WR_DRIVER1 (infiniband/verbs.h).
 	WROpcodeDriver1 WROpcode = 11
-	// WROpcodeFlush is IBV_WR_FLUSH (infiniband/verbs.h). Since rdma-core 65.
+	// WROpcodeFlush is IBV_WR_FLUSH (infiniband/verbs.h). Since rdma-core 45.
 	WROpcodeFlush WROpcode = 14
-	// WROpcodeAtomicWrite is IBV_WR_ATOMIC_WRITE (infiniband/verbs.h).
+	// WROpcodeAtomicWrite is IBV_WR_ATOMIC_WRITE (infiniband/verbs.h). Since rdma-core 44.
 	WROpcodeAtomicWrite WROpcode = 15
 )
 
@@ -3458,14 +3458,14 @@ func (v SendFlags) Has(f SendFlags) bool {
 	return v&f == f
 }
 
-// PlacementType is an enumeration, C enum ibv_placement_type of infiniband/verbs.h. Since rdma-core 65.
+// PlacementType is an enumeration, C enum ibv_placement_type of infiniband/verbs.h. Since rdma-core 56.
 type PlacementType uint32
 
 // Values of PlacementType.
 const (
-	// PlacementTypeGlobal is IBV_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 65.
+	// PlacementTypeGlobal is IBV_FLUSH_GLOBAL (infiniband/verbs.h). Since rdma-core 45.
 	PlacementTypeGlobal PlacementType = 1
-	// PlacementTypePersistent is IBV_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 65.
+	// PlacementTypePersistent is IBV_FLUSH_PERSISTENT (infiniband/verbs.h). Since rdma-core 45.
 	PlacementTypePersistent PlacementType = 2
 )
 
@@ -3480,14 +3480,14 @@ func (v PlacementType) String() string {
 	return "PlacementType(" + strconv.FormatUint(uint64(v), 10) + ")"
 }
 
-// SelectivityLevel is an enumeration, C enum ibv_selectivity_level of infiniband/verbs.h. Since rdma-core 65.
+// SelectivityLevel is an enumeration, C enum ibv_selectivity_level of infiniband/verbs.h. Since rdma-core 56.
 type SelectivityLevel uint32
 
 // Values of SelectivityLevel.
 const (
-	// SelectivityLevelRange is IBV_FLUSH_RANGE (infiniband/verbs.h). Since rdma-core 65.
+	// SelectivityLevelRange is IBV_FLUSH_RANGE (infiniband/verbs.h). Since rdma-core 45.
 	SelectivityLevelRange SelectivityLevel = 0
-	// SelectivityLevelMR is IBV_FLUSH_MR (infiniband/verbs.h). Since rdma-core 65.
+	// SelectivityLevelMR is IBV_FLUSH_MR (infiniband/verbs.h). Since rdma-core 45.
 	SelectivityLevelMR SelectivityLevel = 1
 )
 
@@ -3978,7 +3978,7 @@ const (
 	ParentDomainInitAttrMaskAllocators ParentDomainInitAttrMask = 0x1
 	// ParentDomainInitAttrMaskPDContext is IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT (infiniband/verbs.h).
 	ParentDomainInitAttrMaskPDContext ParentDomainInitAttrMask = 0x2
-	// ParentDomainInitAttrMaskAllowCCUnprotectedAlloc is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC (infiniband/verbs.h). Since rdma-core 65.
+	// ParentDomainInitAttrMaskAllowCCUnprotectedAlloc is IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC (infiniband/verbs.h). Since rdma-core 64.
 	ParentDomainInitAttrMaskAllowCCUnprotectedAlloc ParentDomainInitAttrMask = 0x4
 )
 
@@ -4019,9 +4019,9 @@ type TphMemType uint32
 
 // Values of TphMemType.
 const (
-	// TphMemTypeVm is IBV_TPH_MEM_TYPE_VM (infiniband/verbs.h). Since rdma-core 65.
+	// TphMemTypeVm is IBV_TPH_MEM_TYPE_VM (infiniband/verbs.h). Since rdma-core 59.
 	TphMemTypeVm TphMemType = 0
-	// TphMemTypePm is IBV_TPH_MEM_TYPE_PM (infiniband/verbs.h). Since rdma-core 65.
+	// TphMemTypePm is IBV_TPH_MEM_TYPE_PM (infiniband/verbs.h). Since rdma-core 59.
 	TphMemTypePm TphMemType = 1
 )
 

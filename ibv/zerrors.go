@@ -16,6 +16,9 @@ type MissingError = dl.MissingError
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
 
+// UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).
+type UnknownReleaseError = dl.UnknownReleaseError
+
 var (
 	// ErrReregMRErrCodeCmd is the library code IBV_REREG_MR_ERR_CMD: errors.Is(err, ErrReregMRErrCodeCmd) holds for a failure returning it. For example: MR shouldn’t be used, command error.
 	ErrReregMRErrCodeCmd = &Error{

@@ -521,8 +521,11 @@ func FastWRAtomicFetchAdd(op uintptr, qp uintptr, rkey uint32, remoteAddr uint64
 	C.zfast_ibv_wr_atomic_fetch_add(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(add))
 }
 
-// FastWRAtomicWriteOp is the provider op that ibv_wr_atomic_write (infiniband/verbs.h) calls, wr_atomic_write, as the address FastWRAtomicWrite takes; 0 when the provider left it NULL. Read it once per object.
+// FastWRAtomicWriteOp is the provider op that ibv_wr_atomic_write (infiniband/verbs.h) calls, wr_atomic_write, as the address FastWRAtomicWrite takes; 0 when the provider left it NULL. Read it once per object. Also 0 when the installed library is older than rdma-core 44 (or its release is unknown), whose ibv_qp_ex has no ibv_qp_ex.wr_atomic_write.
 func FastWRAtomicWriteOp(qp *QPEx) uintptr {
+	if !lib.AtLeast(44) {
+		return 0
+	}
 	return uintptr(qp.WRAtomicWrite)
 }
 
@@ -531,8 +534,11 @@ func FastWRAtomicWrite(op uintptr, qp uintptr, rkey uint32, remoteAddr uint64, a
 	C.zfast_ibv_wr_atomic_write(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), (*C.struct_zfast_mem)(unsafe.Pointer(atomicWR)))
 }
 
-// FastWRFlushOp is the provider op that ibv_wr_flush (infiniband/verbs.h) calls, wr_flush, as the address FastWRFlush takes; 0 when the provider left it NULL. Read it once per object.
+// FastWRFlushOp is the provider op that ibv_wr_flush (infiniband/verbs.h) calls, wr_flush, as the address FastWRFlush takes; 0 when the provider left it NULL. Read it once per object. Also 0 when the installed library is older than rdma-core 45 (or its release is unknown), whose ibv_qp_ex has no ibv_qp_ex.wr_flush.
 func FastWRFlushOp(qp *QPEx) uintptr {
+	if !lib.AtLeast(45) {
+		return 0
+	}
 	return uintptr(qp.WRFlush)
 }
 

@@ -188,15 +188,18 @@ func Load() error {
 	return lib.Load()
 }
 
-// Release describes the installed libibverbs.so.1 as far as one symbol tells (exact release numbers are not detected): "after rdma-core 44" when it has ibv_wr_opcode_str, which rdma-core 44 lacks and rdma-core 65 has; "rdma-core 44 or earlier" when it lacks it; "" when Load fails.
-func Release() string {
-	switch {
-	case Load() != nil:
-		return ""
-	case lib.Has("ibv_wr_opcode_str"):
-		return "after rdma-core 44"
+// Release is the rdma-core release of the installed libibverbs.so.1 (44 for rdma-core 44.0), from the name of the file the dynamic loader opened: rdma-core names each library lib<name>.so.<ABI>.<minor>.<release>.<n>, libibverbs.so.1.14.44.0. It is read once. The error is Load's when the library is missing, and an *[UnknownReleaseError] when the file is not named so (a build that renamed it): then the bindings treat the library as rdma-core 33, the oldest supported release, and refuse what is newer with a *[MissingError].
+func Release() (int, error) {
+	if err := Load(); err != nil {
+		return 0, err
 	}
-	return "rdma-core 44 or earlier"
+	if r, ok := lib.Release(); ok {
+		return r, nil
+	}
+	return 0, &dl.UnknownReleaseError{
+		Lib:  lib.Name,
+		Path: lib.Path(),
+	}
 }
 
 var (
@@ -204,289 +207,289 @@ var (
 	sym_ibv_wc_status_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_wc_status_str",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_rate_to_mult resolves ibv_rate_to_mult (infiniband/verbs.h).
 	sym_ibv_rate_to_mult = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_rate_to_mult",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_mult_to_ibv_rate resolves mult_to_ibv_rate (infiniband/verbs.h).
 	sym_mult_to_ibv_rate = &dl.Symbol{
 		Lib:   lib,
 		Name:  "mult_to_ibv_rate",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_rate_to_mbps resolves ibv_rate_to_mbps (infiniband/verbs.h).
 	sym_ibv_rate_to_mbps = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_rate_to_mbps",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_mbps_to_ibv_rate resolves mbps_to_ibv_rate (infiniband/verbs.h).
 	sym_mbps_to_ibv_rate = &dl.Symbol{
 		Lib:   lib,
 		Name:  "mbps_to_ibv_rate",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_wr_opcode_str resolves ibv_wr_opcode_str (infiniband/verbs.h).
 	sym_ibv_wr_opcode_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_wr_opcode_str",
-		Since: "rdma-core 65",
+		Since: "rdma-core 49",
 	}
 	// sym_ibv_qp_to_qp_ex resolves ibv_qp_to_qp_ex (infiniband/verbs.h).
 	sym_ibv_qp_to_qp_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_qp_to_qp_ex",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_device_list resolves ibv_get_device_list (infiniband/verbs.h).
 	sym_ibv_get_device_list = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_device_list",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_free_device_list resolves ibv_free_device_list (infiniband/verbs.h).
 	sym_ibv_free_device_list = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_free_device_list",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_device_name resolves ibv_get_device_name (infiniband/verbs.h).
 	sym_ibv_get_device_name = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_device_name",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_device_index resolves ibv_get_device_index (infiniband/verbs.h).
 	sym_ibv_get_device_index = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_device_index",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_device_guid resolves ibv_get_device_guid (infiniband/verbs.h).
 	sym_ibv_get_device_guid = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_device_guid",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_open_device resolves ibv_open_device (infiniband/verbs.h).
 	sym_ibv_open_device = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_open_device",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_close_device resolves ibv_close_device (infiniband/verbs.h).
 	sym_ibv_close_device = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_close_device",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_import_device resolves ibv_import_device (infiniband/verbs.h).
 	sym_ibv_import_device = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_import_device",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_import_pd resolves ibv_import_pd (infiniband/verbs.h).
 	sym_ibv_import_pd = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_import_pd",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_unimport_pd resolves ibv_unimport_pd (infiniband/verbs.h).
 	sym_ibv_unimport_pd = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_unimport_pd",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_import_mr resolves ibv_import_mr (infiniband/verbs.h).
 	sym_ibv_import_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_import_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_unimport_mr resolves ibv_unimport_mr (infiniband/verbs.h).
 	sym_ibv_unimport_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_unimport_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_import_dm resolves ibv_import_dm (infiniband/verbs.h).
 	sym_ibv_import_dm = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_import_dm",
-		Since: "rdma-core 44",
+		Since: "rdma-core 35",
 	}
 	// sym_ibv_unimport_dm resolves ibv_unimport_dm (infiniband/verbs.h).
 	sym_ibv_unimport_dm = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_unimport_dm",
-		Since: "rdma-core 44",
+		Since: "rdma-core 35",
 	}
 	// sym_ibv_get_async_event resolves ibv_get_async_event (infiniband/verbs.h).
 	sym_ibv_get_async_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_async_event",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_ack_async_event resolves ibv_ack_async_event (infiniband/verbs.h).
 	sym_ibv_ack_async_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_ack_async_event",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_device resolves ibv_query_device (infiniband/verbs.h).
 	sym_ibv_query_device = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_device",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_port resolves ibv_query_port (infiniband/verbs.h).
 	sym_ibv_query_port = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_port",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_port_speed resolves ibv_query_port_speed (infiniband/verbs.h).
 	sym_ibv_query_port_speed = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_port_speed",
-		Since: "rdma-core 65",
+		Since: "rdma-core 62",
 	}
 	// sym_ibv_query_gid resolves ibv_query_gid (infiniband/verbs.h).
 	sym_ibv_query_gid = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_gid",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym__ibv_query_gid_ex resolves _ibv_query_gid_ex (infiniband/verbs.h).
 	sym__ibv_query_gid_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "_ibv_query_gid_ex",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym__ibv_query_gid_table resolves _ibv_query_gid_table (infiniband/verbs.h).
 	sym__ibv_query_gid_table = &dl.Symbol{
 		Lib:   lib,
 		Name:  "_ibv_query_gid_table",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_pkey resolves ibv_query_pkey (infiniband/verbs.h).
 	sym_ibv_query_pkey = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_pkey",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_pkey_index resolves ibv_get_pkey_index (infiniband/verbs.h).
 	sym_ibv_get_pkey_index = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_pkey_index",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_alloc_pd resolves ibv_alloc_pd (infiniband/verbs.h).
 	sym_ibv_alloc_pd = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_alloc_pd",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_dealloc_pd resolves ibv_dealloc_pd (infiniband/verbs.h).
 	sym_ibv_dealloc_pd = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_dealloc_pd",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_reg_mr_iova2 resolves ibv_reg_mr_iova2 (infiniband/verbs.h).
 	sym_ibv_reg_mr_iova2 = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_mr_iova2",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_reg_mr resolves ibv_reg_mr (infiniband/verbs.h).
 	sym_ibv_reg_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_reg_mr_iova resolves ibv_reg_mr_iova (infiniband/verbs.h).
 	sym_ibv_reg_mr_iova = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_mr_iova",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_reg_dmabuf_mr resolves ibv_reg_dmabuf_mr (infiniband/verbs.h).
 	sym_ibv_reg_dmabuf_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_dmabuf_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 34",
 	}
 	// sym_ibv_reg_mr_ex resolves ibv_reg_mr_ex (infiniband/verbs.h).
 	sym_ibv_reg_mr_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_mr_ex",
-		Since: "rdma-core 65",
+		Since: "rdma-core 59",
 	}
 	// sym_ibv_rereg_mr resolves ibv_rereg_mr (infiniband/verbs.h).
 	sym_ibv_rereg_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_rereg_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_dereg_mr resolves ibv_dereg_mr (infiniband/verbs.h).
 	sym_ibv_dereg_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_dereg_mr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_create_comp_channel resolves ibv_create_comp_channel (infiniband/verbs.h).
 	sym_ibv_create_comp_channel = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_comp_channel",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_destroy_comp_channel resolves ibv_destroy_comp_channel (infiniband/verbs.h).
 	sym_ibv_destroy_comp_channel = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_destroy_comp_channel",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_dm_export_dmabuf_fd resolves ibv_dm_export_dmabuf_fd (infiniband/verbs.h).
 	sym_ibv_dm_export_dmabuf_fd = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_dm_export_dmabuf_fd",
-		Since: "rdma-core 65",
+		Since: "rdma-core 62",
 	}
 	// sym_ibv_create_cq resolves ibv_create_cq (infiniband/verbs.h).
 	sym_ibv_create_cq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_cq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_resize_cq resolves ibv_resize_cq (infiniband/verbs.h).
 	sym_ibv_resize_cq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_resize_cq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_destroy_cq resolves ibv_destroy_cq (infiniband/verbs.h).
 	sym_ibv_destroy_cq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_destroy_cq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_get_cq_event resolves ibv_get_cq_event (infiniband/verbs.h).
 	sym_ibv_get_cq_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_get_cq_event",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_ack_cq_events resolves ibv_ack_cq_events (infiniband/verbs.h).
 	sym_ibv_ack_cq_events = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_ack_cq_events",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym__ibv_query_comp_cntr_caps resolves _ibv_query_comp_cntr_caps (infiniband/verbs.h).
 	sym__ibv_query_comp_cntr_caps = &dl.Symbol{
@@ -546,37 +549,37 @@ var (
 	sym_ibv_create_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_modify_srq resolves ibv_modify_srq (infiniband/verbs.h).
 	sym_ibv_modify_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_modify_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_srq resolves ibv_query_srq (infiniband/verbs.h).
 	sym_ibv_query_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_destroy_srq resolves ibv_destroy_srq (infiniband/verbs.h).
 	sym_ibv_destroy_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_destroy_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_create_qp resolves ibv_create_qp (infiniband/verbs.h).
 	sym_ibv_create_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_alloc_buf resolves ibv_alloc_buf (infiniband/verbs.h).
 	sym_ibv_alloc_buf = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_alloc_buf",
-		Since: "rdma-core 65",
+		Since: "rdma-core 64",
 	}
 	// sym_ibv_export_buf_dmabuf_fd resolves ibv_export_buf_dmabuf_fd (infiniband/verbs.h).
 	sym_ibv_export_buf_dmabuf_fd = &dl.Symbol{
@@ -588,31 +591,31 @@ var (
 	sym_ibv_free_buf = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_free_buf",
-		Since: "rdma-core 65",
+		Since: "rdma-core 64",
 	}
 	// sym_ibv_reg_buf_mr resolves ibv_reg_buf_mr (infiniband/verbs.h).
 	sym_ibv_reg_buf_mr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_reg_buf_mr",
-		Since: "rdma-core 65",
+		Since: "rdma-core 64",
 	}
 	// sym_ibv_alloc_dmah resolves ibv_alloc_dmah (infiniband/verbs.h).
 	sym_ibv_alloc_dmah = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_alloc_dmah",
-		Since: "rdma-core 65",
+		Since: "rdma-core 59",
 	}
 	// sym_ibv_dealloc_dmah resolves ibv_dealloc_dmah (infiniband/verbs.h).
 	sym_ibv_dealloc_dmah = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_dealloc_dmah",
-		Since: "rdma-core 65",
+		Since: "rdma-core 59",
 	}
 	// sym_ibv_modify_qp resolves ibv_modify_qp (infiniband/verbs.h).
 	sym_ibv_modify_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_modify_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_qp_attach_comp_cntr resolves ibv_qp_attach_comp_cntr (infiniband/verbs.h).
 	sym_ibv_qp_attach_comp_cntr = &dl.Symbol{
@@ -624,103 +627,103 @@ var (
 	sym_ibv_query_qp_data_in_order = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_qp_data_in_order",
-		Since: "rdma-core 44",
+		Since: "rdma-core 36",
 	}
 	// sym_ibv_query_qp resolves ibv_query_qp (infiniband/verbs.h).
 	sym_ibv_query_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_destroy_qp resolves ibv_destroy_qp (infiniband/verbs.h).
 	sym_ibv_destroy_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_destroy_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_create_ah resolves ibv_create_ah (infiniband/verbs.h).
 	sym_ibv_create_ah = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_ah",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_init_ah_from_wc resolves ibv_init_ah_from_wc (infiniband/verbs.h).
 	sym_ibv_init_ah_from_wc = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_init_ah_from_wc",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_create_ah_from_wc resolves ibv_create_ah_from_wc (infiniband/verbs.h).
 	sym_ibv_create_ah_from_wc = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_create_ah_from_wc",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_destroy_ah resolves ibv_destroy_ah (infiniband/verbs.h).
 	sym_ibv_destroy_ah = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_destroy_ah",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_attach_mcast resolves ibv_attach_mcast (infiniband/verbs.h).
 	sym_ibv_attach_mcast = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_attach_mcast",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_detach_mcast resolves ibv_detach_mcast (infiniband/verbs.h).
 	sym_ibv_detach_mcast = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_detach_mcast",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_fork_init resolves ibv_fork_init (infiniband/verbs.h).
 	sym_ibv_fork_init = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_fork_init",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_is_fork_initialized resolves ibv_is_fork_initialized (infiniband/verbs.h).
 	sym_ibv_is_fork_initialized = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_is_fork_initialized",
-		Since: "rdma-core 44",
+		Since: "rdma-core 35",
 	}
 	// sym_ibv_node_type_str resolves ibv_node_type_str (infiniband/verbs.h).
 	sym_ibv_node_type_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_node_type_str",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_port_state_str resolves ibv_port_state_str (infiniband/verbs.h).
 	sym_ibv_port_state_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_port_state_str",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_event_type_str resolves ibv_event_type_str (infiniband/verbs.h).
 	sym_ibv_event_type_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_event_type_str",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_resolve_eth_l2_from_gid resolves ibv_resolve_eth_l2_from_gid (infiniband/verbs.h).
 	sym_ibv_resolve_eth_l2_from_gid = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_resolve_eth_l2_from_gid",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_set_ece resolves ibv_set_ece (infiniband/verbs.h).
 	sym_ibv_set_ece = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_set_ece",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_ibv_query_ece resolves ibv_query_ece (infiniband/verbs.h).
 	sym_ibv_query_ece = &dl.Symbol{
 		Lib:   lib,
 		Name:  "ibv_query_ece",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 )
 
@@ -732,7 +735,7 @@ func verbsGetCtx(ctx *Context) *VerbsContext {
 	return (*VerbsContext)(unsafe.Add(unsafe.Pointer(ctx), -int(unsafe.Offsetof(VerbsContext{}.Context))))
 }
 
-// c_ibv_wc_status_str calls ibv_wc_status_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_wc_status_str calls ibv_wc_status_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_wc_status_str(status WCStatus) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_wc_status_str.Addr()
 	if err != nil {
@@ -744,7 +747,7 @@ func c_ibv_wc_status_str(status WCStatus) (r *byte, errno syscall.Errno, err err
 	return
 }
 
-// c_ibv_rate_to_mult calls ibv_rate_to_mult (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_rate_to_mult calls ibv_rate_to_mult (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_rate_to_mult(rate Rate) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_rate_to_mult.Addr()
 	if err != nil {
@@ -756,7 +759,7 @@ func c_ibv_rate_to_mult(rate Rate) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_mult_to_ibv_rate calls mult_to_ibv_rate (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_mult_to_ibv_rate calls mult_to_ibv_rate (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_mult_to_ibv_rate(mult int32) (r Rate, errno syscall.Errno, err error) {
 	fn, err := sym_mult_to_ibv_rate.Addr()
 	if err != nil {
@@ -768,7 +771,7 @@ func c_mult_to_ibv_rate(mult int32) (r Rate, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_rate_to_mbps calls ibv_rate_to_mbps (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_rate_to_mbps calls ibv_rate_to_mbps (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_rate_to_mbps(rate Rate) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_rate_to_mbps.Addr()
 	if err != nil {
@@ -780,7 +783,7 @@ func c_ibv_rate_to_mbps(rate Rate) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_mbps_to_ibv_rate calls mbps_to_ibv_rate (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_mbps_to_ibv_rate calls mbps_to_ibv_rate (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_mbps_to_ibv_rate(mbps int32) (r Rate, errno syscall.Errno, err error) {
 	fn, err := sym_mbps_to_ibv_rate.Addr()
 	if err != nil {
@@ -792,7 +795,7 @@ func c_mbps_to_ibv_rate(mbps int32) (r Rate, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_opcode_str calls ibv_wr_opcode_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_wr_opcode_str calls ibv_wr_opcode_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 49).
 func c_ibv_wr_opcode_str(opcode WROpcode) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_wr_opcode_str.Addr()
 	if err != nil {
@@ -804,7 +807,7 @@ func c_ibv_wr_opcode_str(opcode WROpcode) (r *byte, errno syscall.Errno, err err
 	return
 }
 
-// c_ibv_qp_to_qp_ex calls ibv_qp_to_qp_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_qp_to_qp_ex calls ibv_qp_to_qp_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_qp_to_qp_ex(qp *QP) (r *QPEx, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_qp_to_qp_ex.Addr()
 	if err != nil {
@@ -816,7 +819,7 @@ func c_ibv_qp_to_qp_ex(qp *QP) (r *QPEx, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_atomic_cmp_swp is the shim of the static inline ibv_wr_atomic_cmp_swp (infiniband/verbs.h), which calls wr_atomic_cmp_swp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_atomic_cmp_swp is the shim of the static inline ibv_wr_atomic_cmp_swp (infiniband/verbs.h), which calls wr_atomic_cmp_swp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_atomic_cmp_swp(qp *QPEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRAtomicCmpSwp
 	if fn == nil {
@@ -831,7 +834,7 @@ func c_ibv_wr_atomic_cmp_swp(qp *QPEx, rkey uint32, remoteAddr uint64, compare u
 	return
 }
 
-// c_ibv_wr_atomic_fetch_add is the shim of the static inline ibv_wr_atomic_fetch_add (infiniband/verbs.h), which calls wr_atomic_fetch_add: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_atomic_fetch_add is the shim of the static inline ibv_wr_atomic_fetch_add (infiniband/verbs.h), which calls wr_atomic_fetch_add: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_atomic_fetch_add(qp *QPEx, rkey uint32, remoteAddr uint64, add uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRAtomicFetchAdd
 	if fn == nil {
@@ -846,7 +849,7 @@ func c_ibv_wr_atomic_fetch_add(qp *QPEx, rkey uint32, remoteAddr uint64, add uin
 	return
 }
 
-// c_ibv_wr_bind_mw is the shim of the static inline ibv_wr_bind_mw (infiniband/verbs.h), which calls wr_bind_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_bind_mw is the shim of the static inline ibv_wr_bind_mw (infiniband/verbs.h), which calls wr_bind_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errno syscall.Errno, err error) {
 	fn := qp.WRBindMW
 	if fn == nil {
@@ -861,7 +864,7 @@ func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errn
 	return
 }
 
-// c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_local_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRLocalInv
 	if fn == nil {
@@ -876,7 +879,7 @@ func c_ibv_wr_local_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, e
 	return
 }
 
-// c_ibv_wr_rdma_read is the shim of the static inline ibv_wr_rdma_read (infiniband/verbs.h), which calls wr_rdma_read: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_rdma_read is the shim of the static inline ibv_wr_rdma_read (infiniband/verbs.h), which calls wr_rdma_read: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_rdma_read(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMARead
 	if fn == nil {
@@ -891,7 +894,7 @@ func c_ibv_wr_rdma_read(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall
 	return
 }
 
-// c_ibv_wr_rdma_write is the shim of the static inline ibv_wr_rdma_write (infiniband/verbs.h), which calls wr_rdma_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_rdma_write is the shim of the static inline ibv_wr_rdma_write (infiniband/verbs.h), which calls wr_rdma_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_rdma_write(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMAWrite
 	if fn == nil {
@@ -906,8 +909,11 @@ func c_ibv_wr_rdma_write(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscal
 	return
 }
 
-// c_ibv_wr_flush is the shim of the static inline ibv_wr_flush (infiniband/verbs.h), which calls wr_flush: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_flush is the shim of the static inline ibv_wr_flush (infiniband/verbs.h), which calls wr_flush: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_flush(qp *QPEx, rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) (errno syscall.Errno, err error) {
+	if err = lib.Needs(45, "ibv_wr_flush", "ibv_qp_ex.wr_flush"); err != nil {
+		return
+	}
 	fn := qp.WRFlush
 	if fn == nil {
 		err = &dl.NilOpError{
@@ -921,7 +927,7 @@ func c_ibv_wr_flush(qp *QPEx, rkey uint32, remoteAddr uint64, len uint64, type_ 
 	return
 }
 
-// c_ibv_wr_rdma_write_imm is the shim of the static inline ibv_wr_rdma_write_imm (infiniband/verbs.h), which calls wr_rdma_write_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_rdma_write_imm is the shim of the static inline ibv_wr_rdma_write_imm (infiniband/verbs.h), which calls wr_rdma_write_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_rdma_write_imm(qp *QPEx, rkey uint32, remoteAddr uint64, immData uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMAWriteImm
 	if fn == nil {
@@ -936,7 +942,7 @@ func c_ibv_wr_rdma_write_imm(qp *QPEx, rkey uint32, remoteAddr uint64, immData u
 	return
 }
 
-// c_ibv_wr_send is the shim of the static inline ibv_wr_send (infiniband/verbs.h), which calls wr_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_send is the shim of the static inline ibv_wr_send (infiniband/verbs.h), which calls wr_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_send(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRSend
 	if fn == nil {
@@ -951,7 +957,7 @@ func c_ibv_wr_send(qp *QPEx) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_send_imm is the shim of the static inline ibv_wr_send_imm (infiniband/verbs.h), which calls wr_send_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_send_imm is the shim of the static inline ibv_wr_send_imm (infiniband/verbs.h), which calls wr_send_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSendImm
 	if fn == nil {
@@ -966,7 +972,7 @@ func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error
 	return
 }
 
-// c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_send_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSendInv
 	if fn == nil {
@@ -981,7 +987,7 @@ func c_ibv_wr_send_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, er
 	return
 }
 
-// c_ibv_wr_send_tso is the shim of the static inline ibv_wr_send_tso (infiniband/verbs.h), which calls wr_send_tso: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_send_tso is the shim of the static inline ibv_wr_send_tso (infiniband/verbs.h), which calls wr_send_tso: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (errno syscall.Errno, err error) {
 	fn := qp.WRSendTSO
 	if fn == nil {
@@ -996,7 +1002,7 @@ func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (
 	return
 }
 
-// c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetUDAddr
 	if fn == nil {
@@ -1011,7 +1017,7 @@ func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQKey uint32)
 	return
 }
 
-// c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSRQN uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetXRCSRQN
 	if fn == nil {
@@ -1026,7 +1032,7 @@ func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSRQN uint32) (errno syscall.Errno, er
 	return
 }
 
-// c_ibv_wr_set_inline_data is the shim of the static inline ibv_wr_set_inline_data (infiniband/verbs.h), which calls wr_set_inline_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_inline_data is the shim of the static inline ibv_wr_set_inline_data (infiniband/verbs.h), which calls wr_set_inline_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_inline_data(qp *QPEx, addr unsafe.Pointer, length uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRSetInlineData
 	if fn == nil {
@@ -1041,7 +1047,7 @@ func c_ibv_wr_set_inline_data(qp *QPEx, addr unsafe.Pointer, length uint64) (err
 	return
 }
 
-// c_ibv_wr_set_inline_data_list is the shim of the static inline ibv_wr_set_inline_data_list (infiniband/verbs.h), which calls wr_set_inline_data_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_inline_data_list is the shim of the static inline ibv_wr_set_inline_data_list (infiniband/verbs.h), which calls wr_set_inline_data_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_inline_data_list(qp *QPEx, numBuf uint64, bufList *DataBuf) (errno syscall.Errno, err error) {
 	fn := qp.WRSetInlineDataList
 	if fn == nil {
@@ -1056,7 +1062,7 @@ func c_ibv_wr_set_inline_data_list(qp *QPEx, numBuf uint64, bufList *DataBuf) (e
 	return
 }
 
-// c_ibv_wr_set_sge is the shim of the static inline ibv_wr_set_sge (infiniband/verbs.h), which calls wr_set_sge: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_sge is the shim of the static inline ibv_wr_set_sge (infiniband/verbs.h), which calls wr_set_sge: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_sge(qp *QPEx, lkey uint32, addr uint64, length uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetSGE
 	if fn == nil {
@@ -1071,7 +1077,7 @@ func c_ibv_wr_set_sge(qp *QPEx, lkey uint32, addr uint64, length uint32) (errno 
 	return
 }
 
-// c_ibv_wr_set_sge_list is the shim of the static inline ibv_wr_set_sge_list (infiniband/verbs.h), which calls wr_set_sge_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_set_sge_list is the shim of the static inline ibv_wr_set_sge_list (infiniband/verbs.h), which calls wr_set_sge_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_set_sge_list(qp *QPEx, numSGE uint64, sgList *SGE) (errno syscall.Errno, err error) {
 	fn := qp.WRSetSGEList
 	if fn == nil {
@@ -1086,7 +1092,7 @@ func c_ibv_wr_set_sge_list(qp *QPEx, numSGE uint64, sgList *SGE) (errno syscall.
 	return
 }
 
-// c_ibv_wr_start is the shim of the static inline ibv_wr_start (infiniband/verbs.h), which calls wr_start: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_start is the shim of the static inline ibv_wr_start (infiniband/verbs.h), which calls wr_start: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_start(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRStart
 	if fn == nil {
@@ -1101,7 +1107,7 @@ func c_ibv_wr_start(qp *QPEx) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_complete is the shim of the static inline ibv_wr_complete (infiniband/verbs.h), which calls wr_complete: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_complete is the shim of the static inline ibv_wr_complete (infiniband/verbs.h), which calls wr_complete: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_complete(qp *QPEx) (r int32, errno syscall.Errno, err error) {
 	fn := qp.WRComplete
 	if fn == nil {
@@ -1117,7 +1123,7 @@ func c_ibv_wr_complete(qp *QPEx) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_abort is the shim of the static inline ibv_wr_abort (infiniband/verbs.h), which calls wr_abort: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_abort is the shim of the static inline ibv_wr_abort (infiniband/verbs.h), which calls wr_abort: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_abort(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRAbort
 	if fn == nil {
@@ -1132,8 +1138,11 @@ func c_ibv_wr_abort(qp *QPEx) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_atomic_write is the shim of the static inline ibv_wr_atomic_write (infiniband/verbs.h), which calls wr_atomic_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wr_atomic_write is the shim of the static inline ibv_wr_atomic_write (infiniband/verbs.h), which calls wr_atomic_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wr_atomic_write(qp *QPEx, rkey uint32, remoteAddr uint64, atomicWR unsafe.Pointer) (errno syscall.Errno, err error) {
+	if err = lib.Needs(44, "ibv_wr_atomic_write", "ibv_qp_ex.wr_atomic_write"); err != nil {
+		return
+	}
 	fn := qp.WRAtomicWrite
 	if fn == nil {
 		err = &dl.NilOpError{
@@ -1147,7 +1156,7 @@ func c_ibv_wr_atomic_write(qp *QPEx, rkey uint32, remoteAddr uint64, atomicWR un
 	return
 }
 
-// c_ibv_start_poll is the shim of the static inline ibv_start_poll (infiniband/verbs.h), which calls start_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_start_poll is the shim of the static inline ibv_start_poll (infiniband/verbs.h), which calls start_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_start_poll(cq *CQEx, attr *PollCQAttr) (r int32, errno syscall.Errno, err error) {
 	fn := cq.StartPoll
 	if fn == nil {
@@ -1163,7 +1172,7 @@ func c_ibv_start_poll(cq *CQEx, attr *PollCQAttr) (r int32, errno syscall.Errno,
 	return
 }
 
-// c_ibv_next_poll is the shim of the static inline ibv_next_poll (infiniband/verbs.h), which calls next_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_next_poll is the shim of the static inline ibv_next_poll (infiniband/verbs.h), which calls next_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_next_poll(cq *CQEx) (r int32, errno syscall.Errno, err error) {
 	fn := cq.NextPoll
 	if fn == nil {
@@ -1179,7 +1188,7 @@ func c_ibv_next_poll(cq *CQEx) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_end_poll is the shim of the static inline ibv_end_poll (infiniband/verbs.h), which calls end_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_end_poll is the shim of the static inline ibv_end_poll (infiniband/verbs.h), which calls end_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_end_poll(cq *CQEx) (errno syscall.Errno, err error) {
 	fn := cq.EndPoll
 	if fn == nil {
@@ -1194,7 +1203,7 @@ func c_ibv_end_poll(cq *CQEx) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_opcode is the shim of the static inline ibv_wc_read_opcode (infiniband/verbs.h), which calls read_opcode: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_opcode is the shim of the static inline ibv_wc_read_opcode (infiniband/verbs.h), which calls read_opcode: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_opcode(cq *CQEx) (r WCOpcode, errno syscall.Errno, err error) {
 	fn := cq.ReadOpcode
 	if fn == nil {
@@ -1210,7 +1219,7 @@ func c_ibv_wc_read_opcode(cq *CQEx) (r WCOpcode, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_wc_read_vendor_err is the shim of the static inline ibv_wc_read_vendor_err (infiniband/verbs.h), which calls read_vendor_err: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_vendor_err is the shim of the static inline ibv_wc_read_vendor_err (infiniband/verbs.h), which calls read_vendor_err: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_vendor_err(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadVendorErr
 	if fn == nil {
@@ -1226,7 +1235,7 @@ func c_ibv_wc_read_vendor_err(cq *CQEx) (r uint32, errno syscall.Errno, err erro
 	return
 }
 
-// c_ibv_wc_read_byte_len is the shim of the static inline ibv_wc_read_byte_len (infiniband/verbs.h), which calls read_byte_len: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_byte_len is the shim of the static inline ibv_wc_read_byte_len (infiniband/verbs.h), which calls read_byte_len: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_byte_len(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadByteLen
 	if fn == nil {
@@ -1242,7 +1251,7 @@ func c_ibv_wc_read_byte_len(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_wc_read_imm_data is the shim of the static inline ibv_wc_read_imm_data (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_imm_data is the shim of the static inline ibv_wc_read_imm_data (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_imm_data(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadImmData
 	if fn == nil {
@@ -1258,7 +1267,7 @@ func c_ibv_wc_read_imm_data(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_wc_read_invalidated_rkey is the shim of the static inline ibv_wc_read_invalidated_rkey (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_invalidated_rkey is the shim of the static inline ibv_wc_read_invalidated_rkey (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_invalidated_rkey(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadImmData
 	if fn == nil {
@@ -1274,7 +1283,7 @@ func c_ibv_wc_read_invalidated_rkey(cq *CQEx) (r uint32, errno syscall.Errno, er
 	return
 }
 
-// c_ibv_wc_read_qp_num is the shim of the static inline ibv_wc_read_qp_num (infiniband/verbs.h), which calls read_qp_num: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_qp_num is the shim of the static inline ibv_wc_read_qp_num (infiniband/verbs.h), which calls read_qp_num: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_qp_num(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadQPNum
 	if fn == nil {
@@ -1290,7 +1299,7 @@ func c_ibv_wc_read_qp_num(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_src_qp is the shim of the static inline ibv_wc_read_src_qp (infiniband/verbs.h), which calls read_src_qp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_src_qp is the shim of the static inline ibv_wc_read_src_qp (infiniband/verbs.h), which calls read_src_qp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_src_qp(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadSrcQP
 	if fn == nil {
@@ -1306,7 +1315,7 @@ func c_ibv_wc_read_src_qp(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_wc_flags is the shim of the static inline ibv_wc_read_wc_flags (infiniband/verbs.h), which calls read_wc_flags: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_wc_flags is the shim of the static inline ibv_wc_read_wc_flags (infiniband/verbs.h), which calls read_wc_flags: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadWCFlags
 	if fn == nil {
@@ -1322,7 +1331,7 @@ func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadSLID
 	if fn == nil {
@@ -1338,7 +1347,7 @@ func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_sl is the shim of the static inline ibv_wc_read_sl (infiniband/verbs.h), which calls read_sl: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_sl is the shim of the static inline ibv_wc_read_sl (infiniband/verbs.h), which calls read_sl: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 	fn := cq.ReadSL
 	if fn == nil {
@@ -1354,7 +1363,7 @@ func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 	fn := cq.ReadDLIDPathBits
 	if fn == nil {
@@ -1370,7 +1379,7 @@ func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
 	fn := cq.ReadCompletionTS
 	if fn == nil {
@@ -1386,7 +1395,7 @@ func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
 	fn := cq.ReadCompletionWallclockNS
 	if fn == nil {
@@ -1402,7 +1411,7 @@ func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Er
 	return
 }
 
-// c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
 	fn := cq.ReadCVLAN
 	if fn == nil {
@@ -1418,7 +1427,7 @@ func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wc_read_flow_tag is the shim of the static inline ibv_wc_read_flow_tag (infiniband/verbs.h), which calls read_flow_tag: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_flow_tag is the shim of the static inline ibv_wc_read_flow_tag (infiniband/verbs.h), which calls read_flow_tag: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadFlowTag
 	if fn == nil {
@@ -1434,7 +1443,7 @@ func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTMInfo) (errno syscall.Errno, err error) {
 	fn := cq.ReadTMInfo
 	if fn == nil {
@@ -1449,7 +1458,7 @@ func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTMInfo) (errno syscall.Errno, err
 	return
 }
 
-// c_ibv_post_wq_recv is the shim of the static inline ibv_post_wq_recv (infiniband/verbs.h), which calls post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_post_wq_recv is the shim of the static inline ibv_post_wq_recv (infiniband/verbs.h), which calls post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_post_wq_recv(wq *WQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := wq.PostRecv
 	if fn == nil {
@@ -1465,7 +1474,7 @@ func c_ibv_post_wq_recv(wq *WQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, er
 	return
 }
 
-// c_ibv_get_device_list calls ibv_get_device_list (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_device_list calls ibv_get_device_list (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_device_list(numDevices *int32) (r **Device, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_device_list.Addr()
 	if err != nil {
@@ -1477,7 +1486,7 @@ func c_ibv_get_device_list(numDevices *int32) (r **Device, errno syscall.Errno, 
 	return
 }
 
-// c_ibv_free_device_list calls ibv_free_device_list (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_free_device_list calls ibv_free_device_list (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_free_device_list(list **Device) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_free_device_list.Addr()
 	if err != nil {
@@ -1488,7 +1497,7 @@ func c_ibv_free_device_list(list **Device) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_get_device_name calls ibv_get_device_name (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_device_name calls ibv_get_device_name (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_device_name(device *Device) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_device_name.Addr()
 	if err != nil {
@@ -1500,7 +1509,7 @@ func c_ibv_get_device_name(device *Device) (r *byte, errno syscall.Errno, err er
 	return
 }
 
-// c_ibv_get_device_index calls ibv_get_device_index (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_device_index calls ibv_get_device_index (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_device_index(device *Device) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_device_index.Addr()
 	if err != nil {
@@ -1512,7 +1521,7 @@ func c_ibv_get_device_index(device *Device) (r int32, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_get_device_guid calls ibv_get_device_guid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_device_guid calls ibv_get_device_guid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_device_guid(device *Device) (r uint64, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_device_guid.Addr()
 	if err != nil {
@@ -1524,7 +1533,7 @@ func c_ibv_get_device_guid(device *Device) (r uint64, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_open_device calls ibv_open_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_open_device calls ibv_open_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_open_device(device *Device) (r *Context, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_open_device.Addr()
 	if err != nil {
@@ -1536,7 +1545,7 @@ func c_ibv_open_device(device *Device) (r *Context, errno syscall.Errno, err err
 	return
 }
 
-// c_ibv_close_device calls ibv_close_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_close_device calls ibv_close_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_close_device(context *Context) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_close_device.Addr()
 	if err != nil {
@@ -1548,7 +1557,7 @@ func c_ibv_close_device(context *Context) (r int32, errno syscall.Errno, err err
 	return
 }
 
-// c_ibv_import_device calls ibv_import_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_import_device calls ibv_import_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_import_device(cmdFD int32) (r *Context, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_import_device.Addr()
 	if err != nil {
@@ -1560,7 +1569,7 @@ func c_ibv_import_device(cmdFD int32) (r *Context, errno syscall.Errno, err erro
 	return
 }
 
-// c_ibv_import_pd calls ibv_import_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_import_pd calls ibv_import_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_import_pd(context *Context, pdHandle uint32) (r *PD, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_import_pd.Addr()
 	if err != nil {
@@ -1572,7 +1581,7 @@ func c_ibv_import_pd(context *Context, pdHandle uint32) (r *PD, errno syscall.Er
 	return
 }
 
-// c_ibv_unimport_pd calls ibv_unimport_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_unimport_pd calls ibv_unimport_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_unimport_pd(pd *PD) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_unimport_pd.Addr()
 	if err != nil {
@@ -1583,7 +1592,7 @@ func c_ibv_unimport_pd(pd *PD) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_import_mr calls ibv_import_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_import_mr calls ibv_import_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_import_mr(pd *PD, mrHandle uint32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_import_mr.Addr()
 	if err != nil {
@@ -1595,7 +1604,7 @@ func c_ibv_import_mr(pd *PD, mrHandle uint32) (r *MR, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_unimport_mr calls ibv_unimport_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_unimport_mr calls ibv_unimport_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_unimport_mr(mr *MR) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_unimport_mr.Addr()
 	if err != nil {
@@ -1606,7 +1615,7 @@ func c_ibv_unimport_mr(mr *MR) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_import_dm calls ibv_import_dm (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_import_dm calls ibv_import_dm (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 35).
 func c_ibv_import_dm(context *Context, dmHandle uint32) (r *DM, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_import_dm.Addr()
 	if err != nil {
@@ -1618,7 +1627,7 @@ func c_ibv_import_dm(context *Context, dmHandle uint32) (r *DM, errno syscall.Er
 	return
 }
 
-// c_ibv_unimport_dm calls ibv_unimport_dm (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_unimport_dm calls ibv_unimport_dm (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 35).
 func c_ibv_unimport_dm(dm *DM) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_unimport_dm.Addr()
 	if err != nil {
@@ -1629,7 +1638,7 @@ func c_ibv_unimport_dm(dm *DM) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_get_async_event calls ibv_get_async_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_async_event calls ibv_get_async_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_async_event(context *Context, event *AsyncEvent) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_async_event.Addr()
 	if err != nil {
@@ -1641,7 +1650,7 @@ func c_ibv_get_async_event(context *Context, event *AsyncEvent) (r int32, errno 
 	return
 }
 
-// c_ibv_ack_async_event calls ibv_ack_async_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_ack_async_event calls ibv_ack_async_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_ack_async_event(event *AsyncEvent) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_ack_async_event.Addr()
 	if err != nil {
@@ -1652,7 +1661,7 @@ func c_ibv_ack_async_event(event *AsyncEvent) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_query_device calls ibv_query_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_device calls ibv_query_device (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_device(context *Context, deviceAttr *DeviceAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_device.Addr()
 	if err != nil {
@@ -1664,7 +1673,7 @@ func c_ibv_query_device(context *Context, deviceAttr *DeviceAttr) (r int32, errn
 	return
 }
 
-// c_ibv_query_port calls ibv_query_port (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_port calls ibv_query_port (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_port(context *Context, portNum uint8, portAttr *CompatIBVPortAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_port.Addr()
 	if err != nil {
@@ -1676,7 +1685,7 @@ func c_ibv_query_port(context *Context, portNum uint8, portAttr *CompatIBVPortAt
 	return
 }
 
-// c_ibv_query_port_speed calls ibv_query_port_speed (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_query_port_speed calls ibv_query_port_speed (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 62).
 func c_ibv_query_port_speed(context *Context, portNum uint32, portSpeed *uint64) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_port_speed.Addr()
 	if err != nil {
@@ -1688,7 +1697,7 @@ func c_ibv_query_port_speed(context *Context, portNum uint32, portSpeed *uint64)
 	return
 }
 
-// c_ibv_query_gid calls ibv_query_gid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_gid calls ibv_query_gid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_gid(context *Context, portNum uint8, index int32, gid *GID) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_gid.Addr()
 	if err != nil {
@@ -1700,7 +1709,7 @@ func c_ibv_query_gid(context *Context, portNum uint8, index int32, gid *GID) (r 
 	return
 }
 
-// c__ibv_query_gid_ex calls _ibv_query_gid_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c__ibv_query_gid_ex calls _ibv_query_gid_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c__ibv_query_gid_ex(context *Context, portNum uint32, gidIndex uint32, entry *GIDEntry, flags uint32, entrySize uint64) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym__ibv_query_gid_ex.Addr()
 	if err != nil {
@@ -1712,7 +1721,7 @@ func c__ibv_query_gid_ex(context *Context, portNum uint32, gidIndex uint32, entr
 	return
 }
 
-// c__ibv_query_gid_table calls _ibv_query_gid_table (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c__ibv_query_gid_table calls _ibv_query_gid_table (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c__ibv_query_gid_table(context *Context, entries *GIDEntry, maxEntries uint64, flags uint32, entrySize uint64) (r int64, errno syscall.Errno, err error) {
 	fn, err := sym__ibv_query_gid_table.Addr()
 	if err != nil {
@@ -1724,7 +1733,7 @@ func c__ibv_query_gid_table(context *Context, entries *GIDEntry, maxEntries uint
 	return
 }
 
-// c_ibv_query_pkey calls ibv_query_pkey (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_pkey calls ibv_query_pkey (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_pkey(context *Context, portNum uint8, index int32, pkey *uint16) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_pkey.Addr()
 	if err != nil {
@@ -1736,7 +1745,7 @@ func c_ibv_query_pkey(context *Context, portNum uint8, index int32, pkey *uint16
 	return
 }
 
-// c_ibv_get_pkey_index calls ibv_get_pkey_index (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_pkey_index calls ibv_get_pkey_index (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_pkey_index(context *Context, portNum uint8, pkey uint16) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_pkey_index.Addr()
 	if err != nil {
@@ -1748,7 +1757,7 @@ func c_ibv_get_pkey_index(context *Context, portNum uint8, pkey uint16) (r int32
 	return
 }
 
-// c_ibv_alloc_pd calls ibv_alloc_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_alloc_pd calls ibv_alloc_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_alloc_pd(context *Context) (r *PD, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_alloc_pd.Addr()
 	if err != nil {
@@ -1760,7 +1769,7 @@ func c_ibv_alloc_pd(context *Context) (r *PD, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_dealloc_pd calls ibv_dealloc_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_dealloc_pd calls ibv_dealloc_pd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_dealloc_pd(pd *PD) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dealloc_pd.Addr()
 	if err != nil {
@@ -1874,7 +1883,7 @@ func c_ibv_open_xrcd(context *Context, xrcdInitAttr *XRCDInitAttr) (r *XRCD, err
 	return
 }
 
-// c_ibv_reg_mr_iova2 calls ibv_reg_mr_iova2 (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_reg_mr_iova2 calls ibv_reg_mr_iova2 (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_reg_mr_iova2(pd *PD, addr unsafe.Pointer, length uint64, iova uint64, access uint32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_mr_iova2.Addr()
 	if err != nil {
@@ -1886,7 +1895,7 @@ func c_ibv_reg_mr_iova2(pd *PD, addr unsafe.Pointer, length uint64, iova uint64,
 	return
 }
 
-// c_ibv_reg_mr calls ibv_reg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_reg_mr calls ibv_reg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_reg_mr(pd *PD, addr unsafe.Pointer, length uint64, access int32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_mr.Addr()
 	if err != nil {
@@ -1898,7 +1907,7 @@ func c_ibv_reg_mr(pd *PD, addr unsafe.Pointer, length uint64, access int32) (r *
 	return
 }
 
-// c_ibv_reg_mr_iova calls ibv_reg_mr_iova (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_reg_mr_iova calls ibv_reg_mr_iova (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_reg_mr_iova(pd *PD, addr unsafe.Pointer, length uint64, iova uint64, access int32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_mr_iova.Addr()
 	if err != nil {
@@ -1910,7 +1919,7 @@ func c_ibv_reg_mr_iova(pd *PD, addr unsafe.Pointer, length uint64, iova uint64, 
 	return
 }
 
-// c_ibv_reg_dmabuf_mr calls ibv_reg_dmabuf_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_reg_dmabuf_mr calls ibv_reg_dmabuf_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 34).
 func c_ibv_reg_dmabuf_mr(pd *PD, offset uint64, length uint64, iova uint64, fd int32, access int32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_dmabuf_mr.Addr()
 	if err != nil {
@@ -1922,7 +1931,7 @@ func c_ibv_reg_dmabuf_mr(pd *PD, offset uint64, length uint64, iova uint64, fd i
 	return
 }
 
-// c_ibv_reg_mr_ex calls ibv_reg_mr_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_reg_mr_ex calls ibv_reg_mr_ex (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 59).
 func c_ibv_reg_mr_ex(pd *PD, mrInitAttr *MRInitAttr) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_mr_ex.Addr()
 	if err != nil {
@@ -1934,7 +1943,7 @@ func c_ibv_reg_mr_ex(pd *PD, mrInitAttr *MRInitAttr) (r *MR, errno syscall.Errno
 	return
 }
 
-// c_ibv_rereg_mr calls ibv_rereg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_rereg_mr calls ibv_rereg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_rereg_mr(mr *MR, flags int32, pd *PD, addr unsafe.Pointer, length uint64, access int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_rereg_mr.Addr()
 	if err != nil {
@@ -1946,7 +1955,7 @@ func c_ibv_rereg_mr(mr *MR, flags int32, pd *PD, addr unsafe.Pointer, length uin
 	return
 }
 
-// c_ibv_dereg_mr calls ibv_dereg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_dereg_mr calls ibv_dereg_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_dereg_mr(mr *MR) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dereg_mr.Addr()
 	if err != nil {
@@ -1958,7 +1967,7 @@ func c_ibv_dereg_mr(mr *MR) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_dealloc_mw is the shim of the static inline ibv_dealloc_mw (infiniband/verbs.h), which calls context->ops.dealloc_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_dealloc_mw is the shim of the static inline ibv_dealloc_mw (infiniband/verbs.h), which calls context->ops.dealloc_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_dealloc_mw(mw *MW) (r int32, errno syscall.Errno, err error) {
 	fn := mw.Context.Ops.DeallocMW
 	if fn == nil {
@@ -1974,7 +1983,7 @@ func c_ibv_dealloc_mw(mw *MW) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_create_comp_channel calls ibv_create_comp_channel (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_comp_channel calls ibv_create_comp_channel (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_comp_channel(context *Context) (r *CompChannel, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_comp_channel.Addr()
 	if err != nil {
@@ -1986,7 +1995,7 @@ func c_ibv_create_comp_channel(context *Context) (r *CompChannel, errno syscall.
 	return
 }
 
-// c_ibv_destroy_comp_channel calls ibv_destroy_comp_channel (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_destroy_comp_channel calls ibv_destroy_comp_channel (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_destroy_comp_channel(channel *CompChannel) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_comp_channel.Addr()
 	if err != nil {
@@ -2049,7 +2058,7 @@ func c_ibv_free_dm(dm *DM) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_dm_export_dmabuf_fd calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_dm_export_dmabuf_fd calls ibv_dm_export_dmabuf_fd (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 62).
 func c_ibv_dm_export_dmabuf_fd(dm *DM) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dm_export_dmabuf_fd.Addr()
 	if err != nil {
@@ -2061,7 +2070,7 @@ func c_ibv_dm_export_dmabuf_fd(dm *DM) (r int32, errno syscall.Errno, err error)
 	return
 }
 
-// c_ibv_memcpy_to_dm is the shim of the static inline ibv_memcpy_to_dm (infiniband/verbs.h), which calls memcpy_to_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_memcpy_to_dm is the shim of the static inline ibv_memcpy_to_dm (infiniband/verbs.h), which calls memcpy_to_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_memcpy_to_dm(dm *DM, dmOffset uint64, hostAddr unsafe.Pointer, length uint64) (r int32, errno syscall.Errno, err error) {
 	fn := dm.MemcpyToDM
 	if fn == nil {
@@ -2077,7 +2086,7 @@ func c_ibv_memcpy_to_dm(dm *DM, dmOffset uint64, hostAddr unsafe.Pointer, length
 	return
 }
 
-// c_ibv_memcpy_from_dm is the shim of the static inline ibv_memcpy_from_dm (infiniband/verbs.h), which calls memcpy_from_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_memcpy_from_dm is the shim of the static inline ibv_memcpy_from_dm (infiniband/verbs.h), which calls memcpy_from_dm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_memcpy_from_dm(hostAddr unsafe.Pointer, dm *DM, dmOffset uint64, length uint64) (r int32, errno syscall.Errno, err error) {
 	fn := dm.MemcpyFromDM
 	if fn == nil {
@@ -2127,7 +2136,7 @@ func c_ibv_reg_dm_mr(pd *PD, dm *DM, dmOffset uint64, length uint64, access uint
 	return
 }
 
-// c_ibv_create_cq calls ibv_create_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_cq calls ibv_create_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_cq(context *Context, cqe int32, cqContext unsafe.Pointer, channel *CompChannel, compVector int32) (r *CQ, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_cq.Addr()
 	if err != nil {
@@ -2156,7 +2165,7 @@ func c_ibv_create_cq_ex(context *Context, cqAttr *CQInitAttrEx) (r *CQEx, errno 
 	return
 }
 
-// c_ibv_resize_cq calls ibv_resize_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_resize_cq calls ibv_resize_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_resize_cq(cq *CQ, cqe int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_resize_cq.Addr()
 	if err != nil {
@@ -2168,7 +2177,7 @@ func c_ibv_resize_cq(cq *CQ, cqe int32) (r int32, errno syscall.Errno, err error
 	return
 }
 
-// c_ibv_destroy_cq calls ibv_destroy_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_destroy_cq calls ibv_destroy_cq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_destroy_cq(cq *CQ) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_cq.Addr()
 	if err != nil {
@@ -2180,7 +2189,7 @@ func c_ibv_destroy_cq(cq *CQ) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_get_cq_event calls ibv_get_cq_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_get_cq_event calls ibv_get_cq_event (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_get_cq_event(channel *CompChannel, cq **CQ, cqContext *unsafe.Pointer) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_get_cq_event.Addr()
 	if err != nil {
@@ -2192,7 +2201,7 @@ func c_ibv_get_cq_event(channel *CompChannel, cq **CQ, cqContext *unsafe.Pointer
 	return
 }
 
-// c_ibv_ack_cq_events calls ibv_ack_cq_events (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_ack_cq_events calls ibv_ack_cq_events (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_ack_cq_events(cq *CQ, nevents uint32) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_ack_cq_events.Addr()
 	if err != nil {
@@ -2203,7 +2212,7 @@ func c_ibv_ack_cq_events(cq *CQ, nevents uint32) (errno syscall.Errno, err error
 	return
 }
 
-// c_ibv_poll_cq is the shim of the static inline ibv_poll_cq (infiniband/verbs.h), which calls context->ops.poll_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_poll_cq is the shim of the static inline ibv_poll_cq (infiniband/verbs.h), which calls context->ops.poll_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_poll_cq(cq *CQ, numEntries int32, wc *WC) (r int32, errno syscall.Errno, err error) {
 	fn := cq.Context.Ops.PollCQ
 	if fn == nil {
@@ -2219,7 +2228,7 @@ func c_ibv_poll_cq(cq *CQ, numEntries int32, wc *WC) (r int32, errno syscall.Err
 	return
 }
 
-// c_ibv_req_notify_cq is the shim of the static inline ibv_req_notify_cq (infiniband/verbs.h), which calls context->ops.req_notify_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_req_notify_cq is the shim of the static inline ibv_req_notify_cq (infiniband/verbs.h), which calls context->ops.req_notify_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_req_notify_cq(cq *CQ, solicitedOnly int32) (r int32, errno syscall.Errno, err error) {
 	fn := cq.Context.Ops.ReqNotifyCQ
 	if fn == nil {
@@ -2360,7 +2369,7 @@ func c_ibv_read_err_comp_cntr(compCntr *CompCntr, value *uint64) (r int32, errno
 	return
 }
 
-// c_ibv_create_srq calls ibv_create_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_srq calls ibv_create_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_srq(pd *PD, srqInitAttr *SRQInitAttr) (r *SRQ, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_srq.Addr()
 	if err != nil {
@@ -2372,7 +2381,7 @@ func c_ibv_create_srq(pd *PD, srqInitAttr *SRQInitAttr) (r *SRQ, errno syscall.E
 	return
 }
 
-// c_ibv_modify_srq calls ibv_modify_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_modify_srq calls ibv_modify_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_modify_srq(srq *SRQ, srqAttr *SRQAttr, srqAttrMask int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_modify_srq.Addr()
 	if err != nil {
@@ -2384,7 +2393,7 @@ func c_ibv_modify_srq(srq *SRQ, srqAttr *SRQAttr, srqAttrMask int32) (r int32, e
 	return
 }
 
-// c_ibv_query_srq calls ibv_query_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_srq calls ibv_query_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_srq(srq *SRQ, srqAttr *SRQAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_srq.Addr()
 	if err != nil {
@@ -2413,7 +2422,7 @@ func c_ibv_get_srq_num(srq *SRQ, srqNum *uint32) (r int32, errno syscall.Errno, 
 	return
 }
 
-// c_ibv_destroy_srq calls ibv_destroy_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_destroy_srq calls ibv_destroy_srq (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_destroy_srq(srq *SRQ) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_srq.Addr()
 	if err != nil {
@@ -2425,7 +2434,7 @@ func c_ibv_destroy_srq(srq *SRQ) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_post_srq_recv is the shim of the static inline ibv_post_srq_recv (infiniband/verbs.h), which calls context->ops.post_srq_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_post_srq_recv is the shim of the static inline ibv_post_srq_recv (infiniband/verbs.h), which calls context->ops.post_srq_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_post_srq_recv(srq *SRQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := srq.Context.Ops.PostSRQRecv
 	if fn == nil {
@@ -2458,7 +2467,7 @@ func c_ibv_post_srq_ops(srq *SRQ, op *OpsWR, badOp **OpsWR) (r int32, errno sysc
 	return
 }
 
-// c_ibv_create_qp calls ibv_create_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_qp calls ibv_create_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_qp(pd *PD, qpInitAttr *QPInitAttr) (r *QP, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_qp.Addr()
 	if err != nil {
@@ -2521,7 +2530,7 @@ func c_ibv_alloc_parent_domain(context *Context, attr *ParentDomainInitAttr) (r 
 	return
 }
 
-// c_ibv_alloc_buf calls ibv_alloc_buf (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_alloc_buf calls ibv_alloc_buf (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 64).
 func c_ibv_alloc_buf(pd *PD, size uint64, buf **Buf) (r unsafe.Pointer, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_alloc_buf.Addr()
 	if err != nil {
@@ -2545,7 +2554,7 @@ func c_ibv_export_buf_dmabuf_fd(buf *Buf) (r int32, errno syscall.Errno, err err
 	return
 }
 
-// c_ibv_free_buf calls ibv_free_buf (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_free_buf calls ibv_free_buf (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 64).
 func c_ibv_free_buf(buf *Buf) (errno syscall.Errno, err error) {
 	fn, err := sym_ibv_free_buf.Addr()
 	if err != nil {
@@ -2556,7 +2565,7 @@ func c_ibv_free_buf(buf *Buf) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_reg_buf_mr calls ibv_reg_buf_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_reg_buf_mr calls ibv_reg_buf_mr (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 64).
 func c_ibv_reg_buf_mr(pd *PD, buf *Buf, addr unsafe.Pointer, length uint64, access int32) (r *MR, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_reg_buf_mr.Addr()
 	if err != nil {
@@ -2568,7 +2577,7 @@ func c_ibv_reg_buf_mr(pd *PD, buf *Buf, addr unsafe.Pointer, length uint64, acce
 	return
 }
 
-// c_ibv_alloc_dmah calls ibv_alloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_alloc_dmah calls ibv_alloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 59).
 func c_ibv_alloc_dmah(context *Context, attr *DMAHInitAttr) (r *DMAH, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_alloc_dmah.Addr()
 	if err != nil {
@@ -2580,7 +2589,7 @@ func c_ibv_alloc_dmah(context *Context, attr *DMAHInitAttr) (r *DMAH, errno sysc
 	return
 }
 
-// c_ibv_dealloc_dmah calls ibv_dealloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 65).
+// c_ibv_dealloc_dmah calls ibv_dealloc_dmah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 59).
 func c_ibv_dealloc_dmah(dmah *DMAH) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_dealloc_dmah.Addr()
 	if err != nil {
@@ -2626,7 +2635,7 @@ func c_ibv_open_qp(context *Context, qpOpenAttr *QPOpenAttr) (r *QP, errno sysca
 	return
 }
 
-// c_ibv_modify_qp calls ibv_modify_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_modify_qp calls ibv_modify_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_modify_qp(qp *QP, attr *QPAttr, attrMask int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_modify_qp.Addr()
 	if err != nil {
@@ -2667,7 +2676,7 @@ func c_ibv_qp_attach_comp_cntr(qp *QP, compCntr *CompCntr, attr *QPAttachCompCnt
 	return
 }
 
-// c_ibv_query_qp_data_in_order calls ibv_query_qp_data_in_order (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_qp_data_in_order calls ibv_query_qp_data_in_order (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 36).
 func c_ibv_query_qp_data_in_order(qp *QP, op WROpcode, flags uint32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_qp_data_in_order.Addr()
 	if err != nil {
@@ -2679,7 +2688,7 @@ func c_ibv_query_qp_data_in_order(qp *QP, op WROpcode, flags uint32) (r int32, e
 	return
 }
 
-// c_ibv_query_qp calls ibv_query_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_qp calls ibv_query_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_qp(qp *QP, attr *QPAttr, attrMask int32, initAttr *QPInitAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_qp.Addr()
 	if err != nil {
@@ -2691,7 +2700,7 @@ func c_ibv_query_qp(qp *QP, attr *QPAttr, attrMask int32, initAttr *QPInitAttr) 
 	return
 }
 
-// c_ibv_destroy_qp calls ibv_destroy_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_destroy_qp calls ibv_destroy_qp (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_destroy_qp(qp *QP) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_qp.Addr()
 	if err != nil {
@@ -2771,7 +2780,7 @@ func c_ibv_destroy_rwq_ind_table(rwqIndTable *RWQIndTable) (r int32, errno sysca
 	return
 }
 
-// c_ibv_post_send is the shim of the static inline ibv_post_send (infiniband/verbs.h), which calls context->ops.post_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_post_send is the shim of the static inline ibv_post_send (infiniband/verbs.h), which calls context->ops.post_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_post_send(qp *QP, wr *SendWR, badWR **SendWR) (r int32, errno syscall.Errno, err error) {
 	fn := qp.Context.Ops.PostSend
 	if fn == nil {
@@ -2787,7 +2796,7 @@ func c_ibv_post_send(qp *QP, wr *SendWR, badWR **SendWR) (r int32, errno syscall
 	return
 }
 
-// c_ibv_post_recv is the shim of the static inline ibv_post_recv (infiniband/verbs.h), which calls context->ops.post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.
+// c_ibv_post_recv is the shim of the static inline ibv_post_recv (infiniband/verbs.h), which calls context->ops.post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
 func c_ibv_post_recv(qp *QP, wr *RecvWR, badWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := qp.Context.Ops.PostRecv
 	if fn == nil {
@@ -2803,7 +2812,7 @@ func c_ibv_post_recv(qp *QP, wr *RecvWR, badWR **RecvWR) (r int32, errno syscall
 	return
 }
 
-// c_ibv_create_ah calls ibv_create_ah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_ah calls ibv_create_ah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_ah(pd *PD, attr *AHAttr) (r *AH, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_ah.Addr()
 	if err != nil {
@@ -2815,7 +2824,7 @@ func c_ibv_create_ah(pd *PD, attr *AHAttr) (r *AH, errno syscall.Errno, err erro
 	return
 }
 
-// c_ibv_init_ah_from_wc calls ibv_init_ah_from_wc (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_init_ah_from_wc calls ibv_init_ah_from_wc (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_init_ah_from_wc(context *Context, portNum uint8, wc *WC, grh *GRH, ahAttr *AHAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_init_ah_from_wc.Addr()
 	if err != nil {
@@ -2827,7 +2836,7 @@ func c_ibv_init_ah_from_wc(context *Context, portNum uint8, wc *WC, grh *GRH, ah
 	return
 }
 
-// c_ibv_create_ah_from_wc calls ibv_create_ah_from_wc (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_create_ah_from_wc calls ibv_create_ah_from_wc (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_create_ah_from_wc(pd *PD, wc *WC, grh *GRH, portNum uint8) (r *AH, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_create_ah_from_wc.Addr()
 	if err != nil {
@@ -2839,7 +2848,7 @@ func c_ibv_create_ah_from_wc(pd *PD, wc *WC, grh *GRH, portNum uint8) (r *AH, er
 	return
 }
 
-// c_ibv_destroy_ah calls ibv_destroy_ah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_destroy_ah calls ibv_destroy_ah (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_destroy_ah(ah *AH) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_destroy_ah.Addr()
 	if err != nil {
@@ -2851,7 +2860,7 @@ func c_ibv_destroy_ah(ah *AH) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_attach_mcast calls ibv_attach_mcast (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_attach_mcast calls ibv_attach_mcast (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_attach_mcast(qp *QP, gid *GID, lid uint16) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_attach_mcast.Addr()
 	if err != nil {
@@ -2863,7 +2872,7 @@ func c_ibv_attach_mcast(qp *QP, gid *GID, lid uint16) (r int32, errno syscall.Er
 	return
 }
 
-// c_ibv_detach_mcast calls ibv_detach_mcast (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_detach_mcast calls ibv_detach_mcast (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_detach_mcast(qp *QP, gid *GID, lid uint16) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_detach_mcast.Addr()
 	if err != nil {
@@ -2875,7 +2884,7 @@ func c_ibv_detach_mcast(qp *QP, gid *GID, lid uint16) (r int32, errno syscall.Er
 	return
 }
 
-// c_ibv_fork_init calls ibv_fork_init (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_fork_init calls ibv_fork_init (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_fork_init() (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_fork_init.Addr()
 	if err != nil {
@@ -2887,7 +2896,7 @@ func c_ibv_fork_init() (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_is_fork_initialized calls ibv_is_fork_initialized (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_is_fork_initialized calls ibv_is_fork_initialized (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 35).
 func c_ibv_is_fork_initialized() (r ForkStatus, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_is_fork_initialized.Addr()
 	if err != nil {
@@ -2899,7 +2908,7 @@ func c_ibv_is_fork_initialized() (r ForkStatus, errno syscall.Errno, err error) 
 	return
 }
 
-// c_ibv_node_type_str calls ibv_node_type_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_node_type_str calls ibv_node_type_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_node_type_str(nodeType NodeType) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_node_type_str.Addr()
 	if err != nil {
@@ -2911,7 +2920,7 @@ func c_ibv_node_type_str(nodeType NodeType) (r *byte, errno syscall.Errno, err e
 	return
 }
 
-// c_ibv_port_state_str calls ibv_port_state_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_port_state_str calls ibv_port_state_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_port_state_str(portState PortState) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_port_state_str.Addr()
 	if err != nil {
@@ -2923,7 +2932,7 @@ func c_ibv_port_state_str(portState PortState) (r *byte, errno syscall.Errno, er
 	return
 }
 
-// c_ibv_event_type_str calls ibv_event_type_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_event_type_str calls ibv_event_type_str (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_event_type_str(event EventType) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_event_type_str.Addr()
 	if err != nil {
@@ -2935,7 +2944,7 @@ func c_ibv_event_type_str(event EventType) (r *byte, errno syscall.Errno, err er
 	return
 }
 
-// c_ibv_resolve_eth_l2_from_gid calls ibv_resolve_eth_l2_from_gid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_resolve_eth_l2_from_gid calls ibv_resolve_eth_l2_from_gid (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_resolve_eth_l2_from_gid(context *Context, attr *AHAttr, ethMAC *uint8, vid *uint16) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_resolve_eth_l2_from_gid.Addr()
 	if err != nil {
@@ -3015,7 +3024,7 @@ func c_ibv_read_counters(counters *Counters, countersValue *uint64, ncounters ui
 	return
 }
 
-// c_ibv_set_ece calls ibv_set_ece (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_set_ece calls ibv_set_ece (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_set_ece(qp *QP, ece *ECE) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_set_ece.Addr()
 	if err != nil {
@@ -3027,7 +3036,7 @@ func c_ibv_set_ece(qp *QP, ece *ECE) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_query_ece calls ibv_query_ece (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 44).
+// c_ibv_query_ece calls ibv_query_ece (infiniband/verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed libibverbs.so.1 lacks it (needs rdma-core 33).
 func c_ibv_query_ece(qp *QP, ece *ECE) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_ibv_query_ece.Addr()
 	if err != nil {

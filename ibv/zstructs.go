@@ -112,7 +112,7 @@ type UverbsQueryPortRespEx struct {
 	PortCapFlags2 uint16
 	// C: __u8[2] reserved
 	Reserved [2]uint8
-	// C: __u32 active_speed_ex. Since rdma-core 65.
+	// C: __u32 active_speed_ex. Since rdma-core 49.
 	ActiveSpeedEx uint32
 }
 
@@ -149,17 +149,17 @@ type UverbsGIDEntry struct {
 // UverbsBufferDesc mirrors struct ib_uverbs_buffer_desc of infiniband/ib_user_ioctl_verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type UverbsBufferDesc struct {
 	_ structs.HostLayout
-	// C: __u32 type. Since rdma-core 65.
+	// C: __u32 type. Since rdma-core 64.
 	Type uint32
-	// C: __s32 fd. Since rdma-core 65.
+	// C: __s32 fd. Since rdma-core 64.
 	FD int32
-	// C: __u32 flags. Since rdma-core 65.
+	// C: __u32 flags. Since rdma-core 64.
 	Flags uint32
-	// C: __u32 optional_flags. Since rdma-core 65.
+	// C: __u32 optional_flags. Since rdma-core 64.
 	OptionalFlags uint32
-	// C: __u64 addr. Since rdma-core 65.
+	// C: __u64 addr. Since rdma-core 64.
 	Addr uint64
-	// C: __u64 length. Since rdma-core 65.
+	// C: __u64 length. Since rdma-core 64.
 	Length uint64
 }
 
@@ -226,7 +226,7 @@ type DM struct {
 	MemcpyFromDM unsafe.Pointer
 	// C: uint32_t comp_mask
 	CompMask uint32
-	// C: uint32_t handle
+	// C: uint32_t handle. Since rdma-core 35.
 	Handle uint32
 }
 
@@ -447,11 +447,11 @@ type DeviceAttrEx struct {
 	PCIAtomicCaps PCIAtomicCaps
 	// C: uint32_t xrc_odp_caps
 	XRCODPCaps uint32
-	// C: uint32_t phys_port_cnt_ex
+	// C: uint32_t phys_port_cnt_ex. Since rdma-core 35.
 	PhysPortCntEx uint32
 }
 
-// PortAttr mirrors struct ibv_port_attr of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 52 bytes.
+// PortAttr mirrors struct ibv_port_attr of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 52 bytes. rdma-core 33 declares it in 52 bytes.
 type PortAttr struct {
 	_ structs.HostLayout
 	// C: enum ibv_port_state state
@@ -498,7 +498,7 @@ type PortAttr struct {
 	Flags uint8
 	// C: uint16_t port_cap_flags2
 	PortCapFlags2 uint16
-	// C: uint32_t active_speed_ex. Since rdma-core 65.
+	// C: uint32_t active_speed_ex. Since rdma-core 49.
 	ActiveSpeedEx uint32
 }
 
@@ -677,7 +677,7 @@ type MR struct {
 // DMAH mirrors struct ibv_dmah of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type DMAH struct {
 	_ structs.HostLayout
-	// C: struct ibv_context *context. Since rdma-core 65.
+	// C: struct ibv_context *context. Since rdma-core 59.
 	Context *Context
 }
 
@@ -730,23 +730,23 @@ type XRCD struct {
 // MRInitAttr mirrors struct ibv_mr_init_attr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type MRInitAttr struct {
 	_ structs.HostLayout
-	// C: size_t length. Since rdma-core 65.
+	// C: size_t length. Since rdma-core 59.
 	Length uint64
-	// C: int access. Since rdma-core 65.
+	// C: int access. Since rdma-core 59.
 	Access int32
-	// C: uint64_t comp_mask. Since rdma-core 65.
+	// C: uint64_t comp_mask. Since rdma-core 59.
 	CompMask uint64
-	// C: uint64_t iova. Since rdma-core 65.
+	// C: uint64_t iova. Since rdma-core 59.
 	IOVA uint64
-	// C: void *addr. Since rdma-core 65.
+	// C: void *addr. Since rdma-core 59.
 	Addr unsafe.Pointer
-	// C: int fd. Since rdma-core 65.
+	// C: int fd. Since rdma-core 59.
 	FD int32
-	// C: uint64_t fd_offset. Since rdma-core 65.
+	// C: uint64_t fd_offset. Since rdma-core 59.
 	FDOffset uint64
-	// C: struct ibv_dmah *dmah. Since rdma-core 65.
+	// C: struct ibv_dmah *dmah. Since rdma-core 59.
 	DMAH *DMAH
-	// C: struct ibv_buf *buf. Since rdma-core 65.
+	// C: struct ibv_buf *buf. Since rdma-core 64.
 	Buf *Buf
 }
 
@@ -1118,9 +1118,9 @@ type SGE struct {
 // FDArr mirrors struct ibv_fd_arr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type FDArr struct {
 	_ structs.HostLayout
-	// C: int *arr. Since rdma-core 65.
+	// C: int *arr. Since rdma-core 57.
 	Arr *int32
-	// C: uint32_t count. Since rdma-core 65.
+	// C: uint32_t count. Since rdma-core 57.
 	Count uint32
 }
 
@@ -1428,7 +1428,7 @@ type CQ struct {
 	AsyncEventsCompleted uint32
 }
 
-// QPEx mirrors struct ibv_qp_ex of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 352 bytes.
+// QPEx mirrors struct ibv_qp_ex of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 352 bytes. rdma-core 33 declares it in 344 bytes.
 type QPEx struct {
 	_ structs.HostLayout
 	// C: struct ibv_qp qp_base
@@ -1479,9 +1479,9 @@ type QPEx struct {
 	WRComplete unsafe.Pointer
 	// C: void (*wr_abort)(struct ibv_qp_ex *)
 	WRAbort unsafe.Pointer
-	// C: void (*wr_atomic_write)(struct ibv_qp_ex *, uint32_t, uint64_t, void *)
+	// C: void (*wr_atomic_write)(struct ibv_qp_ex *, uint32_t, uint64_t, void *). Since rdma-core 44.
 	WRAtomicWrite unsafe.Pointer
-	// C: void (*wr_flush)(struct ibv_qp_ex *, uint32_t, uint64_t, size_t, uint8_t, uint8_t). Since rdma-core 65.
+	// C: void (*wr_flush)(struct ibv_qp_ex *, uint32_t, uint64_t, size_t, uint8_t, uint8_t). Since rdma-core 45.
 	WRFlush unsafe.Pointer
 }
 
@@ -2221,13 +2221,13 @@ type ParentDomainInitAttr struct {
 // DMAHInitAttr mirrors struct ibv_dmah_init_attr of infiniband/verbs.h with the same size, alignment and member offsets. Since rdma-core 65.
 type DMAHInitAttr struct {
 	_ structs.HostLayout
-	// C: uint32_t comp_mask. Since rdma-core 65.
+	// C: uint32_t comp_mask. Since rdma-core 59.
 	CompMask uint32
-	// C: uint32_t cpu_id. Since rdma-core 65.
+	// C: uint32_t cpu_id. Since rdma-core 59.
 	CPUID uint32
-	// C: uint8_t ph. Since rdma-core 65.
+	// C: uint8_t ph. Since rdma-core 59.
 	Ph uint8
-	// C: uint8_t tph_mem_type. Since rdma-core 65.
+	// C: uint8_t tph_mem_type. Since rdma-core 59.
 	TphMemType uint8
 }
 
@@ -2265,20 +2265,20 @@ type ValuesEx struct {
 	RawClock Timespec
 }
 
-// VerbsContext mirrors struct verbs_context of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 44 declares it in 648 bytes. In rdma-core 44 its members lie at other offsets (checked by the layout test too): use it only with the newest.
+// VerbsContext mirrors struct verbs_context of infiniband/verbs.h with the same size, alignment and member offsets. rdma-core 56 declares it in 648 bytes. In rdma-core 56 its members lie at other offsets (checked by the layout test too): use it only with the newest. rdma-core 44 declares it in 648 bytes. In rdma-core 44 its members lie at other offsets (checked by the layout test too): use it only with the newest. rdma-core 33 declares it in 648 bytes. In rdma-core 33 its members lie at other offsets (checked by the layout test too): use it only with the newest.
 type VerbsContext struct {
 	_ structs.HostLayout
-	// C: void (*free_buf)(struct ibv_buf *). Since rdma-core 65.
+	// C: void (*free_buf)(struct ibv_buf *). Since rdma-core 64.
 	FreeBuf unsafe.Pointer
-	// C: void * (*alloc_buf)(struct ibv_pd *, size_t, struct ibv_buf **). Since rdma-core 65.
+	// C: void * (*alloc_buf)(struct ibv_pd *, size_t, struct ibv_buf **). Since rdma-core 64.
 	AllocBuf unsafe.Pointer
-	// C: int (*dm_export_dmabuf_fd)(struct ibv_dm *). Since rdma-core 65.
+	// C: int (*dm_export_dmabuf_fd)(struct ibv_dm *). Since rdma-core 62.
 	DMExportDMABufFD unsafe.Pointer
-	// C: struct ibv_mr * (*reg_mr_ex)(struct ibv_pd *, struct ibv_mr_init_attr *). Since rdma-core 65.
+	// C: struct ibv_mr * (*reg_mr_ex)(struct ibv_pd *, struct ibv_mr_init_attr *). Since rdma-core 59.
 	RegMREx unsafe.Pointer
-	// C: int (*dealloc_dmah)(struct ibv_dmah *). Since rdma-core 65.
+	// C: int (*dealloc_dmah)(struct ibv_dmah *). Since rdma-core 59.
 	DeallocDMAH unsafe.Pointer
-	// C: struct ibv_dmah * (*alloc_dmah)(struct ibv_context *, struct ibv_dmah_init_attr *). Since rdma-core 65.
+	// C: struct ibv_dmah * (*alloc_dmah)(struct ibv_context *, struct ibv_dmah_init_attr *). Since rdma-core 59.
 	AllocDMAH unsafe.Pointer
 	// C: int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)
 	QueryPort unsafe.Pointer

@@ -21,7 +21,7 @@ import (
 //
 // Returns the number of UDMA pipelines available on the device. Returns 0 if ibctx is not an ionic device context.
 //
-// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention value. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [CtxGetUDMAMask], [PDGetUDMAMask], [PDSetUDMAMask].
 func CtxGetUDMACount(ibctx *ibv.Context) (uint8, error) {
@@ -46,7 +46,7 @@ func CtxGetUDMACount(ibctx *ibv.Context) (uint8, error) {
 //
 // Returns a bitmask of available UDMA pipeline IDs. Returns 0 if ibctx is not an ionic device context.
 //
-// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention value. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [CtxGetUDMACount], [PDGetUDMAMask], [PDSetUDMAMask].
 func CtxGetUDMAMask(ibctx *ibv.Context) (uint8, error) {
@@ -71,7 +71,7 @@ func CtxGetUDMAMask(ibctx *ibv.Context) (uint8, error) {
 //
 // Returns the UDMA pipeline mask of the protection domain. Returns 0 if ibpd is not an ionic protection domain.
 //
-// Convention value. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention value. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetUDMAMask], [CtxGetUDMAMask], [CtxGetUDMACount].
 func PDGetUDMAMask(ibpd *ibv.PD) (uint8, error) {
@@ -111,7 +111,7 @@ func PDGetUDMAMask(ibpd *ibv.PD) (uint8, error) {
 //   - EINVAL: require is true with expdb true, but the device does not support express doorbell for receive queues.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetSQCMB], [PDSetUDMAMask].
 func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -154,7 +154,7 @@ func PDSetRQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //   - EINVAL: require is true with expdb true, but the device does not support express doorbell for send queues.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDSetRQCMB], [PDSetUDMAMask].
 func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
@@ -202,7 +202,7 @@ func PDSetSQCMB(ibpd *ibv.PD, enable bool, expdb bool, require bool) error {
 //   - EINVAL: udma_mask contains bits not present in the device’s UDMA mask.
 //   - EPERM: ibpd is not an ionic protection domain.
 //
-// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_errno. It needs libionic.so.1 (rdma-core 61), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ionicdv(7), [PDGetUDMAMask], [CtxGetUDMAMask], [CtxGetUDMACount], ibv_alloc_pd(3), ibv_alloc_parent_domain(3).
 func PDSetUDMAMask(ibpd *ibv.PD, udmaMask uint8) error {

@@ -15,3 +15,6 @@ type MissingError = dl.MissingError
 
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
+
+// UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).
+type UnknownReleaseError = dl.UnknownReleaseError

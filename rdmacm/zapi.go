@@ -1347,7 +1347,7 @@ func (cmid *CMID) Notify(event ibv.EventType) error {
 //
 // info is a result.
 //
-// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_minus_one_errno. It needs rdma-core 60 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Getaddrinfo], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo].
 func (cmid *CMID) QueryAddrinfo() (info *Addrinfo, err error) {
@@ -1519,7 +1519,7 @@ func (cmid *CMID) ResolveAddr(srcAddr *Sockaddr, dstAddr *Sockaddr, timeout time
 //
 // Probe "success" on rdma-core 65 (violated): rdma_resolve_addrinfo(3) says it returns -1 with errno set on failure; starting a DNS resolution of node B's numeric address fails in the guest (Linux 6.1, which lacks the rdma_cm commands librdmacm 65 adds for it) with -1 and errno -1, a negated EPERM, which no errno is. With no resolution, rdma_query_addrinfo has only its failure probe.
 //
-// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_minus_one_errno. It needs rdma-core 60 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Getaddrinfo], [CMID.QueryAddrinfo].
 func (cmid *CMID) ResolveAddrinfo(node string, service string, hints *Addrinfo) error {
@@ -1701,7 +1701,7 @@ func (cmid *CMID) SetOption(level int32, optname int32, optval []byte) error {
 //
 // Probe "success" on rdma-core 65 (undocumented behaviour): rdma_write_cm_event(3) says it returns 0 on success and names no requirement beyond an id with an event channel; writing RDMA_CM_EVENT_USER fails with EINVAL in the guest, whose Linux 6.1 rdma_cm has no UCMA_CMD_WRITE_CM_EVENT (the command librdmacm 65 sends is newer than the kernel).
 //
-// Convention zero_or_minus_one_errno. It needs rdma-core 65 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_minus_one_errno. It needs rdma-core 60 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [EventChannel.GetCMEvent].
 func (cmid *CMID) WriteCMEvent(event CMEventType, status int32, arg uint64) error {

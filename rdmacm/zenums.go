@@ -41,13 +41,13 @@ const (
 	CMEventTypeAddrChange CMEventType = 14
 	// CMEventTypeTimewaitExit is RDMA_CM_EVENT_TIMEWAIT_EXIT (rdma/rdma_cma.h).
 	CMEventTypeTimewaitExit CMEventType = 15
-	// CMEventTypeAddrinfoResolved is RDMA_CM_EVENT_ADDRINFO_RESOLVED (rdma/rdma_cma.h). Since rdma-core 65.
+	// CMEventTypeAddrinfoResolved is RDMA_CM_EVENT_ADDRINFO_RESOLVED (rdma/rdma_cma.h). Since rdma-core 60.
 	CMEventTypeAddrinfoResolved CMEventType = 16
-	// CMEventTypeAddrinfoError is RDMA_CM_EVENT_ADDRINFO_ERROR (rdma/rdma_cma.h). Since rdma-core 65.
+	// CMEventTypeAddrinfoError is RDMA_CM_EVENT_ADDRINFO_ERROR (rdma/rdma_cma.h). Since rdma-core 60.
 	CMEventTypeAddrinfoError CMEventType = 17
-	// CMEventTypeUser is RDMA_CM_EVENT_USER (rdma/rdma_cma.h). Since rdma-core 65.
+	// CMEventTypeUser is RDMA_CM_EVENT_USER (rdma/rdma_cma.h). Since rdma-core 60.
 	CMEventTypeUser CMEventType = 18
-	// CMEventTypeInternal is RDMA_CM_EVENT_INTERNAL (rdma/rdma_cma.h). Since rdma-core 65.
+	// CMEventTypeInternal is RDMA_CM_EVENT_INTERNAL (rdma/rdma_cma.h). Since rdma-core 60.
 	CMEventTypeInternal CMEventType = 19
 )
 

@@ -67,15 +67,18 @@ func Load() error {
 	return lib.Load()
 }
 
-// Release describes the installed librdmacm.so.1 as far as one symbol tells (exact release numbers are not detected): "after rdma-core 44" when it has rdma_resolve_addrinfo, which rdma-core 44 lacks and rdma-core 65 has; "rdma-core 44 or earlier" when it lacks it; "" when Load fails.
-func Release() string {
-	switch {
-	case Load() != nil:
-		return ""
-	case lib.Has("rdma_resolve_addrinfo"):
-		return "after rdma-core 44"
+// Release is the rdma-core release of the installed librdmacm.so.1 (44 for rdma-core 44.0), from the name of the file the dynamic loader opened: rdma-core names each library lib<name>.so.<ABI>.<minor>.<release>.<n>, libibverbs.so.1.14.44.0. It is read once. The error is Load's when the library is missing, and an *[UnknownReleaseError] when the file is not named so (a build that renamed it): then the bindings treat the library as rdma-core 33, the oldest supported release, and refuse what is newer with a *[MissingError].
+func Release() (int, error) {
+	if err := Load(); err != nil {
+		return 0, err
 	}
-	return "rdma-core 44 or earlier"
+	if r, ok := lib.Release(); ok {
+		return r, nil
+	}
+	return 0, &dl.UnknownReleaseError{
+		Lib:  lib.Name,
+		Path: lib.Path(),
+	}
 }
 
 var (
@@ -83,269 +86,269 @@ var (
 	sym_rdma_create_event_channel = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_event_channel",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_destroy_event_channel resolves rdma_destroy_event_channel (rdma/rdma_cma.h).
 	sym_rdma_destroy_event_channel = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_destroy_event_channel",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_create_id resolves rdma_create_id (rdma/rdma_cma.h).
 	sym_rdma_create_id = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_id",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_create_ep resolves rdma_create_ep (rdma/rdma_cma.h).
 	sym_rdma_create_ep = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_ep",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_destroy_ep resolves rdma_destroy_ep (rdma/rdma_cma.h).
 	sym_rdma_destroy_ep = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_destroy_ep",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_destroy_id resolves rdma_destroy_id (rdma/rdma_cma.h).
 	sym_rdma_destroy_id = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_destroy_id",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_bind_addr resolves rdma_bind_addr (rdma/rdma_cma.h).
 	sym_rdma_bind_addr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_bind_addr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_resolve_addr resolves rdma_resolve_addr (rdma/rdma_cma.h).
 	sym_rdma_resolve_addr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_resolve_addr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_resolve_route resolves rdma_resolve_route (rdma/rdma_cma.h).
 	sym_rdma_resolve_route = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_resolve_route",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_create_qp resolves rdma_create_qp (rdma/rdma_cma.h).
 	sym_rdma_create_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_create_qp_ex resolves rdma_create_qp_ex (rdma/rdma_cma.h).
 	sym_rdma_create_qp_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_qp_ex",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_destroy_qp resolves rdma_destroy_qp (rdma/rdma_cma.h).
 	sym_rdma_destroy_qp = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_destroy_qp",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_connect resolves rdma_connect (rdma/rdma_cma.h).
 	sym_rdma_connect = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_connect",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_establish resolves rdma_establish (rdma/rdma_cma.h).
 	sym_rdma_establish = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_establish",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_listen resolves rdma_listen (rdma/rdma_cma.h).
 	sym_rdma_listen = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_listen",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_request resolves rdma_get_request (rdma/rdma_cma.h).
 	sym_rdma_get_request = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_request",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_accept resolves rdma_accept (rdma/rdma_cma.h).
 	sym_rdma_accept = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_accept",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_reject resolves rdma_reject (rdma/rdma_cma.h).
 	sym_rdma_reject = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_reject",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_reject_ece resolves rdma_reject_ece (rdma/rdma_cma.h).
 	sym_rdma_reject_ece = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_reject_ece",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_notify resolves rdma_notify (rdma/rdma_cma.h).
 	sym_rdma_notify = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_notify",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_disconnect resolves rdma_disconnect (rdma/rdma_cma.h).
 	sym_rdma_disconnect = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_disconnect",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_join_multicast resolves rdma_join_multicast (rdma/rdma_cma.h).
 	sym_rdma_join_multicast = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_join_multicast",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_leave_multicast resolves rdma_leave_multicast (rdma/rdma_cma.h).
 	sym_rdma_leave_multicast = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_leave_multicast",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_join_multicast_ex resolves rdma_join_multicast_ex (rdma/rdma_cma.h).
 	sym_rdma_join_multicast_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_join_multicast_ex",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_cm_event resolves rdma_get_cm_event (rdma/rdma_cma.h).
 	sym_rdma_get_cm_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_cm_event",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_ack_cm_event resolves rdma_ack_cm_event (rdma/rdma_cma.h).
 	sym_rdma_ack_cm_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_ack_cm_event",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_src_port resolves rdma_get_src_port (rdma/rdma_cma.h).
 	sym_rdma_get_src_port = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_src_port",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_dst_port resolves rdma_get_dst_port (rdma/rdma_cma.h).
 	sym_rdma_get_dst_port = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_dst_port",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_devices resolves rdma_get_devices (rdma/rdma_cma.h).
 	sym_rdma_get_devices = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_devices",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_free_devices resolves rdma_free_devices (rdma/rdma_cma.h).
 	sym_rdma_free_devices = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_free_devices",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_event_str resolves rdma_event_str (rdma/rdma_cma.h).
 	sym_rdma_event_str = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_event_str",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_set_option resolves rdma_set_option (rdma/rdma_cma.h).
 	sym_rdma_set_option = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_set_option",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_migrate_id resolves rdma_migrate_id (rdma/rdma_cma.h).
 	sym_rdma_migrate_id = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_migrate_id",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_getaddrinfo resolves rdma_getaddrinfo (rdma/rdma_cma.h).
 	sym_rdma_getaddrinfo = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_getaddrinfo",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_freeaddrinfo resolves rdma_freeaddrinfo (rdma/rdma_cma.h).
 	sym_rdma_freeaddrinfo = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_freeaddrinfo",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_init_qp_attr resolves rdma_init_qp_attr (rdma/rdma_cma.h).
 	sym_rdma_init_qp_attr = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_init_qp_attr",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_set_local_ece resolves rdma_set_local_ece (rdma/rdma_cma.h).
 	sym_rdma_set_local_ece = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_set_local_ece",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_get_remote_ece resolves rdma_get_remote_ece (rdma/rdma_cma.h).
 	sym_rdma_get_remote_ece = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_get_remote_ece",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_resolve_addrinfo resolves rdma_resolve_addrinfo (rdma/rdma_cma.h).
 	sym_rdma_resolve_addrinfo = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_resolve_addrinfo",
-		Since: "rdma-core 65",
+		Since: "rdma-core 60",
 	}
 	// sym_rdma_query_addrinfo resolves rdma_query_addrinfo (rdma/rdma_cma.h).
 	sym_rdma_query_addrinfo = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_query_addrinfo",
-		Since: "rdma-core 65",
+		Since: "rdma-core 60",
 	}
 	// sym_rdma_write_cm_event resolves rdma_write_cm_event (rdma/rdma_cma.h).
 	sym_rdma_write_cm_event = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_write_cm_event",
-		Since: "rdma-core 65",
+		Since: "rdma-core 60",
 	}
 	// sym_rdma_create_srq resolves rdma_create_srq (rdma/rdma_verbs.h).
 	sym_rdma_create_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_create_srq_ex resolves rdma_create_srq_ex (rdma/rdma_verbs.h).
 	sym_rdma_create_srq_ex = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_create_srq_ex",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 	// sym_rdma_destroy_srq resolves rdma_destroy_srq (rdma/rdma_verbs.h).
 	sym_rdma_destroy_srq = &dl.Symbol{
 		Lib:   lib,
 		Name:  "rdma_destroy_srq",
-		Since: "rdma-core 44",
+		Since: "rdma-core 33",
 	}
 )
 
-// c_rdma_create_event_channel calls rdma_create_event_channel (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_event_channel calls rdma_create_event_channel (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_event_channel() (r *EventChannel, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_event_channel.Addr()
 	if err != nil {
@@ -357,7 +360,7 @@ func c_rdma_create_event_channel() (r *EventChannel, errno syscall.Errno, err er
 	return
 }
 
-// c_rdma_destroy_event_channel calls rdma_destroy_event_channel (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_destroy_event_channel calls rdma_destroy_event_channel (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_destroy_event_channel(channel *EventChannel) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_destroy_event_channel.Addr()
 	if err != nil {
@@ -368,7 +371,7 @@ func c_rdma_destroy_event_channel(channel *EventChannel) (errno syscall.Errno, e
 	return
 }
 
-// c_rdma_create_id calls rdma_create_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_id calls rdma_create_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_id(channel *EventChannel, id **CMID, context unsafe.Pointer, ps PortSpace) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_id.Addr()
 	if err != nil {
@@ -380,7 +383,7 @@ func c_rdma_create_id(channel *EventChannel, id **CMID, context unsafe.Pointer, 
 	return
 }
 
-// c_rdma_create_ep calls rdma_create_ep (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_ep calls rdma_create_ep (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_ep(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_ep.Addr()
 	if err != nil {
@@ -392,7 +395,7 @@ func c_rdma_create_ep(id **CMID, res *Addrinfo, pd *ibv.PD, qpInitAttr *ibv.QPIn
 	return
 }
 
-// c_rdma_destroy_ep calls rdma_destroy_ep (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_destroy_ep calls rdma_destroy_ep (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_destroy_ep(id *CMID) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_destroy_ep.Addr()
 	if err != nil {
@@ -403,7 +406,7 @@ func c_rdma_destroy_ep(id *CMID) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_destroy_id calls rdma_destroy_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_destroy_id calls rdma_destroy_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_destroy_id(id *CMID) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_destroy_id.Addr()
 	if err != nil {
@@ -415,7 +418,7 @@ func c_rdma_destroy_id(id *CMID) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_bind_addr calls rdma_bind_addr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_bind_addr calls rdma_bind_addr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_bind_addr(id *CMID, addr *Sockaddr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_bind_addr.Addr()
 	if err != nil {
@@ -427,7 +430,7 @@ func c_rdma_bind_addr(id *CMID, addr *Sockaddr) (r int32, errno syscall.Errno, e
 	return
 }
 
-// c_rdma_resolve_addr calls rdma_resolve_addr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_resolve_addr calls rdma_resolve_addr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_resolve_addr(id *CMID, srcAddr *Sockaddr, dstAddr *Sockaddr, timeoutMs int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_resolve_addr.Addr()
 	if err != nil {
@@ -439,7 +442,7 @@ func c_rdma_resolve_addr(id *CMID, srcAddr *Sockaddr, dstAddr *Sockaddr, timeout
 	return
 }
 
-// c_rdma_resolve_route calls rdma_resolve_route (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_resolve_route calls rdma_resolve_route (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_resolve_route(id *CMID, timeoutMs int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_resolve_route.Addr()
 	if err != nil {
@@ -451,7 +454,7 @@ func c_rdma_resolve_route(id *CMID, timeoutMs int32) (r int32, errno syscall.Err
 	return
 }
 
-// c_rdma_create_qp calls rdma_create_qp (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_qp calls rdma_create_qp (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_qp(id *CMID, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_qp.Addr()
 	if err != nil {
@@ -463,7 +466,7 @@ func c_rdma_create_qp(id *CMID, pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) (r int32
 	return
 }
 
-// c_rdma_create_qp_ex calls rdma_create_qp_ex (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_qp_ex calls rdma_create_qp_ex (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_qp_ex(id *CMID, qpInitAttr *ibv.QPInitAttrEx) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_qp_ex.Addr()
 	if err != nil {
@@ -475,7 +478,7 @@ func c_rdma_create_qp_ex(id *CMID, qpInitAttr *ibv.QPInitAttrEx) (r int32, errno
 	return
 }
 
-// c_rdma_destroy_qp calls rdma_destroy_qp (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_destroy_qp calls rdma_destroy_qp (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_destroy_qp(id *CMID) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_destroy_qp.Addr()
 	if err != nil {
@@ -486,7 +489,7 @@ func c_rdma_destroy_qp(id *CMID) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_connect calls rdma_connect (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_connect calls rdma_connect (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_connect(id *CMID, connParam *ConnParam) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_connect.Addr()
 	if err != nil {
@@ -498,7 +501,7 @@ func c_rdma_connect(id *CMID, connParam *ConnParam) (r int32, errno syscall.Errn
 	return
 }
 
-// c_rdma_establish calls rdma_establish (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_establish calls rdma_establish (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_establish(id *CMID) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_establish.Addr()
 	if err != nil {
@@ -510,7 +513,7 @@ func c_rdma_establish(id *CMID) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_listen calls rdma_listen (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_listen calls rdma_listen (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_listen(id *CMID, backlog int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_listen.Addr()
 	if err != nil {
@@ -522,7 +525,7 @@ func c_rdma_listen(id *CMID, backlog int32) (r int32, errno syscall.Errno, err e
 	return
 }
 
-// c_rdma_get_request calls rdma_get_request (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_request calls rdma_get_request (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_request(listen *CMID, id **CMID) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_request.Addr()
 	if err != nil {
@@ -534,7 +537,7 @@ func c_rdma_get_request(listen *CMID, id **CMID) (r int32, errno syscall.Errno, 
 	return
 }
 
-// c_rdma_accept calls rdma_accept (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_accept calls rdma_accept (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_accept(id *CMID, connParam *ConnParam) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_accept.Addr()
 	if err != nil {
@@ -546,7 +549,7 @@ func c_rdma_accept(id *CMID, connParam *ConnParam) (r int32, errno syscall.Errno
 	return
 }
 
-// c_rdma_reject calls rdma_reject (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_reject calls rdma_reject (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_reject(id *CMID, privateData unsafe.Pointer, privateDataLen uint8) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_reject.Addr()
 	if err != nil {
@@ -558,7 +561,7 @@ func c_rdma_reject(id *CMID, privateData unsafe.Pointer, privateDataLen uint8) (
 	return
 }
 
-// c_rdma_reject_ece calls rdma_reject_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_reject_ece calls rdma_reject_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_reject_ece(id *CMID, privateData unsafe.Pointer, privateDataLen uint8) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_reject_ece.Addr()
 	if err != nil {
@@ -570,7 +573,7 @@ func c_rdma_reject_ece(id *CMID, privateData unsafe.Pointer, privateDataLen uint
 	return
 }
 
-// c_rdma_notify calls rdma_notify (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_notify calls rdma_notify (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_notify(id *CMID, event ibv.EventType) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_notify.Addr()
 	if err != nil {
@@ -582,7 +585,7 @@ func c_rdma_notify(id *CMID, event ibv.EventType) (r int32, errno syscall.Errno,
 	return
 }
 
-// c_rdma_disconnect calls rdma_disconnect (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_disconnect calls rdma_disconnect (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_disconnect(id *CMID) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_disconnect.Addr()
 	if err != nil {
@@ -594,7 +597,7 @@ func c_rdma_disconnect(id *CMID) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_join_multicast calls rdma_join_multicast (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_join_multicast calls rdma_join_multicast (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_join_multicast(id *CMID, addr *Sockaddr, context unsafe.Pointer) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_join_multicast.Addr()
 	if err != nil {
@@ -606,7 +609,7 @@ func c_rdma_join_multicast(id *CMID, addr *Sockaddr, context unsafe.Pointer) (r 
 	return
 }
 
-// c_rdma_leave_multicast calls rdma_leave_multicast (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_leave_multicast calls rdma_leave_multicast (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_leave_multicast(id *CMID, addr *Sockaddr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_leave_multicast.Addr()
 	if err != nil {
@@ -618,7 +621,7 @@ func c_rdma_leave_multicast(id *CMID, addr *Sockaddr) (r int32, errno syscall.Er
 	return
 }
 
-// c_rdma_join_multicast_ex calls rdma_join_multicast_ex (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_join_multicast_ex calls rdma_join_multicast_ex (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_join_multicast_ex(id *CMID, mcJoinAttr *CMJoinMcAttrEx, context unsafe.Pointer) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_join_multicast_ex.Addr()
 	if err != nil {
@@ -630,7 +633,7 @@ func c_rdma_join_multicast_ex(id *CMID, mcJoinAttr *CMJoinMcAttrEx, context unsa
 	return
 }
 
-// c_rdma_get_cm_event calls rdma_get_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_cm_event calls rdma_get_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_cm_event(channel *EventChannel, event **CMEvent) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_cm_event.Addr()
 	if err != nil {
@@ -642,7 +645,7 @@ func c_rdma_get_cm_event(channel *EventChannel, event **CMEvent) (r int32, errno
 	return
 }
 
-// c_rdma_ack_cm_event calls rdma_ack_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_ack_cm_event calls rdma_ack_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_ack_cm_event(event *CMEvent) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_ack_cm_event.Addr()
 	if err != nil {
@@ -654,7 +657,7 @@ func c_rdma_ack_cm_event(event *CMEvent) (r int32, errno syscall.Errno, err erro
 	return
 }
 
-// c_rdma_get_src_port calls rdma_get_src_port (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_src_port calls rdma_get_src_port (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_src_port(id *CMID) (r uint16, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_src_port.Addr()
 	if err != nil {
@@ -666,7 +669,7 @@ func c_rdma_get_src_port(id *CMID) (r uint16, errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_get_dst_port calls rdma_get_dst_port (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_dst_port calls rdma_get_dst_port (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_dst_port(id *CMID) (r uint16, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_dst_port.Addr()
 	if err != nil {
@@ -678,7 +681,7 @@ func c_rdma_get_dst_port(id *CMID) (r uint16, errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_get_devices calls rdma_get_devices (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_devices calls rdma_get_devices (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_devices(numDevices *int32) (r **ibv.Context, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_devices.Addr()
 	if err != nil {
@@ -690,7 +693,7 @@ func c_rdma_get_devices(numDevices *int32) (r **ibv.Context, errno syscall.Errno
 	return
 }
 
-// c_rdma_free_devices calls rdma_free_devices (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_free_devices calls rdma_free_devices (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_free_devices(list **ibv.Context) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_free_devices.Addr()
 	if err != nil {
@@ -701,7 +704,7 @@ func c_rdma_free_devices(list **ibv.Context) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_event_str calls rdma_event_str (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_event_str calls rdma_event_str (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_event_str(event CMEventType) (r *byte, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_event_str.Addr()
 	if err != nil {
@@ -713,7 +716,7 @@ func c_rdma_event_str(event CMEventType) (r *byte, errno syscall.Errno, err erro
 	return
 }
 
-// c_rdma_set_option calls rdma_set_option (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_set_option calls rdma_set_option (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_set_option(id *CMID, level int32, optname int32, optval unsafe.Pointer, optlen uint64) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_set_option.Addr()
 	if err != nil {
@@ -725,7 +728,7 @@ func c_rdma_set_option(id *CMID, level int32, optname int32, optval unsafe.Point
 	return
 }
 
-// c_rdma_migrate_id calls rdma_migrate_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_migrate_id calls rdma_migrate_id (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_migrate_id(id *CMID, channel *EventChannel) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_migrate_id.Addr()
 	if err != nil {
@@ -737,7 +740,7 @@ func c_rdma_migrate_id(id *CMID, channel *EventChannel) (r int32, errno syscall.
 	return
 }
 
-// c_rdma_getaddrinfo calls rdma_getaddrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_getaddrinfo calls rdma_getaddrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrinfo) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_getaddrinfo.Addr()
 	if err != nil {
@@ -749,7 +752,7 @@ func c_rdma_getaddrinfo(node *byte, service *byte, hints *Addrinfo, res **Addrin
 	return
 }
 
-// c_rdma_freeaddrinfo calls rdma_freeaddrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_freeaddrinfo calls rdma_freeaddrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_freeaddrinfo(res *Addrinfo) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_freeaddrinfo.Addr()
 	if err != nil {
@@ -760,7 +763,7 @@ func c_rdma_freeaddrinfo(res *Addrinfo) (errno syscall.Errno, err error) {
 	return
 }
 
-// c_rdma_init_qp_attr calls rdma_init_qp_attr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_init_qp_attr calls rdma_init_qp_attr (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_init_qp_attr(id *CMID, qpAttr *ibv.QPAttr, qpAttrMask *int32) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_init_qp_attr.Addr()
 	if err != nil {
@@ -772,7 +775,7 @@ func c_rdma_init_qp_attr(id *CMID, qpAttr *ibv.QPAttr, qpAttrMask *int32) (r int
 	return
 }
 
-// c_rdma_set_local_ece calls rdma_set_local_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_set_local_ece calls rdma_set_local_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_set_local_ece(id *CMID, ece *ibv.ECE) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_set_local_ece.Addr()
 	if err != nil {
@@ -784,7 +787,7 @@ func c_rdma_set_local_ece(id *CMID, ece *ibv.ECE) (r int32, errno syscall.Errno,
 	return
 }
 
-// c_rdma_get_remote_ece calls rdma_get_remote_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_get_remote_ece calls rdma_get_remote_ece (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_get_remote_ece(id *CMID, ece *ibv.ECE) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_get_remote_ece.Addr()
 	if err != nil {
@@ -796,7 +799,7 @@ func c_rdma_get_remote_ece(id *CMID, ece *ibv.ECE) (r int32, errno syscall.Errno
 	return
 }
 
-// c_rdma_resolve_addrinfo calls rdma_resolve_addrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 65).
+// c_rdma_resolve_addrinfo calls rdma_resolve_addrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 60).
 func c_rdma_resolve_addrinfo(id *CMID, node *byte, service *byte, hints *Addrinfo) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_resolve_addrinfo.Addr()
 	if err != nil {
@@ -808,7 +811,7 @@ func c_rdma_resolve_addrinfo(id *CMID, node *byte, service *byte, hints *Addrinf
 	return
 }
 
-// c_rdma_query_addrinfo calls rdma_query_addrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 65).
+// c_rdma_query_addrinfo calls rdma_query_addrinfo (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 60).
 func c_rdma_query_addrinfo(id *CMID, info **Addrinfo) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_query_addrinfo.Addr()
 	if err != nil {
@@ -820,7 +823,7 @@ func c_rdma_query_addrinfo(id *CMID, info **Addrinfo) (r int32, errno syscall.Er
 	return
 }
 
-// c_rdma_write_cm_event calls rdma_write_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 65).
+// c_rdma_write_cm_event calls rdma_write_cm_event (rdma/rdma_cma.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 60).
 func c_rdma_write_cm_event(id *CMID, event CMEventType, status int32, arg uint64) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_write_cm_event.Addr()
 	if err != nil {
@@ -832,7 +835,7 @@ func c_rdma_write_cm_event(id *CMID, event CMEventType, status int32, arg uint64
 	return
 }
 
-// c_rdma_create_srq calls rdma_create_srq (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_srq calls rdma_create_srq (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_srq(id *CMID, pd *ibv.PD, attr *ibv.SRQInitAttr) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_srq.Addr()
 	if err != nil {
@@ -844,7 +847,7 @@ func c_rdma_create_srq(id *CMID, pd *ibv.PD, attr *ibv.SRQInitAttr) (r int32, er
 	return
 }
 
-// c_rdma_create_srq_ex calls rdma_create_srq_ex (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_create_srq_ex calls rdma_create_srq_ex (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_create_srq_ex(id *CMID, attr *ibv.SRQInitAttrEx) (r int32, errno syscall.Errno, err error) {
 	fn, err := sym_rdma_create_srq_ex.Addr()
 	if err != nil {
@@ -856,7 +859,7 @@ func c_rdma_create_srq_ex(id *CMID, attr *ibv.SRQInitAttrEx) (r int32, errno sys
 	return
 }
 
-// c_rdma_destroy_srq calls rdma_destroy_srq (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 44).
+// c_rdma_destroy_srq calls rdma_destroy_srq (rdma/rdma_verbs.h) through its address: r is the C result and errno the C errno after the call, meaningful only where the function's convention says so; err is a *dl.MissingError when the installed librdmacm.so.1 lacks it (needs rdma-core 33).
 func c_rdma_destroy_srq(id *CMID) (errno syscall.Errno, err error) {
 	fn, err := sym_rdma_destroy_srq.Addr()
 	if err != nil {

@@ -2,7 +2,7 @@
 
 // Package rpma binds librpma, the remote persistent memory access library (librpma.h).
 //
-// The types, enumerations, constants and functions of this package are generated (files z*.go) by gen/cmd/goverbs-gen from the pinned rdma-core headers and from the contracts of spec/, which are derived from the man pages; see ARCHITECTURE.md. Every generated struct has the exact C layout, proven by TestLayout against the headers of rdma-core 44 and 65 compiled by gcc. Every doc comment names its C symbol.
+// The types, enumerations, constants and functions of this package are generated (files z*.go) by gen/cmd/goverbs-gen from the pinned rdma-core headers and from the contracts of spec/, which are derived from the man pages; see ARCHITECTURE.md. Every generated struct has the exact C layout, proven by TestLayout against the headers of rdma-core 33 and 44 and 56 and 65 compiled by gcc. Every doc comment names its C symbol.
 //
 // # Names
 //

@@ -107,14 +107,6 @@ func Load() error {
 	return lib.Load()
 }
 
-// Release describes the installed librpma.so.0: "" when Load fails; no symbol tells its releases apart here.
-func Release() string {
-	if Load() != nil {
-		return ""
-	}
-	return "librpma.so.0 (release not detected)"
-}
-
 var (
 	// sym_rpma_utils_get_ibv_context resolves rpma_utils_get_ibv_context (librpma.h).
 	sym_rpma_utils_get_ibv_context = &dl.Symbol{

@@ -18,7 +18,7 @@ func TestLayout(t *testing.T) {
 func layoutTable() *layouttest.Table {
 	tb := &layouttest.Table{
 		Headers: []layouttest.Header{{
-			In:   []string{"65", "44"},
+			In:   []string{"65", "56", "44", "33"},
 			Path: "librpma.h",
 		}},
 		Package: "rpma",
@@ -32,199 +32,199 @@ func layoutTable() *layouttest.Table {
 			C:     "struct rpma_conn_private_data",
 			Fields: []layouttest.Field{{
 				C:          "ptr",
-				In:         []string{"65", "44"},
+				In:         []string{"65", "56", "44", "33"},
 				Offset:     uintptr(unsafe.Pointer(&v.Ptr)) - b,
 				OffsetDiff: nil,
 				Size:       unsafe.Sizeof(v.Ptr),
 				SizeDiff:   nil,
 			}, {
 				C:          "len",
-				In:         []string{"65", "44"},
+				In:         []string{"65", "56", "44", "33"},
 				Offset:     uintptr(unsafe.Pointer(&v.Len)) - b,
 				OffsetDiff: nil,
 				Size:       unsafe.Sizeof(v.Len),
 				SizeDiff:   nil,
 			}},
-			In:       []string{"65", "44"},
+			In:       []string{"65", "56", "44", "33"},
 			Size:     unsafe.Sizeof(v),
 			SizeDiff: nil,
 		})
 	}
 	tb.Consts = []layouttest.Const{{
 		C:     "RPMA_UTIL_IBV_CONTEXT_LOCAL",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(UtilIBVContextTypeLocal),
 	}, {
 		C:     "RPMA_UTIL_IBV_CONTEXT_REMOTE",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(UtilIBVContextTypeRemote),
 	}, {
 		C:     "RPMA_CONN_UNDEFINED",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventUndefined),
 	}, {
 		C:     "RPMA_CONN_ESTABLISHED",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventEstablished),
 	}, {
 		C:     "RPMA_CONN_CLOSED",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventClosed),
 	}, {
 		C:     "RPMA_CONN_LOST",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventLost),
 	}, {
 		C:     "RPMA_CONN_REJECTED",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventRejected),
 	}, {
 		C:     "RPMA_CONN_UNREACHABLE",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ConnEventUnreachable),
 	}, {
 		C:     "RPMA_FLUSH_TYPE_PERSISTENT",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(FlushTypePersistent),
 	}, {
 		C:     "RPMA_FLUSH_TYPE_VISIBILITY",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(FlushTypeVisibility),
 	}, {
 		C:     "RPMA_LOG_DISABLED",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelDisabled),
 	}, {
 		C:     "RPMA_LOG_LEVEL_FATAL",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelFatal),
 	}, {
 		C:     "RPMA_LOG_LEVEL_ERROR",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelError),
 	}, {
 		C:     "RPMA_LOG_LEVEL_WARNING",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelWarning),
 	}, {
 		C:     "RPMA_LOG_LEVEL_NOTICE",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelNotice),
 	}, {
 		C:     "RPMA_LOG_LEVEL_INFO",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelInfo),
 	}, {
 		C:     "RPMA_LOG_LEVEL_DEBUG",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogLevelDebug),
 	}, {
 		C:     "RPMA_LOG_THRESHOLD",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogThresholdThreshold),
 	}, {
 		C:     "RPMA_LOG_THRESHOLD_AUX",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogThresholdAux),
 	}, {
 		C:     "RPMA_LOG_THRESHOLD_MAX",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LogThresholdMax),
 	}, {
 		C:     "LIBRPMA_H",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(LibrpmaH),
 	}, {
 		C:     "RPMA_W_WAIT_FOR_COMPLETION",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(WWaitForCompletion),
 	}, {
 		C:     "RPMA_E_UNKNOWN",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(EUnknown),
 	}, {
 		C:     "RPMA_E_NOSUPP",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ENosupp),
 	}, {
 		C:     "RPMA_E_PROVIDER",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(EProvider),
 	}, {
 		C:     "RPMA_E_NOMEM",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ENomem),
 	}, {
 		C:     "RPMA_E_INVAL",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(EInval),
 	}, {
 		C:     "RPMA_E_NO_COMPLETION",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ENoCompletion),
 	}, {
 		C:     "RPMA_E_NO_EVENT",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ENoEvent),
 	}, {
 		C:     "RPMA_E_AGAIN",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(EAgain),
 	}, {
 		C:     "RPMA_E_SHARED_CHANNEL",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ESharedChannel),
 	}, {
 		C:     "RPMA_E_NOT_SHARED_CHNL",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(ENotSharedChnl),
 	}, {
 		C:     "RPMA_DEFAULT_TIMEOUT_MS",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(DefaultTimeoutMs),
 	}, {
 		C:     "RPMA_MR_USAGE_READ_SRC",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageReadSrc),
 	}, {
 		C:     "RPMA_MR_USAGE_READ_DST",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageReadDst),
 	}, {
 		C:     "RPMA_MR_USAGE_WRITE_SRC",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageWriteSrc),
 	}, {
 		C:     "RPMA_MR_USAGE_WRITE_DST",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageWriteDst),
 	}, {
 		C:     "RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageFlushTypeVisibility),
 	}, {
 		C:     "RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageFlushTypePersistent),
 	}, {
 		C:     "RPMA_MR_USAGE_SEND",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageSend),
 	}, {
 		C:     "RPMA_MR_USAGE_RECV",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(MRUsageRecv),
 	}, {
 		C:     "RPMA_F_COMPLETION_ON_ERROR",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(FCompletionOnError),
 	}, {
 		C:     "RPMA_F_COMPLETION_ALWAYS",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(FCompletionAlways),
 	}, {
 		C:     "RPMA_ATOMIC_WRITE_ALIGNMENT",
-		In:    []string{"65", "44"},
+		In:    []string{"65", "56", "44", "33"},
 		Value: layouttest.Bits(AtomicWriteAlignment),
 	}}
 	return tb

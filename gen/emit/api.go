@@ -308,8 +308,7 @@ func (e *Emitter) api(f *jen.File) error {
 // whose provider op may be NULL, a function newer than the oldest input, or
 // a library that need not be installed.
 func (e *Emitter) mayMiss(fn *ir.Func) bool {
-	oldest := e.Pkg.Versions[len(e.Pkg.Versions)-1]
-	return fn.Inline || HandShims[fn.Name] != "" || !ir.Has(fn.In, oldest) || e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv"
+	return fn.Inline || HandShims[fn.Name] != "" || e.newer(e.symbolRelease(fn)) || e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv"
 }
 
 var cCall = regexp.MustCompile(`\b([a-z_][a-z0-9_]*)\(\)`)
@@ -383,11 +382,10 @@ func (e *Emitter) conventionLine(a apiFunc, miss bool) string {
 		return s
 	}
 	var parts []string
-	oldest := e.Pkg.Versions[len(e.Pkg.Versions)-1]
 	switch {
 	case e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv":
 		parts = append(parts, "It needs "+e.Names.Spec.Lib+" ("+e.since(a.fn)+"), else the error is a *[MissingError]")
-	case !ir.Has(a.fn.In, oldest):
+	case e.newer(e.symbolRelease(a.fn)):
 		parts = append(parts, "It needs "+e.since(a.fn)+" or later, else the error is a *[MissingError]")
 	}
 	if a.fn.Inline || HandShims[a.fn.Name] != "" {

@@ -18,7 +18,7 @@ func (e *Emitter) consts(f *jen.File) error {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
 		doc := fmt.Sprintf("%s is the macro %s (%s).", e.Names.Vals[c.Name], c.Name, c.File)
-		if note := versionNote(e.Pkg.Versions, c.In); note != "" {
+		if note := e.note(c.Name, c.In); note != "" {
 			doc += " " + note
 		}
 		defs = append(defs, jen.Comment(doc), jen.Id(e.Names.Vals[c.Name]).Id(t).Op("=").Add(lit(c.Value, c.Signed, false)))

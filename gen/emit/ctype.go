@@ -62,11 +62,3 @@ func (e *Emitter) cDecl(t ir.Type, name string) string {
 	}
 	return c + " " + name
 }
-
-// versionNote says since when a symbol exists, empty for the oldest input.
-func versionNote(all, in []ir.Version) string {
-	if len(in) == 0 || ir.Has(in, all[len(all)-1]) {
-		return ""
-	}
-	return fmt.Sprintf("Since rdma-core %s.", ir.Since(all, in))
-}

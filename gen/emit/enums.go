@@ -30,7 +30,7 @@ func (e *Emitter) enums(f *jen.File) error {
 				kind = "a set of bit flags"
 			}
 			doc := fmt.Sprintf("%s is %s, C %s of %s.", name, kind, en.Key, en.File)
-			if note := versionNote(e.Pkg.Versions, en.In); note != "" {
+			if note := e.note("", en.In); note != "" {
 				doc += " " + note
 			}
 			f.Comment(doc)
@@ -40,7 +40,7 @@ func (e *Emitter) enums(f *jen.File) error {
 		var defs []jen.Code
 		for _, v := range en.Values {
 			doc := fmt.Sprintf("%s is %s (%s).", e.Names.Vals[v.Name], v.Name, en.File)
-			if note := versionNote(e.Pkg.Versions, v.In); note != "" {
+			if note := e.note(v.Name, v.In); note != "" {
 				doc += " " + note
 			}
 			defs = append(defs, jen.Comment(doc), jen.Id(e.Names.Vals[v.Name]).Add(typ).Op("=").Add(lit(v.Value, en.Signed, en.Flags)))

@@ -23,6 +23,10 @@ func (e *Emitter) errorTypes(f *jen.File) error {
 	f.Line()
 	f.Comment("NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.")
 	f.Type().Id("NilOpError").Op("=").Qual(DL, "NilOpError")
+	if e.Names.Spec.Release == "" {
+		f.Comment("UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).")
+		f.Type().Id("UnknownReleaseError").Op("=").Qual(DL, "UnknownReleaseError")
+	}
 	e.sentinels(f)
 	return nil
 }

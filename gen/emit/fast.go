@@ -138,11 +138,15 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 		return "", nil, err
 	}
 	var out []jen.Code
+	opBody := []jen.Code{jen.Return(jen.Uintptr().Call(jen.Id(expr)))}
+	opDoc := fmt.Sprintf("%sOp is the provider op that %s (%s) calls, %s, as the address %s takes; 0 when the provider left it NULL. Read it once per object.", goName, name, fn.File, cpath, goName)
+	if r, member := e.memberSince(fn, fw.Root, fw.Path); r > 0 {
+		opBody = append([]jen.Code{jen.If(jen.Op("!").Id("lib").Dot("AtLeast").Call(jen.Lit(r))).Block(jen.Return(jen.Lit(0)))}, opBody...)
+		opDoc += fmt.Sprintf(" Also 0 when the installed library is older than rdma-core %d (or its release is unknown), whose %s has no %s.", r, strings.SplitN(member, ".", 2)[0], member)
+	}
 	out = append(out,
-		jen.Comment(fmt.Sprintf("%sOp is the provider op that %s (%s) calls, %s, as the address %s takes; 0 when the provider left it NULL. Read it once per object.", goName, name, fn.File, cpath, goName)),
-		jen.Func().Id(goName+"Op").Params(jen.Id(obj).Add(objType)).Uintptr().Block(
-			jen.Return(jen.Uintptr().Call(jen.Id(expr))),
-		),
+		jen.Comment(opDoc),
+		jen.Func().Id(goName+"Op").Params(jen.Id(obj).Add(objType)).Uintptr().Block(opBody...),
 		jen.Line(),
 	)
 	doc := fmt.Sprintf("%s calls op, the provider op that %s (%s) calls (from %sOp, never 0), on the C object whose address is %s, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of %s does both). It is one cgo crossing, and cgo checks no argument at run time: %s and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.",

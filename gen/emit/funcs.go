@@ -68,7 +68,7 @@ func (e *Emitter) since(f *ir.Func) string {
 	if e.Names.Spec.Release != "" {
 		return e.Names.Spec.Release
 	}
-	return "rdma-core " + string(ir.Since(e.Pkg.Versions, f.In))
+	return "rdma-core " + string(e.symbolRelease(f))
 }
 
 // funcs emits zfuncs.go: the library, one dl.Symbol per extern function,
@@ -298,34 +298,14 @@ func (e *Emitter) load(f *jen.File) {
 	f.Comment(fmt.Sprintf("Load opens %s if it is not open yet and reports whether it is installed: nil, or a *[MissingError] naming it (it unwraps to unix.EOPNOTSUPP). A program can call it before any other function of the package: the bindings without an error result panic with an error naming %s when it is missing.", lib, lib))
 	f.Func().Id("Load").Params().Error().Block(jen.Return(jen.Id("lib").Dot("Load").Call()))
 	f.Line()
-	oldest := e.Pkg.Versions[len(e.Pkg.Versions)-1]
-	var probe *ir.Func
-	if e.Names.Spec.Release == "" {
-		for _, fn := range e.Pkg.Funcs {
-			if !fn.Inline && callable(fn) == "" && !ir.Has(fn.In, oldest) {
-				probe = fn
-				break
-			}
-		}
+	if e.Names.Spec.Release != "" {
+		return // not an rdma-core library: its release is the one pinned
 	}
-	if probe == nil {
-		f.Comment(fmt.Sprintf("Release describes the installed %s: %q when Load fails; no symbol tells its releases apart here.", lib, ""))
-		f.Func().Id("Release").Params().String().Block(
-			jen.If(jen.Id("Load").Call().Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
-			jen.Return(jen.Lit(lib+" (release not detected)")),
-		)
-		f.Line()
-		return
-	}
-	old := "rdma-core " + string(oldest)
-	after, upto := "after "+old, old+" or earlier"
-	f.Comment(fmt.Sprintf("Release describes the installed %s as far as one symbol tells (exact release numbers are not detected): %q when it has %s, which %s lacks and rdma-core %s has; %q when it lacks it; %q when Load fails.", lib, after, probe.Name, old, e.Pkg.Versions[0], upto, ""))
-	f.Func().Id("Release").Params().String().Block(
-		jen.Switch().Block(
-			jen.Case(jen.Id("Load").Call().Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
-			jen.Case(jen.Id("lib").Dot("Has").Call(jen.Lit(probe.Name))).Block(jen.Return(jen.Lit(after))),
-		),
-		jen.Return(jen.Lit(upto)),
+	f.Comment(fmt.Sprintf("Release is the rdma-core release of the installed %s (44 for rdma-core 44.0), from the name of the file the dynamic loader opened: rdma-core names each library lib<name>.so.<ABI>.<minor>.<release>.<n>, libibverbs.so.1.14.44.0. It is read once. The error is Load's when the library is missing, and an *[UnknownReleaseError] when the file is not named so (a build that renamed it): then the bindings treat the library as rdma-core %s, the oldest supported release, and refuse what is newer with a *[MissingError].", lib, string(e.Pkg.Versions[len(e.Pkg.Versions)-1])))
+	f.Func().Id("Release").Params().Params(jen.Int(), jen.Error()).Block(
+		jen.If(jen.Id("err").Op(":=").Id("Load").Call(), jen.Id("err").Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Id("err"))),
+		jen.If(jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("lib").Dot("Release").Call(), jen.Id("ok")).Block(jen.Return(jen.Id("r"), jen.Nil())),
+		jen.Return(jen.Lit(0), jen.Op("&").Qual(DL, "UnknownReleaseError").Values(jen.Dict{jen.Id("Lib"): jen.Id("lib").Dot("Name"), jen.Id("Path"): jen.Id("lib").Dot("Path").Call()})),
 	)
 	f.Line()
 	_ = pkg

@@ -44,7 +44,7 @@ func (e *Emitter) recordDoc(s *ir.Struct, name, what string) string {
 		c = "the anonymous " + kw + " at " + strings.ReplaceAll(strings.SplitN(s.Key, " ", 2)[1], "::", ".")
 	}
 	doc := fmt.Sprintf("%s mirrors %s of %s %s", name, c, s.File, what)
-	if note := versionNote(e.Pkg.Versions, s.In); note != "" {
+	if note := e.note("", s.In); note != "" {
 		doc += " " + note
 	}
 	for _, v := range e.Pkg.Versions {
@@ -100,7 +100,7 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 		if fd.Name == "" {
 			doc = "C: anonymous " + e.cType(fd.Type) + " member"
 		}
-		if note := versionNote(e.Pkg.Versions, fd.In); note != "" {
+		if note := e.note(declKey(s.Key, fd.Name), fd.In); note != "" {
 			doc += ". " + note
 		}
 		fields = append(fields, jen.Comment(doc))
@@ -167,7 +167,7 @@ func (e *Emitter) union(f *jen.File, s *ir.Struct) error {
 			what = "anonymous member"
 			anon++
 		}
-		note := versionNote(e.Pkg.Versions, fd.In)
+		note := e.note(declKey(s.Key, fd.Name), fd.In)
 		if fd.Type.Kind == ir.Pointer || fd.Type.Kind == ir.FuncPtr {
 			// A pointer member: its value and a setter, not a pointer to a
 			// pointer.

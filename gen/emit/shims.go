@@ -34,7 +34,16 @@ func (e *Emitter) forwardShim(fn *ir.Func) (string, []jen.Code, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	get := []jen.Code{
+	var get []jen.Code
+	// A member newer than the oldest release: an older library's struct ends
+	// before it, and reading it would read past the struct.
+	if r, member := e.memberSince(fn, fw.Root, fw.Path); r > 0 {
+		get = append(get, jen.If(
+			jen.Id("err").Op("=").Id("lib").Dot("Needs").Call(jen.Lit(r), jen.Lit(fn.Name), jen.Lit(member)),
+			jen.Id("err").Op("!=").Nil(),
+		).Block(jen.Return()))
+	}
+	get = append(get,
 		jen.Id("fn").Op(":=").Id(expr),
 		jen.If(jen.Id("fn").Op("==").Nil()).Block(
 			jen.Id("err").Op("=").Op("&").Qual(DL, "NilOpError").Values(jen.Dict{
@@ -42,8 +51,8 @@ func (e *Emitter) forwardShim(fn *ir.Func) (string, []jen.Code, error) {
 			}),
 			jen.Return(),
 		),
-	}
-	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls %s: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL.",
+	)
+	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls %s: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.",
 		fn.Name, fn.Name, fn.File, cpath)
 	b, err := e.raw(fn, doc, get, tramp)
 	return c, b, err

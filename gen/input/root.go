@@ -14,7 +14,7 @@ import (
 // Versions are the rdma-core input roots, newest first. The newest one is the
 // source of the generated Go; the others only date symbols and are checked by
 // the layout tests.
-var Versions = []ir.Version{"65", "44"}
+var Versions = []ir.Version{"65", "56", "44", "33"}
 
 // ErrMissing is wrapped by every error about absent pinned inputs.
 var ErrMissing = errors.New("pinned inputs missing: run `make inputs`")

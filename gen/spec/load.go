@@ -55,6 +55,9 @@ func Load(dir string) (*Set, error) {
 	if err := s.loadFastPath(filepath.Join(dir, "fastpath")); err != nil {
 		return nil, err
 	}
+	if err := s.loadSince(filepath.Join(dir, "since")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

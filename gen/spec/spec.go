@@ -171,6 +171,7 @@ type Set struct {
 	byName map[string]*Function
 	names  []string
 	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
+	since  map[string]*SinceFile
 }
 
 // Lookup returns the function with C name name.

@@ -22,6 +22,7 @@ func TestConventions(t *testing.T) {
 	}{
 		{"zero_or_errno ok", ZeroOrErrno("ibv_req_notify_cq", 0), nil, ""},
 		{"zero_or_errno", ZeroOrErrno("ibv_modify_qp", int32(unix.EBUSY)), unix.EBUSY, "ibv_modify_qp: device or resource busy"},
+		{"zero_or_errno negated (older providers)", ZeroOrErrno("ibv_post_send", -int32(unix.EINVAL)), unix.EINVAL, "ibv_post_send: invalid argument"},
 		{"zero_or_neg_errno", ZeroOrNegErrno("f", -int32(unix.EINVAL)), unix.EINVAL, "f: invalid argument"},
 		{"zero_or_minus_one_errno", ZeroOrMinusOneErrno("rdma_bind_addr", -1, unix.EADDRINUSE), unix.EADDRINUSE, "rdma_bind_addr: address already in use"},
 		{"zero_or_minus_one_errno ok", ZeroOrMinusOneErrno("rdma_bind_addr", 0, unix.EAGAIN), nil, ""},

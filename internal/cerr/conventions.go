@@ -6,9 +6,16 @@ import (
 )
 
 // ZeroOrErrno checks fn's result rc, 0 on success, a positive errno on failure.
+//
+// A negative rc is read as a negated errno, the error a current library returns: some
+// providers of older rdma-core releases return -errno where the page promises errno
+// (librxe's post_send of rdma-core 33 returns -EINVAL and -ENOMEM). Code keeps rc as it was.
 func ZeroOrErrno(fn string, rc int32) error {
 	if rc == 0 {
 		return nil
+	}
+	if rc < 0 {
+		return &Error{Func: fn, Errno: normal(syscall.Errno(-int64(rc))), Code: int(rc)}
 	}
 	return &Error{Func: fn, Errno: syscall.Errno(rc), Code: int(rc)}
 }

@@ -5,17 +5,53 @@ package dl
 
 /*
 #cgo linux LDFLAGS: -ldl
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 
 static void *goverbs_dlopen(const char *name) { return dlopen(name, RTLD_NOW | RTLD_GLOBAL); }
+
+// The file the dynamic loader opened for the library of handle h (its first
+// member, l_name, of struct link_map: dlinfo's RTLD_DI_LINKMAP), or NULL.
+static const char *goverbs_dlpath(void *h) {
+	void *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
+		return NULL;
+	// struct link_map { ElfW(Addr) l_addr; char *l_name; ... }
+	return ((const char **)lm)[1];
+}
 */
 import "C"
 
 import (
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"sync"
 	"unsafe"
 )
+
+// releaseName is how rdma-core names a library's file: lib<name>.so.<soversion>
+// .<ABI>.<release>.<n> (libibverbs.so.1.14.44.0, librdmacm.so.1.3.56.1).
+var releaseName = regexp.MustCompile(`^lib[\w-]+\.so\.\d+\.\d+\.(\d+)\.\d+$`)
+
+// releaseOf is the rdma-core release in the name of the file path leads to
+// (symbolic links followed), or 0.
+func releaseOf(path string) int {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	m := releaseName.FindStringSubmatch(filepath.Base(real))
+	if m == nil {
+		return 0
+	}
+	r, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0
+	}
+	return r
+}
 
 // Lib is a shared object opened on first use.
 type Lib struct {
@@ -24,6 +60,10 @@ type Lib struct {
 	once   sync.Once
 	handle unsafe.Pointer
 	err    string // dlerror() of a failed dlopen
+
+	relOnce sync.Once
+	release int    // the installed rdma-core release, 0 when not known
+	path    string // the file opened
 }
 
 // NewLib returns the library soname, not yet opened.
@@ -48,6 +88,64 @@ func (l *Lib) Load() error {
 		return &MissingError{Lib: l.Name, Detail: l.err}
 	}
 	return nil
+}
+
+// Path is the file the dynamic loader opened for the library (with the
+// directories it was found in: /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
+// "" when it is not installed.
+func (l *Lib) Path() string {
+	l.detect()
+	return l.path
+}
+
+// Release is the rdma-core release of the installed library, from the name
+// of the file libibverbs.so.1 (or any rdma-core library's soname) leads to:
+// rdma-core builds each library as lib<name>.so.<ABI>.<minor>.<release>.<n>
+// (libibverbs.so.1.14.44.0 is rdma-core 44). 0, false when the library is not
+// installed or its file is not named so.
+func (l *Lib) Release() (int, bool) {
+	l.detect()
+	return l.release, l.release > 0
+}
+
+func (l *Lib) detect() {
+	l.relOnce.Do(func() {
+		l.open()
+		if l.handle == nil {
+			return
+		}
+		p := C.goverbs_dlpath(l.handle)
+		if p == nil {
+			return
+		}
+		l.path = C.GoString(p)
+		l.release = releaseOf(l.path)
+	})
+}
+
+// AtLeast reports whether the installed library is known to be rdma-core
+// release r or newer. A library whose release cannot be told is not.
+func (l *Lib) AtLeast(r int) bool {
+	got, ok := l.Release()
+	return ok && got >= r
+}
+
+// Needs is nil when the installed library is rdma-core release r or newer,
+// else a *MissingError for symbol, whose struct member member the installed
+// release lacks (or, its release unknown, may lack): reading it would read
+// past the library's struct.
+func (l *Lib) Needs(r int, symbol, member string) error {
+	if l.AtLeast(r) {
+		return nil
+	}
+	if err := l.Load(); err != nil {
+		return err
+	}
+	installed := "an rdma-core release it does not name"
+	if got, ok := l.Release(); ok {
+		installed = "rdma-core " + strconv.Itoa(got)
+	}
+	return &MissingError{Symbol: symbol, Lib: l.Name, Since: "rdma-core " + strconv.Itoa(r), Member: member, Installed: installed}
 }
 
 // Has reports whether the library is installed and has the symbol name.

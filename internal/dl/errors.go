@@ -13,12 +13,19 @@ type MissingError struct {
 	Lib    string // the library searched
 	Since  string // the release introducing the function, e.g. "rdma-core 65"
 	Detail string // dlerror() when the library itself could not be opened
+	// Member, for a function that calls through a struct member newer than
+	// the installed release (ibv_wr_flush through ibv_qp_ex.wr_flush), is
+	// that member, and Installed the release found ("rdma-core 44").
+	Member, Installed string
 }
 
 // Error names the function, the library and the release it needs.
 func (e *MissingError) Error() string {
 	if e.Symbol == "" {
 		return fmt.Sprintf("%s not installed (%s)", e.Lib, e.Detail)
+	}
+	if e.Member != "" {
+		return fmt.Sprintf("%s: the installed %s (%s) has no %s; the function needs %s or later", e.Symbol, e.Lib, e.Installed, e.Member, e.Since)
 	}
 	if e.Detail != "" {
 		return fmt.Sprintf("%s: %s not installed (%s); the function needs %s or later", e.Symbol, e.Lib, e.Detail, e.Since)
@@ -69,4 +76,17 @@ func Unavailable(pkg string, err error) error {
 		return &UnavailableError{Pkg: pkg, Err: m}
 	}
 	return err
+}
+
+// UnknownReleaseError reports an installed library whose rdma-core release
+// its file name does not tell (rdma-core names each library
+// lib<name>.so.<ABI>.<minor>.<release>.<n>).
+type UnknownReleaseError struct {
+	Lib  string // the soname
+	Path string // the file the dynamic loader opened
+}
+
+// Error names the library and its file.
+func (e *UnknownReleaseError) Error() string {
+	return fmt.Sprintf("%s: the rdma-core release is not told by the name of %s", e.Lib, e.Path)
 }

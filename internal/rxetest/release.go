@@ -64,7 +64,13 @@ func releaseOf(name string) (string, int, error) {
 // tests compare Env.Release with them, never the root's name.
 const (
 	// RxeExtended: librxe implements ibv_create_cq_ex and ibv_create_qp_ex with the extended
-	// CQ and QP operations (linux-rdma/rdma-core#878, merged after 33 was branched). Before
+	// CQ and QP operations (linux-rdma/rdma-core#878; providers/rxe/rxe.c has them from v34.0). Before
 	// it (33) both calls fail with EOPNOTSUPP.
 	RxeExtended = 34
+	// RxeRecvResetRefused: librxe's post_recv refuses a QP in RESET with EINVAL (the
+	// specification's C10-97.2.1), from rdma-core 40; before it queues the receive.
+	RxeRecvResetRefused = 40
+	// RxeMW: librxe allocates and binds memory windows (ibv_alloc_mw), from rdma-core 36;
+	// before, libibverbs fails the call with EOPNOTSUPP.
+	RxeMW = 36
 )
