@@ -16,13 +16,11 @@ RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --incl
 # own compiler for the test binaries (RXE_CC.<root>).
 RXE_ROOTS := host sid trixie bullseye
 RXE_DEFAULT_ROOTS := host sid
-# Not yet on bullseye (rdma-core 33), for library bugs of issue 30 (README, Compatibility):
-# ibv's and rdma's TestExtendedVerbs (ibv_create_qp_ex's error loses EOPNOTSUPP), rdma's
-# TestSendErrors (librxe 33 returns -errno) and TestRecvErrors (librxe 33 takes a receive on
-# a RESET QP, which later librxe refuses).
-RXE_ROOTS.ibv := host sid trixie
+# The user-facing suites run on every root; the reliability load, the benchmarks' harness
+# and doccheck's own tests on host and sid.
+RXE_ROOTS.ibv := host sid trixie bullseye
 RXE_ROOTS.rdmacm := host sid trixie bullseye
-RXE_ROOTS.rdma := host sid trixie
+RXE_ROOTS.rdma := host sid trixie bullseye
 RXE_ROOTS.cmd/devinfo := host sid trixie bullseye
 RXE_ROOTS.cmd/rping := host sid trixie bullseye
 RXE_ROOTS.cmd/rcpingpong := host sid trixie bullseye
