@@ -29,7 +29,7 @@ RXE_CC.bullseye := bin/cc-bullseye
 rxe_pkg_roots = $(or $(RXE_ROOTS.$(patsubst ./%/,%,$(1))),$(RXE_DEFAULT_ROOTS))
 rxe_pkgs_on = $(strip $(foreach p,$(RXE_PKGS),$(if $(filter $(1),$(call rxe_pkg_roots,$(p))),$(p))))
 
-.PHONY: fuzz-rxe bench bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
+.PHONY: test-own fuzz-rxe bench bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -41,7 +41,7 @@ doccheck: bin/rxe
 
 all: main test
 
-test: host-deps inputs vet check-generate test-host fuzz-short doccheck test-rxe
+test: host-deps inputs vet check-generate test-host fuzz-short doccheck test-rxe test-own
 
 host-deps:
 	tools/inputs/host-deps.sh
@@ -78,6 +78,12 @@ define rxe_tests_on
 endef
 test-rxe: bin/rxe bin/gotestcheck $(foreach r,$(RXE_ROOTS),$(RXE_CC.$(r)))
 	$(foreach r,$(RXE_ROOTS),$(if $(call rxe_pkgs_on,$(r)),$(call rxe_tests_on,$(r))))
+
+# The own-device mode (GOVERBS_DEVICE=<device>[,<device>]: the rxe tests against a
+# machine's own devices), proven in the guest: rdma's, ibv's and rdmacm's rxe tests with the
+# bed's variables unset and GOVERBS_DEVICE=rxe_a,rxe_b. Link faults skip (listed).
+test-own: bin/rxe
+	tools/owndevice.sh sid ./rdma ./ibv ./rdmacm
 
 # The reliability load at full size: 10^6 sequenced, checksummed messages between the two
 # rxe nodes, on each root (about 10 min per root with -race on the 2-core TCG guest;

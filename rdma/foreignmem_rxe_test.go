@@ -20,6 +20,7 @@ import (
 func TestDMABufAndODP(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
+	env.SkipUnlessSoftRoCE(t, "refusing DMA-BUF and ODP registrations")
 	dev, pd := devPD(t, env.Nodes[0].Dev)
 	fd := rxetest.DMABuf(t, 1<<16)
 

@@ -36,12 +36,23 @@ type Env struct {
 	releaseErr error
 }
 
-// Guest returns the rxe environment, failing the test when it does not run in the guest.
+// Guest returns the rxe environment, failing the test when it does not run in the guest
+// or, in the own-device mode (GOVERBS_DEVICE), the machine's own devices.
 func Guest(t testing.TB) *Env {
 	t.Helper()
+	if list := os.Getenv(DeviceVar); list != "" && os.Getenv("RXE_GUEST") != "1" {
+		e, err := fromDevices(list)
+		if err != nil {
+			t.Fatalf("own-device mode: %v", err)
+		}
+		if e.releaseErr != nil {
+			t.Fatalf("own-device mode: cannot tell the installed rdma-core release: %v", e.releaseErr)
+		}
+		return e
+	}
 	e, ok := FromEnv()
 	if !ok {
-		t.Fatal("this test needs the rxe guest and runs only inside it: make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg")
+		t.Fatalf("this test needs the rxe guest and runs only inside it (make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg), or the machine's own devices: %s=<device>[,<device>] go test -tags rxe ./pkg", DeviceVar)
 	}
 	if e.releaseErr != nil {
 		t.Fatalf("the %s root: cannot tell the installed rdma-core release: %v", e.Root, e.releaseErr)
@@ -70,9 +81,13 @@ func FromEnv() (*Env, bool) {
 	return e, len(e.Nodes) > 0
 }
 
-// Pair returns the two nodes of the two-node topology, failing the test on one node.
+// Pair returns the two nodes of the two-node topology, failing the test on one node (in
+// the own-device mode with one device, it skips the test).
 func (e *Env) Pair(t testing.TB) (a, b Node) {
 	t.Helper()
+	if len(e.Nodes) < 2 && e.own() {
+		t.Skipf("own-device mode (%s=%s): the test needs two nodes; name two connected devices", DeviceVar, os.Getenv(DeviceVar))
+	}
 	if len(e.Nodes) < 2 {
 		t.Fatalf("this test needs the two-node topology (rxe run -topology=two), the guest has %q", e.Topology)
 	}
