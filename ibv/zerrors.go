@@ -16,6 +16,9 @@ type MissingError = dl.MissingError
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
 
+// ErrNotSupported is matched (errors.Is) by every call's error in a build that cannot call C libraries (not Linux, or CGO_ENABLED=0): the package builds everywhere and runs on Linux with cgo.
+var ErrNotSupported = dl.ErrNotSupported
+
 // UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).
 type UnknownReleaseError = dl.UnknownReleaseError
 

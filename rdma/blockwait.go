@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package rdma
 
 /*
@@ -281,17 +283,6 @@ func (c *CompChannel) waitBlocking(ctx context.Context, op string, wcs []ibv.WC)
 			return nil, 0, b.failure(op)
 		}
 	}
-}
-
-// eventCQ is the package's CQ for an event's raw CQ.
-func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
-	c.mu.Lock()
-	cq := c.cqs[raw]
-	c.mu.Unlock()
-	if cq == nil {
-		return nil, opErr(op, errForeignEvent)
-	}
-	return cq, nil
 }
 
 // yieldEvery is how often WaitBlocking yields the processor: half the

@@ -1,35 +1,5 @@
 package rdma
 
-/*
-#cgo noescape gv_get_cq_event
-#cgo nocallback gv_get_cq_event
-#include <errno.h>
-#include <stdint.h>
-
-typedef int (*gv_get_cq_event_fn)(void *channel, void **cq, void **cq_context);
-
-// What CompChannel.Wait hands ibv_get_cq_event, in C memory: its two
-// out-parameters, and errno after a failure.
-struct gv_cq_event {
-	void *cq;
-	void *cq_context;
-	int err;
-};
-
-// Calls ibv_get_cq_event (at fn) into ev; ev->err is errno after a failure
-// (cleared before the call), 0 after a success. All three are C memory,
-// passed as integers: cgo checks no argument (as ibv/zfast.go's
-// trampolines).
-static int gv_get_cq_event(uintptr_t fn, uintptr_t channel, uintptr_t out) {
-	struct gv_cq_event *ev = (struct gv_cq_event *)out;
-	errno = 0;
-	int r = ((gv_get_cq_event_fn)fn)((void *)channel, &ev->cq, &ev->cq_context);
-	ev->err = r ? errno : 0;
-	return r;
-}
-*/
-import "C"
-
 import (
 	"context"
 	"errors"
@@ -53,7 +23,7 @@ type CompChannel struct {
 	mu  sync.Mutex
 	cqs map[*ibv.CQ]*CQ // the CQs on this channel
 
-	out *C.struct_gv_cq_event // C memory: ibv_get_cq_event's out-parameters and errno
+	out unsafe.Pointer // C memory: ibv_get_cq_event's out-parameters and errno (cqEvent)
 	// fdBlocking: the fd is in blocking mode, for WaitBlocking's waker
 	// (see setFDBlocking); under the waiter's lock.
 	fdBlocking bool
@@ -86,8 +56,7 @@ func (d *Device) NewCompChannel() (*CompChannel, error) {
 		return nil, err
 	}
 	d.adopt("CompChannel")
-	c := &CompChannel{ch: ch, dev: d, w: w, cqs: map[*ibv.CQ]*CQ{}, getEvent: getEvent,
-		out: (*C.struct_gv_cq_event)(cAlloc(C.sizeof_struct_gv_cq_event))}
+	c := &CompChannel{ch: ch, dev: d, w: w, cqs: map[*ibv.CQ]*CQ{}, getEvent: getEvent, out: newCQEventOut()}
 	c.kind = "CompChannel"
 	c.tryFn = c.tryEvent
 	return c, nil
@@ -139,14 +108,14 @@ func (c *CompChannel) tryEvent() error {
 	defer c.done()
 	var cq *CQ
 	for cq == nil {
-		rc := C.gv_get_cq_event(C.uintptr_t(uintptr(c.getEvent)), C.uintptr_t(uintptr(unsafe.Pointer(c.ch))), C.uintptr_t(uintptr(unsafe.Pointer(c.out))))
+		rc, errno, rawCQ := getCQEvent(c.getEvent, c.ch, c.out)
 		if rc != 0 {
-			if syscall.Errno(c.out.err) == syscall.EAGAIN {
+			if errno == syscall.EAGAIN {
 				return errAgain
 			}
 			return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(rc))
 		}
-		raw := (*ibv.CQ)(c.out.cq)
+		raw := (*ibv.CQ)(rawCQ)
 		// Ack first, always: an unacknowledged event makes ibv_destroy_cq
 		// wait forever.
 		raw.AckEvents(1)
@@ -165,6 +134,17 @@ func (c *CompChannel) tryEvent() error {
 	}
 	c.got = cq
 	return nil
+}
+
+// eventCQ is the package's CQ for an event's raw CQ.
+func (c *CompChannel) eventCQ(op string, raw *ibv.CQ) (*CQ, error) {
+	c.mu.Lock()
+	cq := c.cqs[raw]
+	c.mu.Unlock()
+	if cq == nil {
+		return nil, opErr(op, errForeignEvent)
+	}
+	return cq, nil
 }
 
 // cqContext is the cq_context of the package's CQs on the channel (nil

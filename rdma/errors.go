@@ -134,3 +134,8 @@ func (e *StateError) Error() string {
 }
 
 func (e *StateError) Unwrap() []error { return []error{ErrBadState, unix.EINVAL} }
+
+// ErrNotSupported is matched (errors.Is) by the error of every call in a build that
+// cannot call C libraries (not Linux, or CGO_ENABLED=0): the package builds everywhere
+// and runs on Linux with cgo.
+var ErrNotSupported = ibv.ErrNotSupported

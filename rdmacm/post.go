@@ -1,10 +1,5 @@
 package rdmacm
 
-/*
-#include <stdlib.h>
-*/
-import "C"
-
 import (
 	"errors"
 	"unsafe"
@@ -29,27 +24,27 @@ import (
 // copies sgl there and links it; free releases both.
 func sendWR(sgl []ibv.SGE) (wr *ibv.SendWR, free func()) {
 	n := len(sgl)
-	p := C.calloc(1, C.size_t(unsafe.Sizeof(ibv.SendWR{})+uintptr(n)*unsafe.Sizeof(ibv.SGE{})))
+	p := cAlloc(unsafe.Sizeof(ibv.SendWR{}) + uintptr(n)*unsafe.Sizeof(ibv.SGE{}))
 	wr = (*ibv.SendWR)(p)
 	if n > 0 {
 		s := unsafe.Slice((*ibv.SGE)(unsafe.Add(p, unsafe.Sizeof(ibv.SendWR{}))), n)
 		copy(s, sgl)
 		wr.SgList, wr.NumSGE = &s[0], int32(n)
 	}
-	return wr, func() { C.free(p) }
+	return wr, func() { cFree(p) }
 }
 
 // recvWR is sendWR for an ibv_recv_wr.
 func recvWR(sgl []ibv.SGE) (wr *ibv.RecvWR, free func()) {
 	n := len(sgl)
-	p := C.calloc(1, C.size_t(unsafe.Sizeof(ibv.RecvWR{})+uintptr(n)*unsafe.Sizeof(ibv.SGE{})))
+	p := cAlloc(unsafe.Sizeof(ibv.RecvWR{}) + uintptr(n)*unsafe.Sizeof(ibv.SGE{}))
 	wr = (*ibv.RecvWR)(p)
 	if n > 0 {
 		s := unsafe.Slice((*ibv.SGE)(unsafe.Add(p, unsafe.Sizeof(ibv.RecvWR{}))), n)
 		copy(s, sgl)
 		wr.SgList, wr.NumSGE = &s[0], int32(n)
 	}
-	return wr, func() { C.free(p) }
+	return wr, func() { cFree(p) }
 }
 
 // seterrno is rdma_seterrno for Go errors: the verbs failure err, reported

@@ -16,6 +16,9 @@ type MissingError = dl.MissingError
 // NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.
 type NilOpError = dl.NilOpError
 
+// ErrNotSupported is matched (errors.Is) by every call's error in a build that cannot call C libraries (not Linux, or CGO_ENABLED=0): the package builds everywhere and runs on Linux with cgo.
+var ErrNotSupported = dl.ErrNotSupported
+
 var (
 	// ErrAgain is the library code RPMA_E_AGAIN: errors.Is(err, ErrAgain) holds for a failure returning it. For example: a temporary error occurred, the retry may fix the problem
 	ErrAgain = &Error{

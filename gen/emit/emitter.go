@@ -26,6 +26,10 @@ type Emitter struct {
 	// pages (tools/doccheck/known.yaml); the bindings' docs state them.
 	Measured []Measured
 
+	libFile   *jen.File  // zlib.go, filled by funcs
+	rawStubs  []jen.Code // the raw wrappers' stubs (zfuncs_other.go), filled by raw
+	fastStubs []jen.Code // the fast path's stubs (zfast_other.go), filled by fast
+
 	padded  map[string]bool   // records needing explicit padding
 	shimmed map[string]bool   // static inline functions with a generated shim
 	unbound map[string]string // spec functions without an exported binding, and why
@@ -102,6 +106,16 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 	if err := add("zfuncs.go", e.funcs, externs == 0); err != nil {
 		return nil, err
 	}
+	if externs > 0 {
+		b, err := render(e.libFile)
+		if err != nil {
+			return nil, fmt.Errorf("zlib.go: %w", err)
+		}
+		out["zlib.go"] = b
+	}
+	if err := add("zfuncs_other.go", e.funcsOther, externs == 0); err != nil {
+		return nil, err
+	}
 	if err := add("zerrors.go", e.errorTypes, externs == 0); err != nil {
 		return nil, err
 	}
@@ -109,6 +123,9 @@ func (e *Emitter) Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	if err := add("zfast.go", e.fast, !e.hasFast()); err != nil {
+		return nil, err
+	}
+	if err := add("zfast_other.go", e.fastOther, !e.hasFast()); err != nil {
 		return nil, err
 	}
 	if err := add("zdoc.go", e.pkgDoc, e.Spec == nil || externs == 0); err != nil {

@@ -23,6 +23,8 @@ func (e *Emitter) errorTypes(f *jen.File) error {
 	f.Line()
 	f.Comment("NilOpError reports a provider operation the installed provider does not implement; it unwraps to unix.EOPNOTSUPP.")
 	f.Type().Id("NilOpError").Op("=").Qual(DL, "NilOpError")
+	f.Comment("ErrNotSupported is matched (errors.Is) by every call's error in a build that cannot call C libraries (not Linux, or CGO_ENABLED=0): the package builds everywhere and runs on Linux with cgo.")
+	f.Var().Id("ErrNotSupported").Op("=").Qual(DL, "ErrNotSupported")
 	if e.Names.Spec.Release == "" {
 		f.Comment("UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).")
 		f.Type().Id("UnknownReleaseError").Op("=").Qual(DL, "UnknownReleaseError")

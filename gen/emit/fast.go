@@ -47,8 +47,21 @@ func (e *Emitter) fast(f *jen.File) error {
 		pre.WriteString(c)
 		code = append(code, b...)
 	}
+	f.HeaderComment(cgoBuild)
 	f.CgoPreamble(pre.String())
 	for _, c := range code {
+		f.Add(c)
+	}
+	return nil
+}
+
+// fastOther emits zfast_other.go: the fast path of a build that cannot call
+// C. No object can be made there (every constructor fails with
+// ErrNotSupported), so these are never given one: the ops read as 0 and the
+// calls return zero values. Made by fast.
+func (e *Emitter) fastOther(f *jen.File) error {
+	f.HeaderComment(otherBuild)
+	for _, c := range e.fastStubs {
 		f.Add(c)
 	}
 	return nil
@@ -169,6 +182,23 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 		jen.Comment(doc),
 		jen.Func().Id(goName).Params(goParams...).Params(results...).Block(stmt),
 		jen.Line(),
+	)
+	// The stubs: the same signatures, with blank parameters.
+	var stubParams []jen.Code
+	for range goParams {
+		stubParams = append(stubParams, jen.Id("_"))
+	}
+	_ = stubParams
+	stubOp := jen.Func().Id(goName+"Op").Params(jen.Id("_").Add(objType)).Uintptr().Block(jen.Return(jen.Lit(0)))
+	var stubCall jen.Code
+	if len(results) > 0 {
+		stubCall = jen.Func().Id(goName).Params(goParams...).Params(results...).Block(jen.Return(jen.Lit(0)))
+	} else {
+		stubCall = jen.Func().Id(goName).Params(goParams...).Block()
+	}
+	e.fastStubs = append(e.fastStubs,
+		jen.Comment(fmt.Sprintf("%sOp is 0 in a build that cannot call C.", goName)), stubOp, jen.Line(),
+		jen.Comment(fmt.Sprintf("%s does nothing in a build that cannot call C (no object exists to call it on).", goName)), stubCall, jen.Line(),
 	)
 	return c, out, nil
 }

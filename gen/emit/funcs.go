@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"sort"
 	"go/token"
 	"strings"
 
@@ -119,22 +120,36 @@ func (e *Emitter) funcs(f *jen.File) error {
 		}
 		bodies = append(bodies, b...)
 	}
+	f.HeaderComment(cgoBuild)
 	f.CgoPreamble(pre.String())
-	f.Comment(fmt.Sprintf("lib is %s, opened on first use.", e.Names.Spec.Lib))
-	f.Var().Id("lib").Op("=").Qual(DL, "NewLib").Call(jen.Lit(e.Names.Spec.Lib))
-	f.Line()
-	e.load(f)
+	// The library, its symbols and Load/Release build everywhere (zlib.go);
+	// the calls, here, on Linux with cgo, and as stubs elsewhere
+	// (zfuncs_other.go).
+	lib := e.file()
+	lib.Comment(fmt.Sprintf("lib is %s, opened on first use.", e.Names.Spec.Lib))
+	lib.Var().Id("lib").Op("=").Qual(DL, "NewLib").Call(jen.Lit(e.Names.Spec.Lib))
+	lib.Line()
+	e.load(lib)
 	if len(syms) > 0 {
-		f.Var().Defs(syms...)
-		f.Line()
+		lib.Var().Defs(syms...)
+		lib.Line()
 	}
 	if len(skipped) > 0 {
-		f.Comment("Extern functions without a trampoline:")
-		f.Comment("")
+		lib.Comment("Extern functions without a trampoline:")
+		lib.Comment("")
 		for _, s := range skipped {
-			f.Add(s)
+			lib.Add(s)
 		}
-		f.Line()
+		lib.Line()
+	}
+	e.libFile = lib
+	// The hand-written raw wrappers (HandShims) call C too: their stubs.
+	for _, name := range sortedKeys(HandShims) {
+		if fn := e.Pkg.Func(name); fn != nil && strings.HasPrefix(HandShims[name], e.Names.Spec.Name+"/") {
+			if err := e.stub(fn); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
 	}
 	if ctxShims {
 		e.verbsGetCtx(f)
@@ -283,11 +298,70 @@ func (e *Emitter) raw(fn *ir.Func, doc string, get []jen.Code, tramp string) ([]
 		body = append(body, ret)
 	}
 	body = append(body, jen.Return())
+	if err := e.stub(fn); err != nil {
+		return nil, err
+	}
 	return []jen.Code{
 		jen.Comment(doc),
 		jen.Func().Id("c_" + fn.Name).Params(params...).Params(results...).Block(body...),
 		jen.Line(),
 	}, nil
+}
+
+// stub records the stub of fn's raw wrapper c_<name> for zfuncs_other.go: the
+// same signature, failing with the library's *dl.MissingError (ErrNotSupported).
+func (e *Emitter) stub(fn *ir.Func) error {
+	var params, results []jen.Code
+	for i, p := range fn.Params {
+		gt, err := e.goParam(p.Type)
+		if err != nil {
+			return err
+		}
+		params = append(params, jen.Id(paramName(p, i)).Add(gt))
+	}
+	if fn.Ret.Kind != ir.Void {
+		gt, err := e.goParam(fn.Ret)
+		if err != nil {
+			return err
+		}
+		results = append(results, jen.Id("r").Add(gt))
+	}
+	results = append(results, jen.Id("errno").Qual("syscall", "Errno"), jen.Id("err").Error())
+	e.rawStubs = append(e.rawStubs,
+		jen.Comment(fmt.Sprintf("c_%s is the stub of this build, which cannot call C: err is the library's *dl.MissingError, matching ErrNotSupported.", fn.Name)),
+		jen.Func().Id("c_"+fn.Name).Params(params...).Params(results...).Block(
+			jen.Id("err").Op("=").Id("lib").Dot("Load").Call(),
+			jen.Return(),
+		),
+		jen.Line(),
+	)
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The build constraints of the files that call C, and of their stubs.
+const (
+	cgoBuild   = "//go:build linux && cgo"
+	otherBuild = "//go:build !linux || !cgo"
+)
+
+// funcsOther emits zfuncs_other.go: the raw wrappers of a build that cannot
+// call C (not Linux, or CGO_ENABLED=0), each failing with the library's
+// *dl.MissingError, which matches ErrNotSupported. Made by funcs.
+func (e *Emitter) funcsOther(f *jen.File) error {
+	f.HeaderComment(otherBuild)
+	for _, c := range e.rawStubs {
+		f.Add(c)
+	}
+	return nil
 }
 
 // load emits Load and Release: whether the library can be loaded, and which

@@ -94,3 +94,31 @@ func TestBuildsWithoutRDMAHeaders(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "%s\n%s", prog, out)
 }
+
+// TestBuildsWithoutCgo builds the program importing every runtime package with
+// CGO_ENABLED=0 and for darwin, and runs the CGO_ENABLED=0 build: every call's error
+// matches ErrNotSupported.
+func TestBuildsWithoutCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every package again")
+	}
+	repo, err := input.RepoRoot(".")
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	build := func(out string, env ...string) {
+		t.Helper()
+		cmd := exec.Command("go", "build", "-o", filepath.Join(tmp, out), "./internal/hermeticprog")
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), env...)
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%v: %s", env, b)
+	}
+	build("nocgo", "CGO_ENABLED=0")
+	build("darwin", "GOOS=darwin", "GOARCH=arm64")
+	out, err := exec.Command(filepath.Join(tmp, "nocgo")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "ErrNotSupported")
+	for _, pkg := range []string{"ibv", "rdmacm", "rpma", "ionicdv"} {
+		assert.Contains(t, string(out), pkg+".Load: not supported true")
+	}
+}

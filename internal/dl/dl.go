@@ -3,26 +3,6 @@
 // headers or libraries and run against whatever rdma-core is installed.
 package dl
 
-/*
-#cgo linux LDFLAGS: -ldl
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdlib.h>
-
-static void *goverbs_dlopen(const char *name) { return dlopen(name, RTLD_NOW | RTLD_GLOBAL); }
-
-// The file the dynamic loader opened for the library of handle h (its first
-// member, l_name, of struct link_map: dlinfo's RTLD_DI_LINKMAP), or NULL.
-static const char *goverbs_dlpath(void *h) {
-	void *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
-		return NULL;
-	// struct link_map { ElfW(Addr) l_addr; char *l_name; ... }
-	return ((const char **)lm)[1];
-}
-*/
-import "C"
-
 import (
 	"path/filepath"
 	"regexp"
@@ -71,12 +51,7 @@ func NewLib(soname string) *Lib { return &Lib{Name: soname} }
 
 func (l *Lib) open() {
 	l.once.Do(func() {
-		name := C.CString(l.Name)
-		defer C.free(unsafe.Pointer(name))
-		l.handle = C.goverbs_dlopen(name)
-		if l.handle == nil {
-			l.err = C.GoString(C.dlerror())
-		}
+		l.handle, l.err = sysOpen(l.Name)
 	})
 }
 
@@ -114,11 +89,10 @@ func (l *Lib) detect() {
 		if l.handle == nil {
 			return
 		}
-		p := C.goverbs_dlpath(l.handle)
-		if p == nil {
+		l.path = sysPath(l.handle)
+		if l.path == "" {
 			return
 		}
-		l.path = C.GoString(p)
 		l.release = releaseOf(l.path)
 	})
 }
@@ -154,9 +128,7 @@ func (l *Lib) Has(name string) bool {
 	if l.handle == nil {
 		return false
 	}
-	cn := C.CString(name)
-	defer C.free(unsafe.Pointer(cn))
-	return C.dlsym(l.handle, cn) != nil
+	return sysSym(l.handle, name) != nil
 }
 
 // Symbol is a function of a library, resolved on first use.
@@ -179,9 +151,7 @@ func (s *Symbol) Addr() (unsafe.Pointer, error) {
 			s.err = &MissingError{Symbol: s.Name, Lib: s.Lib.Name, Since: s.Since, Detail: s.Lib.err}
 			return
 		}
-		name := C.CString(s.Name)
-		defer C.free(unsafe.Pointer(name))
-		s.addr = C.dlsym(s.Lib.handle, name)
+		s.addr = sysSym(s.Lib.handle, s.Name)
 		if s.addr == nil {
 			s.err = &MissingError{Symbol: s.Name, Lib: s.Lib.Name, Since: s.Since}
 		}

@@ -1,10 +1,16 @@
 package dl
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 )
+
+// ErrNotSupported is matched (errors.Is) by the error of every call in a build that
+// cannot call C libraries: not Linux, or CGO_ENABLED=0 (Supported is false). The
+// packages build everywhere; they run on Linux with cgo.
+var ErrNotSupported = errors.New("goverbs: not supported in this build (rdma-core needs Linux with cgo)")
 
 // MissingError reports a function the installed libraries do not provide.
 // It unwraps to unix.EOPNOTSUPP, so errors.Is(err, unix.EOPNOTSUPP) holds.
@@ -33,8 +39,14 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s: not in the installed %s; the function needs %s or later", e.Symbol, e.Lib, e.Since)
 }
 
-// Unwrap returns unix.EOPNOTSUPP.
-func (e *MissingError) Unwrap() error { return unix.EOPNOTSUPP }
+// Unwrap returns unix.EOPNOTSUPP, and ErrNotSupported in a build that cannot
+// call C libraries.
+func (e *MissingError) Unwrap() []error {
+	if !Supported {
+		return []error{unix.EOPNOTSUPP, ErrNotSupported}
+	}
+	return []error{unix.EOPNOTSUPP}
+}
 
 // NilOpError reports a provider operation (a function-pointer member the
 // provider fills in, such as ops.post_send or wr_send) left NULL. It unwraps

@@ -1,9 +1,13 @@
-// Command hermeticprog imports every runtime package of goverbs; gen/generate's
-// TestBuildsWithoutRDMAHeaders builds it where no rdma-core headers are visible.
+// Command hermeticprog imports every runtime package of goverbs. gen/generate's tests build
+// it where no rdma-core headers are visible, with CGO_ENABLED=0, and for other systems: it
+// prints what opening the first device gives, and, in a build that cannot call C, whether
+// that error matches ErrNotSupported.
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/ionicdv"
@@ -14,5 +18,12 @@ import (
 
 func main() {
 	_, err := rdma.Devices()
-	fmt.Println(err, ibv.QPTypeRC, rdmacm.PortSpaceTCP, rpma.ErrInval, ionicdv.Error{})
+	fmt.Printf("rdma.Devices: %v\n", err)
+	for name, err := range map[string]error{"ibv": ibv.Load(), "rdmacm": rdmacm.Load(), "rpma": rpma.Load(), "ionicdv": ionicdv.Load()} {
+		fmt.Printf("%s.Load: not supported %v\n", name, errors.Is(err, ibv.ErrNotSupported))
+	}
+	if errors.Is(err, rdma.ErrNotSupported) {
+		fmt.Println("ErrNotSupported")
+		os.Exit(0)
+	}
 }

@@ -1,0 +1,55 @@
+//go:build linux && cgo
+
+package dl
+
+/*
+#cgo linux LDFLAGS: -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+
+static void *goverbs_dlopen(const char *name) { return dlopen(name, RTLD_NOW | RTLD_GLOBAL); }
+
+// The file the dynamic loader opened for the library of handle h (its first
+// member, l_name, of struct link_map: dlinfo's RTLD_DI_LINKMAP), or NULL.
+static const char *goverbs_dlpath(void *h) {
+	void *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
+		return NULL;
+	// struct link_map { ElfW(Addr) l_addr; char *l_name; ... }
+	return ((const char **)lm)[1];
+}
+*/
+import "C"
+
+import "unsafe"
+
+// Supported is whether this build can call C libraries: Linux with cgo.
+const Supported = true
+
+// sysOpen opens the shared object name: its handle, or nil and dlerror's message.
+func sysOpen(name string) (unsafe.Pointer, string) {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	h := C.goverbs_dlopen(cn)
+	if h == nil {
+		return nil, C.GoString(C.dlerror())
+	}
+	return h, ""
+}
+
+// sysPath is the file the loader opened for handle h, or "".
+func sysPath(h unsafe.Pointer) string {
+	p := C.goverbs_dlpath(h)
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
+
+// sysSym is the address of symbol name in handle h, or nil.
+func sysSym(h unsafe.Pointer, name string) unsafe.Pointer {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	return C.dlsym(h, cn)
+}
