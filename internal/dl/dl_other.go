@@ -12,7 +12,13 @@ import (
 const Supported = false
 
 // unsupported is why no library opens in this build.
-var unsupported = "goverbs calls rdma-core on Linux with cgo only; this program is built for " + runtime.GOOS + "/" + runtime.GOARCH + cgoNote
+var unsupported = func() string {
+	s := "goverbs calls rdma-core on Linux with cgo only; this program is built for " + runtime.GOOS + "/" + runtime.GOARCH
+	if runtime.GOOS == "linux" {
+		s += " with CGO_ENABLED=0" // this file builds on Linux only without cgo
+	}
+	return s
+}()
 
 func sysOpen(string) (unsafe.Pointer, string)      { return nil, unsupported }
 func sysPath(unsafe.Pointer) string                { return "" }

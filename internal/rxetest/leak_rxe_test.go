@@ -1,4 +1,4 @@
-//go:build rxe
+//go:build linux && rxe
 
 package rxetest
 

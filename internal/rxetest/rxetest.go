@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package rxetest is the test side of the rxe bed: it tells a test which soft-RoCE devices
 // and addresses the guest set up (see tools/rxe), and fails — never skips — a test that needs
 // rxe but runs outside the guest.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -23,8 +25,10 @@ type goProbe struct {
 
 // buildGoProbes generates the `go:` snippets into the goprobe command (as zprobes.go,
 // placed with go build -overlay: nothing is written into the repository) and builds it with
-// the repository's module. The binary runs both roots' probes; -ids picks a root's.
-func buildGoProbes(repo, dir string, probes []*Probe) (string, error) {
+// the repository's module. The binary runs every root's probes; -ids picks a root's. A
+// non-empty cc is the C compiler (CC) of a root whose glibc is older than the host's
+// (bin/cc-bullseye); the binary is then named for it.
+func buildGoProbes(repo, dir string, probes []*Probe, cc string) (string, error) {
 	var gp []goProbe
 	for _, p := range probes {
 		if p.Go != "" {
@@ -55,6 +59,11 @@ func buildGoProbes(repo, dir string, probes []*Probe) (string, error) {
 	}
 	bin := filepath.Join(dir, "goprobe")
 	cmd := exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
+	if cc != "" {
+		bin += "-" + filepath.Base(cc)
+		cmd = exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
+		cmd.Env = append(os.Environ(), "CC="+cc)
+	}
 	cmd.Dir = repo
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the Go probes (errors name probes.yaml[function/case]:line of the snippet): %w\n%s", err, out)

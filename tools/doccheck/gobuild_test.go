@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -17,7 +19,7 @@ func TestGoProbesBuild(t *testing.T) {
 	require.NoError(t, err)
 	p, err := LoadProbes("probes.yaml", loadSpec(t))
 	require.NoError(t, err)
-	bin, err := buildGoProbes(repo, t.TempDir(), p.Probes)
+	bin, err := buildGoProbes(repo, t.TempDir(), p.Probes, "")
 	require.NoError(t, err)
 	without := -1
 	for _, pr := range p.Probes {
@@ -38,7 +40,7 @@ func TestGoProbesBuildNamesProbe(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	bad := &Probe{Function: "ibv_alloc_pd", Case: "broken", Why: "x", Go: "return ctx().NoSuchMethod()"}
-	_, err = buildGoProbes(repo, t.TempDir(), []*Probe{bad})
+	_, err = buildGoProbes(repo, t.TempDir(), []*Probe{bad}, "")
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "probes.yaml[ibv_alloc_pd/broken]:1"), err.Error())
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -31,16 +33,31 @@ type root struct {
 }
 
 func roots(repo string) []root {
-	sidLib := filepath.Join(repo, rxebed.RootDir(rxebed.RootSid), "usr/lib/x86_64-linux-gnu")
 	return []root{
-		{Name: "host", Version: "44", Include: ".cache/inputs/rdma-core-44/usr/include", LinkArgs: []string{"-libverbs", "-lrdmacm"}},
-		{Name: "sid", Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, Rpma: ".cache/inputs/librpma/usr/include", LinkArgs: []string{
-			// Link against the sid root's own libraries (run there): their glibc is newer
-			// than the host's, hence --allow-shlib-undefined.
-			filepath.Join(sidLib, "libibverbs.so.1"), filepath.Join(sidLib, "librdmacm.so.1"),
-			filepath.Join(sidLib, "libionic.so.1"), filepath.Join(sidLib, "librpma.so.0"), "-Wl,--allow-shlib-undefined", "-Wl,-rpath-link=" + sidLib,
-		}},
+		{Name: rxebed.RootHost, Version: "44", Include: ".cache/inputs/rdma-core-44/usr/include", LinkArgs: []string{"-libverbs", "-lrdmacm"}},
+		{Name: rxebed.RootSid, Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, Rpma: ".cache/inputs/librpma/usr/include",
+			LinkArgs: rootLibs(repo, rxebed.RootSid, "libibverbs.so.1", "librdmacm.so.1", "libionic.so.1", "librpma.so.0")},
+		// The subset roots of make test-rxe (libibverbs and librdmacm): no ionic (rdma-core
+		// 65 has it first), no librpma in these roots.
+		{Name: rxebed.RootTrixie, Version: "56", Include: ".cache/inputs/rdma-core-56/usr/include",
+			LinkArgs: rootLibs(repo, rxebed.RootTrixie, "libibverbs.so.1", "librdmacm.so.1")},
+		{Name: rxebed.RootBullseye, Version: "33", Include: ".cache/inputs/rdma-core-33/usr/include",
+			LinkArgs: rootLibs(repo, rxebed.RootBullseye, "libibverbs.so.1", "librdmacm.so.1")},
 	}
+}
+
+// rootLibs links against the root's own libraries (the harness runs there): where the
+// root's glibc is newer than the host's, they need symbols the host's glibc lacks, hence
+// --allow-shlib-undefined; where it is older (bullseye), the compiler of rxebed.CCArgs
+// links against the root's glibc.
+func rootLibs(repo, name string, libs ...string) []string {
+	dir := filepath.Join(repo, rxebed.RootDir(name), "usr/lib/x86_64-linux-gnu")
+	var args []string
+	for _, l := range libs {
+		args = append(args, filepath.Join(dir, l))
+	}
+	// -lpthread: glibc before 2.34 (bullseye's 2.31) keeps pthread_create there.
+	return append(args, "-lpthread", "-Wl,--allow-shlib-undefined", "-Wl,-rpath-link="+dir)
 }
 
 type harnessProbe struct {
@@ -116,7 +133,11 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	if r.Rpma != "" {
 		args = append(args, "-I", filepath.Join(repo, r.Rpma))
 	}
-	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+	cc, err := rxebed.CCArgs(repo, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	if out, err := exec.Command(cc[0], append(cc[1:], args...)...).CombinedOutput(); err != nil {
 		return "", nil, fmt.Errorf("compiling the doccheck harness for rdma-core %s: %w\n%s", r.Version, err, out)
 	}
 	return bin, kept, nil

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command doccheck verifies the return contracts in spec/ on a real rxe device: it runs the
 // probes of tools/doccheck/probes.yaml in the rxe guest on both rdma-core roots (44 on the
 // host root, 65 on the sid root), records each call's raw C return value and errno,
@@ -71,10 +73,7 @@ func run(repo, reportPath string, want []string, only string) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	goBin, err := buildGoProbes(repo, tmp, probes.Probes)
-	if err != nil {
-		return err
-	}
+	goBins := map[string]string{} // by compiler ("" for the host's)
 	results := &Results{Set: set, Probes: probes, Known: known, Raw: map[string]map[int]Raw{},
 		Go: map[string]map[int]GoRaw{}, Leftovers: map[string]Leftovers{}}
 	for _, r := range roots(repo) {
@@ -85,6 +84,16 @@ func run(repo, reportPath string, want []string, only string) error {
 		if err != nil {
 			return err
 		}
+		cc, err := goCompiler(repo, r.Name)
+		if err != nil {
+			return err
+		}
+		if goBins[cc] == "" {
+			if goBins[cc], err = buildGoProbes(repo, tmp, probes.Probes, cc); err != nil {
+				return err
+			}
+		}
+		goBin := goBins[cc]
 		out, err := runGuest(repo, r, goBin, bin, kept)
 		if err != nil {
 			return err
@@ -146,6 +155,21 @@ func runGuest(repo string, r root, goBin, cBin string, kept []*Probe) (*GuestOut
 		return nil, fmt.Errorf("harness output on %s: %w", r.Name, err)
 	}
 	return out, nil
+}
+
+// goCompiler is the C compiler the Go probes for root are built with: "" (the host's) where
+// a host build runs there, else the root's bin/cc-<root> (a root whose glibc is older than
+// the host's; make doccheck builds it).
+func goCompiler(repo, root string) (string, error) {
+	cc, err := rxebed.CCArgs(repo, root)
+	if err != nil || len(cc) == 1 {
+		return "", err
+	}
+	bin := filepath.Join(repo, "bin", "cc-"+root)
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("the %s root needs its compiler %s (make bin/cc-%s): %w", root, bin, root, err)
+	}
+	return bin, nil
 }
 
 // flagSet reports whether the command line set the flag name.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/spec"
+	"github.com/goverbs/goverbs/internal/rxebed"
 	"github.com/goverbs/goverbs/internal/yamlfile"
 )
 
@@ -32,7 +35,8 @@ type Probe struct {
 	// Expect is "success", "error" (any failure the convention allows), or the name of a
 	// documented error (EINVAL, RPMA_E_PROVIDER …).
 	Expect string `yaml:"expect"`
-	// Roots limits the probe to some guest roots ("host": rdma-core 44, "sid": 65).
+	// Roots limits the probe to some guest roots (rxebed.Roots: "host" is rdma-core 44,
+	// "sid" 65, "trixie" 56, "bullseye" 33).
 	Roots []string `yaml:"roots"`
 	// Go is the same call through the generated Go API: the body of a func() error
 	// returning the call's error, with the fixtures and helpers of tools/doccheck/goprobe.
@@ -111,7 +115,7 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 			}
 		}
 		for _, r := range pr.Roots {
-			if r != "host" && r != "sid" {
+			if !slices.Contains(rxebed.Roots, r) {
 				return nil, fmt.Errorf("%s: unknown root %q", where, r)
 			}
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command rxe runs a command inside a qemu guest that has a soft-RoCE (rxe) RDMA device,
 // and exits with the command's status. It is made to be go test's -exec program:
 //

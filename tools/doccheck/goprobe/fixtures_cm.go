@@ -1,3 +1,5 @@
+//go:build linux
+
 //lint:file-ignore U1000 used by the probe snippets, which doccheck generates into zprobes.go (go build -overlay)
 
 package main

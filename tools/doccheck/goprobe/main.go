@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command goprobe is the Go side of doccheck: it runs each probe's `go:` snippet from
 // tools/doccheck/probes.yaml through the generated Go API, in the rxe guest, next to the C
 // harness. doccheck generates the snippets into this package (zprobes.go, supplied with

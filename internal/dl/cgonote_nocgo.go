@@ -1,5 +1,0 @@
-//go:build !cgo
-
-package dl
-
-const cgoNote = " with CGO_ENABLED=0"
