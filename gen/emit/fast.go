@@ -189,7 +189,7 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 		stubParams = append(stubParams, jen.Id("_"))
 	}
 	_ = stubParams
-	stubOp := jen.Func().Id(goName+"Op").Params(jen.Id("_").Add(objType)).Uintptr().Block(jen.Return(jen.Lit(0)))
+	stubOp := jen.Func().Id(goName + "Op").Params(jen.Id("_").Add(objType)).Uintptr().Block(jen.Return(jen.Lit(0)))
 	var stubCall jen.Code
 	if len(results) > 0 {
 		stubCall = jen.Func().Id(goName).Params(goParams...).Params(results...).Block(jen.Return(jen.Lit(0)))

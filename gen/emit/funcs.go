@@ -2,8 +2,8 @@ package emit
 
 import (
 	"fmt"
-	"sort"
 	"go/token"
+	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -28,7 +29,30 @@ const (
 	Violated     = "violated"
 	Undocumented = "undocumented behaviour"
 	Broken       = "probe failed"
+	OlderRxe     = "unsupported by this release's rxe"
 )
+
+// fixtureFailed starts the status of a probe whose fixture set-up failed (harness.c.tmpl's
+// FIXTURE_FAILED; the errno, where the harness knows it, is in the errno field).
+const fixtureFailed = "fixture set-up failed"
+
+// ClassifyRelease is Classify on a root of rdma-core release: a probe whose RxeSince is
+// newer must fail with EOPNOTSUPP there (the call, or its fixture's set-up).
+func ClassifyRelease(f *spec.Function, p *Probe, r Raw, release int) Outcome {
+	if p.RxeSince == 0 || release >= p.RxeSince {
+		return Classify(f, p, r)
+	}
+	why := fmt.Sprintf("librxe before rdma-core %d refuses it", p.RxeSince)
+	if strings.HasPrefix(r.Status, fixtureFailed) && unix.Errno(r.Errno) == unix.EOPNOTSUPP {
+		return Outcome{Verdict: OlderRxe, Failed: true, Error: "EOPNOTSUPP", Detail: "fixture set-up failed with EOPNOTSUPP: " + why}
+	}
+	if r.Status == "ok" {
+		if o, ok := shape(f, r); ok && o.Failed && sameError(o.Error, "EOPNOTSUPP") {
+			return Outcome{Verdict: OlderRxe, Failed: true, Error: o.Error, Detail: "EOPNOTSUPP: " + why}
+		}
+	}
+	return Outcome{Verdict: Undocumented, Detail: fmt.Sprintf("%s where rxe_since: %d expects EOPNOTSUPP on rdma-core %d (at the call or its fixture)", r, p.RxeSince, release)}
+}
 
 // Outcome is a classified observation.
 type Outcome struct {

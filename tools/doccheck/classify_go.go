@@ -19,6 +19,7 @@ const (
 	GoBroken       = "Go probe failed"
 	GoNotExpressed = "not expressed"
 	GoNotCompared  = "not compared"
+	GoOlderRxe     = OlderRxe
 )
 
 // GoOutcome is a classified Go observation.

@@ -79,15 +79,17 @@ func TestClassifyGo(t *testing.T) {
 func TestParseGuestOutput(t *testing.T) {
 	out, err := ParseGuestOutput([]byte(`{"id":3,"status":"ok","kind":"int","value":0,"null":false,"errno":0}
 {"id":3,"side":"go","status":"ok","err":"ibv_create_cq: invalid argument","is":["EINVAL"],"func":"ibv_create_cq"}
+validate send failed
 {"side":"resources","objects":["qp 7 on rxe_a (pid 90 harness)"]}
 `))
 	require.NoError(t, err)
+	require.Equal(t, []string{"validate send failed"}, out.Printed)
 	require.Equal(t, Raw{ID: 3, Status: "ok", Kind: "int"}, out.C[3])
 	require.Equal(t, GoRaw{ID: 3, Status: "ok", Err: "ibv_create_cq: invalid argument", Is: []string{"EINVAL"}, Func: "ibv_create_cq"}, out.Go[3])
 	require.Equal(t, Leftovers{Objects: []string{"qp 7 on rxe_a (pid 90 harness)"}, Seen: true}, out.Left)
 
 	for _, bad := range []string{
-		"not json\n",
+		"{not json\n",
 		`{"id":1,"side":"go","status":"ok","surprise":1}` + "\n",
 		`{"side":"elsewhere"}` + "\n",
 	} {

@@ -34,6 +34,9 @@ type GuestOutput struct {
 	C    map[int]Raw
 	Go   map[int]GoRaw
 	Left Leftovers
+	// Printed are the lines that are not JSON objects: what the libraries print to the
+	// harness's stdout themselves (librxe 33's "validate send failed" on a failing post).
+	Printed []string
 }
 
 // ParseGuestOutput decodes the JSON lines goprobe prints.
@@ -43,6 +46,10 @@ func ParseGuestOutput(b []byte) (*GuestOutput, error) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
+		if !bytes.HasPrefix(line, []byte("{")) {
+			out.Printed = append(out.Printed, string(line))
+			continue
+		}
 		var side struct {
 			Side string `json:"side"`
 		}

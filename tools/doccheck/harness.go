@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"regexp"
 	"strings"
 	"text/template"
@@ -58,6 +59,12 @@ func rootLibs(repo, name string, libs ...string) []string {
 	}
 	// -lpthread: glibc before 2.34 (bullseye's 2.31) keeps pthread_create there.
 	return append(args, "-lpthread", "-Wl,--allow-shlib-undefined", "-Wl,-rpath-link="+dir)
+}
+
+// release is the root's rdma-core release as a number (56 for "56").
+func (r root) release() int {
+	n, _ := strconv.Atoi(r.Version)
+	return n
 }
 
 type harnessProbe struct {

@@ -98,6 +98,9 @@ func run(repo, reportPath string, want []string, only string) error {
 		if err != nil {
 			return err
 		}
+		for _, l := range out.Printed {
+			fmt.Printf("doccheck: on the %s root (rdma-core %s) a library printed: %s\n", r.Name, r.Version, l)
+		}
 		for _, p := range kept {
 			if _, ok := out.C[p.id]; !ok {
 				out.C[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}

@@ -38,6 +38,11 @@ type Probe struct {
 	// Roots limits the probe to some guest roots (rxebed.Roots: "host" is rdma-core 44,
 	// "sid" 65, "trixie" 56, "bullseye" 33).
 	Roots []string `yaml:"roots"`
+	// RxeSince is the first rdma-core release whose librxe has what the probe needs (the
+	// extended CQs and QPs: 34; memory windows: 36), where that is newer than the oldest
+	// root's. On an older release the probe must fail with EOPNOTSUPP, at its fixture or
+	// at the call, in C and in Go: verdict OlderRxe; anything else is a failure.
+	RxeSince int `yaml:"rxe_since"`
 	// Go is the same call through the generated Go API: the body of a func() error
 	// returning the call's error, with the fixtures and helpers of tools/doccheck/goprobe.
 	// GoNot says why the Go API cannot express the call, where it cannot.

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/goverbs/goverbs/gen/spec"
 )
 
@@ -30,7 +32,15 @@ func (r *Results) goOutcome(p *Probe, rt root) (GoOutcome, bool) {
 		return GoOutcome{}, false
 	}
 	f, _ := r.Set.Lookup(p.Function)
-	return ClassifyGo(f, p, c, r.Go[rt.Name][p.id]), true
+	g := r.Go[rt.Name][p.id]
+	if p.RxeSince > rt.release() && p.Go != "" {
+		// On a release whose rxe lacks the feature the wrapper must fail with EOPNOTSUPP
+		// too: at the fixture (goprobe's status ends with the error's text) or at the call.
+		if strings.HasPrefix(g.Status, fixtureFailed) && strings.HasSuffix(g.Status, unix.EOPNOTSUPP.Error()) {
+			return GoOutcome{GoOlderRxe, "fixture set-up failed with EOPNOTSUPP"}, true
+		}
+	}
+	return ClassifyGo(f, p, c, g), true
 }
 
 // leftoverProblem says what is wrong with a root's leftovers, or "".
@@ -53,7 +63,7 @@ func (r *Results) outcome(p *Probe, rt root) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	f, _ := r.Set.Lookup(p.Function)
-	return Classify(f, p, raw), true
+	return ClassifyRelease(f, p, raw, rt.release()), true
 }
 
 // Unexpected lists results that neither hold nor are known mismatches.
@@ -62,7 +72,7 @@ func (r *Results) Unexpected() []string {
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
 			o, ok := r.outcome(p, rt)
-			if !ok || o.Verdict == Holds || r.isKnown(p, rt.Name, o.Verdict) {
+			if !ok || o.Verdict == Holds || o.Verdict == OlderRxe || r.isKnown(p, rt, o.Verdict) {
 				continue
 			}
 			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s: %s: %s", p.Function, p.Case, rt.Version, o.Verdict, o.Detail))
@@ -71,7 +81,7 @@ func (r *Results) Unexpected() []string {
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
 			o, ok := r.goOutcome(p, rt)
-			if !ok || (o.Verdict != GoWrong && o.Verdict != GoBroken) || r.isKnown(p, rt.Name, o.Verdict) {
+			if !ok || (o.Verdict != GoWrong && o.Verdict != GoBroken) || r.isKnown(p, rt, o.Verdict) {
 				continue
 			}
 			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s, Go wrapper: %s", p.Function, p.Case, rt.Version, o))
@@ -197,8 +207,12 @@ func (r *Results) Summary() string {
 	for _, rt := range r.Roots {
 		roots = append(roots, "rdma-core "+rt.Version)
 	}
-	fmt.Fprintf(&b, "doccheck on rxe (%s): %d holds, %d violated, %d undocumented behaviour, %d probes failed\n",
+	fmt.Fprintf(&b, "doccheck on rxe (%s): %d holds, %d violated, %d undocumented behaviour, %d probes failed",
 		strings.Join(roots, ", "), verdicts[Holds], verdicts[Violated], verdicts[Undocumented], verdicts[Broken])
+	if n := verdicts[OlderRxe]; n > 0 {
+		fmt.Fprintf(&b, ", %d refused with EOPNOTSUPP by an older rxe (rxe_since)", n)
+	}
+	b.WriteString("\n")
 	cov, libs := r.coverage()
 	fmt.Fprintf(&b, "%-12s %10s %10s %10s %10s %10s\n", "library", "documented", "success", "failure", "untestable", "unprobed")
 	for _, l := range libs {
@@ -213,8 +227,12 @@ func (r *Results) Summary() string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "Go wrappers: %d holds, %d wrong error, %d Go probes failed, %d not compared, %d not expressed\n",
+	fmt.Fprintf(&b, "Go wrappers: %d holds, %d wrong error, %d Go probes failed, %d not compared, %d not expressed",
 		goVerdicts[GoHolds], goVerdicts[GoWrong], goVerdicts[GoBroken], goVerdicts[GoNotCompared], goVerdicts[GoNotExpressed])
+	if n := goVerdicts[GoOlderRxe]; n > 0 {
+		fmt.Fprintf(&b, ", %d refused with EOPNOTSUPP by an older rxe", n)
+	}
+	b.WriteString("\n")
 	gc := r.goCoverage()
 	fmt.Fprintf(&b, "%-12s %16s %16s\n", "library", "success probes", "failure probes")
 	for _, l := range libs {
@@ -271,7 +289,7 @@ func (r *Results) Markdown() string {
 				b.WriteString(" n/a |")
 				continue
 			}
-			o := Classify(f, p, raw)
+			o := ClassifyRelease(f, p, raw, rt.release())
 			shown := raw.String()
 			if f.Convention == spec.Value && raw.Status == "ok" && raw.Kind == "int" {
 				// A plain value (a GUID, an rkey) changes from boot to boot; the report
@@ -279,9 +297,9 @@ func (r *Results) Markdown() string {
 				shown = "a value"
 			}
 			fmt.Fprintf(&b, " %s: %s |", shown, o.Verdict)
-			if o.Verdict != Holds {
+			if o.Verdict != Holds && o.Verdict != OlderRxe {
 				note := ""
-				if r.isKnown(p, rt.Name, o.Verdict) {
+				if r.isKnown(p, rt, o.Verdict) {
 					note = " (known)"
 				}
 				mismatches = append(mismatches, fmt.Sprintf("- `%s` / %s on rdma-core %s — %s%s: %s (probe: %s)", p.Function, p.Case, rt.Version, o.Verdict, note, o.Detail, p.Why))
@@ -301,7 +319,7 @@ func (r *Results) Markdown() string {
 		for _, rt := range r.Roots {
 			if o, ok := r.goOutcome(p, rt); ok && (o.Verdict == GoWrong || o.Verdict == GoBroken) {
 				note := ""
-				if r.isKnown(p, rt.Name, o.Verdict) {
+				if r.isKnown(p, rt, o.Verdict) {
 					note = " (known)"
 				}
 				goBad = append(goBad, fmt.Sprintf("- `%s` / %s on rdma-core %s — %s%s: %s", p.Function, p.Case, rt.Version, o.Verdict, note, o.Detail))
