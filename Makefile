@@ -130,8 +130,8 @@ fuzz-rxe: bin/rxe
 		-exec "$(RXE) run -root=$(FUZZ_ROOT) -timeout=24h -rw $$($(GO) env GOCACHE)/fuzz" ./rdma
 	awk '{s++; o+=$$1; f+=$$2} END {printf "fuzz-rxe ($(FUZZ_ROOT), $(FUZZRXETIME)): %d sequences, %d operations, %d of them failed as they may\n", s, o, f}' .cache/fuzz-rxe-stats.txt
 
-# Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.md,
-# docs/benchmarks.svg and the README's table. Not part of `make test`: a benchmark
+# Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.svg and
+# the table of docs/benchmarks.md (between its bench markers). Not part of `make test`: a benchmark
 # measures, it does not pass or fail. Two sets of guest runs, each run holding both sides
 # of every ratio it reports: the ping-pong, message-rate and thread wake-up benchmarks
 # (BENCHTIME iterations, each a round trip or batch), then the poll benchmarks
@@ -151,7 +151,7 @@ bench: bin/rxe
 	: > .cache/bench.txt
 	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
-	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
+	$(GO) run ./tools/benchreport -in .cache/bench.txt -svg docs/benchmarks.svg -section docs/benchmarks.md
 
 # Where a ping-pong's time goes: tools/wakewin (an LD_PRELOAD library) times how long each
 # process stays awake between two completion waits, for the Go ping-pong
