@@ -10,7 +10,7 @@ RXE := $(CURDIR)/bin/rxe
 GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 # Packages holding tests that need rxe (files with "//go:build rxe", not "!rxe").
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
-# The guest roots (README, The test bed) and which rxe packages run on which in make
+# The guest roots (docs/testing.md, The test bed) and which rxe packages run on which in make
 # test-rxe: a package runs on RXE_DEFAULT_ROOTS unless RXE_ROOTS.<package> lists its own.
 # Change a package's roots here only. A root whose glibc is older than the host's has its
 # own compiler for the test binaries (RXE_CC.<root>).
@@ -157,7 +157,8 @@ bench: bin/rxe
 # process stays awake between two completion waits, for the Go ping-pong
 # (CompChannel.WaitBlockingPoll) and for ib_send_lat -e alike, WAKES_SIZE bytes, 4001
 # round trips each (sid root). A steadier figure than the round trip: the windows spread
-# by a few per cent where the round trip's median moves by fifteen. See ARCHITECTURE.md.
+# by a few per cent where the round trip's median moves by fifteen. See
+# docs/notes/2026-12-02-rxe-ring-path.md, "Where the rest of a round trip goes".
 # (bin/rxe, a static program, ignores LD_PRELOAD and hands its environment to the guest.)
 WAKES_SIZE ?= 2
 bench-wakes: bin/rxe
