@@ -10,7 +10,7 @@ RXE := $(CURDIR)/bin/rxe
 GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 # Packages holding tests that need rxe (files with "//go:build rxe", not "!rxe").
 RXE_PKGS = $(sort $(dir $(shell grep -rlE '^//go:build (.* )?rxe( .*)?$$' --include='*_test.go' . | grep -v '^./.cache/')))
-# The guest roots (README, The test bed) and which rxe packages run on which in make
+# The guest roots (docs/testing.md, The test bed) and which rxe packages run on which in make
 # test-rxe: a package runs on RXE_DEFAULT_ROOTS unless RXE_ROOTS.<package> lists its own.
 # Change a package's roots here only. A root whose glibc is older than the host's has its
 # own compiler for the test binaries (RXE_CC.<root>).
@@ -136,8 +136,8 @@ fuzz-rxe: bin/rxe
 		-exec "$(RXE) run -root=$(FUZZ_ROOT) -timeout=24h -rw $$($(GO) env GOCACHE)/fuzz" ./rdma
 	awk '{s++; o+=$$1; f+=$$2} END {printf "fuzz-rxe ($(FUZZ_ROOT), $(FUZZRXETIME)): %d sequences, %d operations, %d of them failed as they may\n", s, o, f}' .cache/fuzz-rxe-stats.txt
 
-# Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.md,
-# docs/benchmarks.svg and the README's table. Not part of `make test`: a benchmark
+# Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.svg and
+# the table of docs/benchmarks.md (between its bench markers). Not part of `make test`: a benchmark
 # measures, it does not pass or fail. Two sets of guest runs, each run holding both sides
 # of every ratio it reports: the ping-pong, message-rate and thread wake-up benchmarks
 # (BENCHTIME iterations, each a round trip or batch), then the poll benchmarks
@@ -157,13 +157,14 @@ bench: bin/rxe
 	: > .cache/bench.txt
 	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
-	$(GO) run ./tools/benchreport -in .cache/bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg -readme README.md
+	$(GO) run ./tools/benchreport -in .cache/bench.txt -svg docs/benchmarks.svg -section docs/benchmarks.md
 
 # Where a ping-pong's time goes: tools/wakewin (an LD_PRELOAD library) times how long each
 # process stays awake between two completion waits, for the Go ping-pong
 # (CompChannel.WaitBlockingPoll) and for ib_send_lat -e alike, WAKES_SIZE bytes, 4001
 # round trips each (sid root). A steadier figure than the round trip: the windows spread
-# by a few per cent where the round trip's median moves by fifteen. See ARCHITECTURE.md.
+# by a few per cent where the round trip's median moves by fifteen. See
+# docs/notes/2026-12-02-rxe-ring-path.md, "Where the rest of a round trip goes".
 # (bin/rxe, a static program, ignores LD_PRELOAD and hands its environment to the guest.)
 WAKES_SIZE ?= 2
 bench-wakes: bin/rxe

@@ -195,8 +195,8 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 // the last send has completed, then the receive CQ until a receive has,
 // which is re-posted at once. Under TCG the calls and returns between
 // seeing the receive and ringing the next send's doorbell cost far more
-// than their work (see ARCHITECTURE.md, "Busy polling"), so none is left
-// but those of rdma's own calls.
+// than their work (see docs/notes/2026-12-02-rxe-ring-path.md,
+// "Busy polling"), so none is left but those of rdma's own calls.
 func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
 	wcs := n.wcs[:1]
 	for i := range iters {

@@ -41,7 +41,7 @@ func median[T int64 | float64](xs []T) float64 {
 // chunks of 100 rounds (about 19 ms), each loop's own, put the Go loop at
 // 1.03–1.05× its C twin; chunks of 30 rounds at 1.018×; chunks of 30 with
 // both ends yielding the processor (runtime.Gosched) at each switch at
-// 1.002× (ARCHITECTURE.md, "Busy polling"). The C twin's chunk is one cgo
+// 1.002× (docs/notes/2026-12-02-rxe-ring-path.md, "Busy polling"). The C twin's chunk is one cgo
 // call, and the Go runtime acts on a goroutine that has run 10 ms since it
 // was last scheduled: in Go code it preempts it, in a cgo call it retakes
 // its P and hands it to another thread. A chunk of a few milliseconds
@@ -49,7 +49,7 @@ func median[T int64 | float64](xs []T) float64 {
 // its own, the switch aside (the first pairSkip rounds of each chunk,
 // left out). A Go program that only polls meets the preemption, every 10
 // ms or so; Go chunks of 300 rounds, so preempted, against these C chunks
-// measured 1.001 against 1.006 (ARCHITECTURE.md). BenchmarkPairCheck pairs
+// measured 1.001 against 1.006 (docs/notes/2026-12-02-rxe-ring-path.md). BenchmarkPairCheck pairs
 // each loop with itself the same way.
 const (
 	pairChunkTime = 4e3 // µs, under the runtime's 10 ms at up to 2.5x slower

@@ -188,7 +188,8 @@ func (c *CompChannel) WaitBlocking(ctx context.Context) (*CQ, error) {
 // polling the CQ until it returns fewer, before the next wait.
 //
 // Each cgo crossing saved counts where waits are short: under qemu TCG a
-// return to Go after a wake costs several microseconds (see ARCHITECTURE.md).
+// return to Go after a wake costs several microseconds (see
+// docs/notes/2026-12-02-rxe-ring-path.md, "Where the rest of a round trip goes").
 // The poll runs before the event is acknowledged, so a CQ that is being
 // closed still exists for it.
 //

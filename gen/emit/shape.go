@@ -12,7 +12,7 @@ import (
 )
 
 // shapeKind is what the exported Go binding makes of one C parameter (see
-// ARCHITECTURE.md, "Go shapes of functions").
+// docs/generator.md, "Go shapes of functions").
 type shapeKind int
 
 const (

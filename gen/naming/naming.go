@@ -1,6 +1,6 @@
 // Package naming is the one naming scheme of the generated packages: it turns
 // C identifiers into Go identifiers for types, members, constants, functions
-// and receivers alike (see ARCHITECTURE.md, "Names").
+// and receivers alike (see docs/generator.md, "Names").
 //
 //   - A package prefix is stripped, words split at underscores are
 //     title-cased, and the words of Words are written as listed there: Go

@@ -58,7 +58,7 @@ func Compile(dir string, tb *Table, root input.Root) (*CSide, error) {
 	}
 	// GOVERBS_LAYOUT_EXEC runs the program through an emulator when the
 	// test itself runs under one, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu"
-	// with CC=aarch64-linux-gnu-gcc (see ARCHITECTURE.md, arm64).
+	// with CC=aarch64-linux-gnu-gcc (see docs/generator.md, "Layout proof", arm64).
 	argv := append(strings.Fields(os.Getenv("GOVERBS_LAYOUT_EXEC")), bin)
 	out, err := exec.Command(argv[0], argv[1:]...).Output()
 	if err != nil {

@@ -82,7 +82,7 @@ func checkRuns(bin, dir, root string) error {
 		}
 		for _, d := range n.Needs {
 			if !have[d.Dep] {
-				return bedErr(ExitCommandFailed, nil, "%s needs %s from %s, which the %s root's %s does not define (its glibc is older than the host's): build it for that root with CC=$PWD/bin/cc-%s (make bin/cc-%s; README, The test bed)", bin, d.Dep, n.Name, root, n.Name, root, root)
+				return bedErr(ExitCommandFailed, nil, "%s needs %s from %s, which the %s root's %s does not define (its glibc is older than the host's): build it for that root with CC=$PWD/bin/cc-%s (make bin/cc-%s; docs/testing.md, The test bed)", bin, d.Dep, n.Name, root, n.Name, root, root)
 			}
 		}
 	}

@@ -2,10 +2,12 @@
 // make bench) into the comparison table of goverbs against C and perftest,
 // with the targets, and a plot of send latency by message size.
 //
-//	benchreport -in bench.txt -md docs/benchmarks.md -svg docs/benchmarks.svg [-readme README.md]
+//	benchreport -in bench.txt -svg docs/benchmarks.svg -section docs/benchmarks.md
 //
-// With -readme it also replaces the README's text between the lines
-// "<!-- bench:begin -->" and "<!-- bench:end -->" with the table.
+// With -section it replaces the text of a markdown file between the lines
+// "<!-- bench:begin -->" and "<!-- bench:end -->" with the table (make bench:
+// docs/benchmarks.md, whose prose around the table says what is measured);
+// -md writes the table alone to a file.
 package main
 
 import (
@@ -18,19 +20,19 @@ func main() {
 	in := flag.String("in", "", "go test -bench output (required)")
 	md := flag.String("md", "", "write the markdown report here")
 	svg := flag.String("svg", "", "write the latency plot here")
-	readme := flag.String("readme", "", "update the bench section of this README")
+	section := flag.String("section", "", "replace the bench section (between its markers) of this markdown file with the table")
 	flag.Parse()
 	if *in == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchreport -in FILE [-md FILE] [-svg FILE] [-readme FILE]")
+		fmt.Fprintln(os.Stderr, "usage: benchreport -in FILE [-md FILE] [-svg FILE] [-section FILE]")
 		os.Exit(2)
 	}
-	if err := run(*in, *md, *svg, *readme); err != nil {
+	if err := run(*in, *md, *svg, *section); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, md, svg, readme string) error {
+func run(in, md, svg, section string) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
@@ -55,8 +57,8 @@ func run(in, md, svg, readme string) error {
 			return err
 		}
 	}
-	if readme != "" {
-		return updateReadme(readme, table)
+	if section != "" {
+		return updateSection(section, table)
 	}
 	return nil
 }

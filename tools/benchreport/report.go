@@ -223,7 +223,9 @@ func orDash(s string) string {
 
 const beginMark, endMark = "<!-- bench:begin -->", "<!-- bench:end -->"
 
-func updateReadme(path, table string) error {
+// updateSection replaces the text between beginMark and endMark in the file at path
+// with table.
+func updateSection(path, table string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -106,11 +106,11 @@ func TestReportNeedsPairs(t *testing.T) {
 
 func TestRunWritesFiles(t *testing.T) {
 	dir := t.TempDir()
-	readme := filepath.Join(dir, "README.md")
-	require.NoError(t, os.WriteFile(readme, []byte("a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"), 0o644))
+	doc := filepath.Join(dir, "benchmarks.md")
+	require.NoError(t, os.WriteFile(doc, []byte("a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"), 0o644))
 	md, svg := filepath.Join(dir, "b.md"), filepath.Join(dir, "b.svg")
-	require.NoError(t, run("testdata/bench.txt", md, svg, readme))
-	got, err := os.ReadFile(readme)
+	require.NoError(t, run("testdata/bench.txt", md, svg, doc))
+	got, err := os.ReadFile(doc)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(got), "a\n<!-- bench:begin -->\n| measurement |"))
 	assert.True(t, strings.HasSuffix(string(got), "<!-- bench:end -->\nb\n"))
@@ -118,7 +118,7 @@ func TestRunWritesFiles(t *testing.T) {
 	s, err := os.ReadFile(svg)
 	require.NoError(t, err)
 	assert.Contains(t, string(s), "<svg")
-	require.Error(t, updateReadme(md, "x"), "a file without the markers is an error")
+	require.Error(t, updateSection(md, "x"), "a file without the markers is an error")
 }
 
 // TestBestRuns: the ratio of best runs takes each side's lowest latency
@@ -163,4 +163,16 @@ BenchmarkSendLat/impl=pairpoll/size=8-2 10 5 ns/op 40 t_typical_us 40 c_t_typica
 	assert.Contains(t, table, "| RC send latency (busy poll), the C twin (not goverbs), 2 B, median | 41.00 c_t_typical_us | ib_send_lat: 40.00 | 1.025 | 1.02–1.25 | 1.056 | — | — | — |")
 	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 44.00 t_typical_us | ib_send_lat: 40.00 | 1.100 | 1.10–1.12 | 1.111 | — | — | — |", "judged by its paired row: no target")
 	assert.NotContains(t, table, "the C twin (not goverbs), 8 B", "no ib_send_lat figure at 8 B: no row")
+}
+
+// TestBenchmarksDocHasSection: make bench replaces the table of docs/benchmarks.md
+// between the markers, once each and in order, so the file must keep them.
+func TestBenchmarksDocHasSection(t *testing.T) {
+	b, err := os.ReadFile("../../docs/benchmarks.md")
+	require.NoError(t, err)
+	s := string(b)
+	require.Equal(t, 1, strings.Count(s, beginMark), "docs/benchmarks.md: %s", beginMark)
+	require.Equal(t, 1, strings.Count(s, endMark), "docs/benchmarks.md: %s", endMark)
+	assert.Less(t, strings.Index(s, beginMark), strings.Index(s, endMark))
+	assert.Contains(t, s[strings.Index(s, beginMark):], "| measurement |", "the table sits between the markers")
 }

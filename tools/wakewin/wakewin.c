@@ -13,7 +13,7 @@
 //
 // Each process appends its figures to the file named by WAKEWIN_OUT every
 // WAKEWIN_N windows (default 4000) and when it exits through exit(3).
-// Used by `make bench-wakes`; see ARCHITECTURE.md.
+// Used by `make bench-wakes`; see docs/notes/2026-12-02-rxe-ring-path.md, "Where the rest of a round trip goes".
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <poll.h>
