@@ -709,6 +709,10 @@ func (xrcd *XRCD) Close() error {
 //
 // If port flag IBV_QPF_GRH_REQUIRED is set then [PD.CreateAH] must be created with definition of 'struct ibv_ah_attr { .is_global = 1; .grh = {...}; }'.
 //
+// # Measured on rxe
+//
+// Probe "no-grh" on rdma-core 33 (violated): ibv_create_ah(3) promises NULL with errno; on rdma-core 33 an address handle without a GRH on RoCE fails with NULL and errno 0 (44 and 65 set EINVAL). The wrapper still returns an error.
+//
 // Convention pointer_or_null_errno.
 //
 // See also [Context.AllocPD], [Context.InitAHFromWC], [PD.CreateAHFromWC].
@@ -3844,6 +3848,10 @@ func PortStateStr(portState PortState) string {
 //
 // cgo lets C read wr in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
 //
+// # Measured on rxe
+//
+// Probe "too-many-sge" on rdma-core 33 (violated): ibv_post_recv(3) promises 0 or an errno; librxe 33 returns -EINVAL (-22) for more SGEs than the QP allows, errno untouched. The wrapper returns an error matching EINVAL.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.CreateQP], [QP.PostSend], [SRQ.PostRecv], [CQ.Poll].
@@ -4099,6 +4107,10 @@ func (srq *SRQ) PostOps(op *OpsWR) (badOp *OpsWR, err error) {
 // # Memory
 //
 // cgo lets C read recvWR in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
+//
+// # Measured on rxe
+//
+// Probe "too-many-sge" on rdma-core 33 (violated): ibv_post_srq_recv(3) promises 0 or an errno; librxe 33 returns -EINVAL (-22) for more SGEs than the SRQ allows, errno untouched. The wrapper returns an error matching EINVAL.
 //
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //

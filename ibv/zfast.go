@@ -177,8 +177,8 @@ func FastPostSendOp(qp *QP) uintptr {
 	return uintptr(qp.Context.Ops.PostSend)
 }
 
-// FastPostSend calls op, the provider op that ibv_post_send (infiniband/verbs.h) calls (from FastPostSendOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_send does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastPostSend(op uintptr, qp uintptr, wr *SendWR, badWR **SendWR) int32 {
+// FastPostSend calls op, the provider op that ibv_post_send (infiniband/verbs.h) calls (from FastPostSendOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_send does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer. C stores an address in *badWR (a pointer to a pointer in C): the C object it points to, which Go code locates by its address.
+func FastPostSend(op uintptr, qp uintptr, wr *SendWR, badWR *uintptr) int32 {
 	return int32(C.zfast_ibv_post_send(C.uintptr_t(op), C.uintptr_t(qp), (*C.struct_zfast_mem)(unsafe.Pointer(wr)), (*C.struct_zfast_mem)(unsafe.Pointer(badWR))))
 }
 
@@ -187,8 +187,8 @@ func FastPostRecvOp(qp *QP) uintptr {
 	return uintptr(qp.Context.Ops.PostRecv)
 }
 
-// FastPostRecv calls op, the provider op that ibv_post_recv (infiniband/verbs.h) calls (from FastPostRecvOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_recv does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastPostRecv(op uintptr, qp uintptr, wr *RecvWR, badWR **RecvWR) int32 {
+// FastPostRecv calls op, the provider op that ibv_post_recv (infiniband/verbs.h) calls (from FastPostRecvOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_recv does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer. C stores an address in *badWR (a pointer to a pointer in C): the C object it points to, which Go code locates by its address.
+func FastPostRecv(op uintptr, qp uintptr, wr *RecvWR, badWR *uintptr) int32 {
 	return int32(C.zfast_ibv_post_recv(C.uintptr_t(op), C.uintptr_t(qp), (*C.struct_zfast_mem)(unsafe.Pointer(wr)), (*C.struct_zfast_mem)(unsafe.Pointer(badWR))))
 }
 
@@ -197,8 +197,8 @@ func FastPostSRQRecvOp(srq *SRQ) uintptr {
 	return uintptr(srq.Context.Ops.PostSRQRecv)
 }
 
-// FastPostSRQRecv calls op, the provider op that ibv_post_srq_recv (infiniband/verbs.h) calls (from FastPostSRQRecvOp, never 0), on the C object whose address is srq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_srq_recv does both). It is one cgo crossing, and cgo checks no argument at run time: srq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastPostSRQRecv(op uintptr, srq uintptr, recvWR *RecvWR, badRecvWR **RecvWR) int32 {
+// FastPostSRQRecv calls op, the provider op that ibv_post_srq_recv (infiniband/verbs.h) calls (from FastPostSRQRecvOp, never 0), on the C object whose address is srq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_srq_recv does both). It is one cgo crossing, and cgo checks no argument at run time: srq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer. C stores an address in *badRecvWR (a pointer to a pointer in C): the C object it points to, which Go code locates by its address.
+func FastPostSRQRecv(op uintptr, srq uintptr, recvWR *RecvWR, badRecvWR *uintptr) int32 {
 	return int32(C.zfast_ibv_post_srq_recv(C.uintptr_t(op), C.uintptr_t(srq), (*C.struct_zfast_mem)(unsafe.Pointer(recvWR)), (*C.struct_zfast_mem)(unsafe.Pointer(badRecvWR))))
 }
 
@@ -207,8 +207,8 @@ func FastPostWQRecvOp(wq *WQ) uintptr {
 	return uintptr(wq.PostRecv)
 }
 
-// FastPostWQRecv calls op, the provider op that ibv_post_wq_recv (infiniband/verbs.h) calls (from FastPostWQRecvOp, never 0), on the C object whose address is wq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_wq_recv does both). It is one cgo crossing, and cgo checks no argument at run time: wq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
-func FastPostWQRecv(op uintptr, wq uintptr, recvWR *RecvWR, badRecvWR **RecvWR) int32 {
+// FastPostWQRecv calls op, the provider op that ibv_post_wq_recv (infiniband/verbs.h) calls (from FastPostWQRecvOp, never 0), on the C object whose address is wq, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_post_wq_recv does both). It is one cgo crossing, and cgo checks no argument at run time: wq and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer. C stores an address in *badRecvWR (a pointer to a pointer in C): the C object it points to, which Go code locates by its address.
+func FastPostWQRecv(op uintptr, wq uintptr, recvWR *RecvWR, badRecvWR *uintptr) int32 {
 	return int32(C.zfast_ibv_post_wq_recv(C.uintptr_t(op), C.uintptr_t(wq), (*C.struct_zfast_mem)(unsafe.Pointer(recvWR)), (*C.struct_zfast_mem)(unsafe.Pointer(badRecvWR))))
 }
 

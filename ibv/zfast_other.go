@@ -31,7 +31,7 @@ func FastPostSendOp(_ *QP) uintptr {
 }
 
 // FastPostSend does nothing in a build that cannot call C (no object exists to call it on).
-func FastPostSend(op uintptr, qp uintptr, wr *SendWR, badWR **SendWR) int32 {
+func FastPostSend(op uintptr, qp uintptr, wr *SendWR, badWR *uintptr) int32 {
 	return 0
 }
 
@@ -41,7 +41,7 @@ func FastPostRecvOp(_ *QP) uintptr {
 }
 
 // FastPostRecv does nothing in a build that cannot call C (no object exists to call it on).
-func FastPostRecv(op uintptr, qp uintptr, wr *RecvWR, badWR **RecvWR) int32 {
+func FastPostRecv(op uintptr, qp uintptr, wr *RecvWR, badWR *uintptr) int32 {
 	return 0
 }
 
@@ -51,7 +51,7 @@ func FastPostSRQRecvOp(_ *SRQ) uintptr {
 }
 
 // FastPostSRQRecv does nothing in a build that cannot call C (no object exists to call it on).
-func FastPostSRQRecv(op uintptr, srq uintptr, recvWR *RecvWR, badRecvWR **RecvWR) int32 {
+func FastPostSRQRecv(op uintptr, srq uintptr, recvWR *RecvWR, badRecvWR *uintptr) int32 {
 	return 0
 }
 
@@ -61,7 +61,7 @@ func FastPostWQRecvOp(_ *WQ) uintptr {
 }
 
 // FastPostWQRecv does nothing in a build that cannot call C (no object exists to call it on).
-func FastPostWQRecv(op uintptr, wq uintptr, recvWR *RecvWR, badRecvWR **RecvWR) int32 {
+func FastPostWQRecv(op uintptr, wq uintptr, recvWR *RecvWR, badRecvWR *uintptr) int32 {
 	return 0
 }
 

@@ -98,9 +98,9 @@ func (q *QP) PostSend(ws ...SendWork) error {
 	if err != nil {
 		return err
 	}
-	var bad *ibv.SendWR
+	var bad uintptr
 	rc := ibv.FastPostSend(q.postSend, q.addr, &q.swr[0], &bad)
-	return postErr("ibv_post_send", rc, uintptr(unsafe.Pointer(bad)), uintptr(unsafe.Pointer(&q.swr[0])), unsafe.Sizeof(ibv.SendWR{}))
+	return postErr("ibv_post_send", rc, bad, uintptr(unsafe.Pointer(&q.swr[0])), unsafe.Sizeof(ibv.SendWR{}))
 }
 
 // sendOps are the opcodes PostSend takes, by QP type.
@@ -283,9 +283,9 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 	if err := fillRecv(op, ws, q.rwr, q.rsge, int(q.caps.MaxRecvSGE), minLen); err != nil {
 		return err
 	}
-	var bad *ibv.RecvWR
+	var bad uintptr
 	rc := ibv.FastPostRecv(q.postRecv, q.addr, &q.rwr[0], &bad)
-	return postErr("ibv_post_recv", rc, uintptr(unsafe.Pointer(bad)), uintptr(unsafe.Pointer(&q.rwr[0])), unsafe.Sizeof(ibv.RecvWR{}))
+	return postErr("ibv_post_recv", rc, bad, uintptr(unsafe.Pointer(&q.rwr[0])), unsafe.Sizeof(ibv.RecvWR{}))
 }
 
 // fillRecv checks ws against an arena of len(wrs) work requests of maxSGE

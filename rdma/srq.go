@@ -112,9 +112,9 @@ func (s *SRQ) PostRecv(ws ...RecvWork) error {
 	if err := fillRecv(op, ws, s.wrs, s.sges, s.maxSGE, 0); err != nil {
 		return err
 	}
-	var bad *ibv.RecvWR
+	var bad uintptr
 	rc := ibv.FastPostSRQRecv(s.postRecv, s.addr, &s.wrs[0], &bad)
-	return postErr("ibv_post_srq_recv", rc, uintptr(unsafe.Pointer(bad)), uintptr(unsafe.Pointer(&s.wrs[0])), unsafe.Sizeof(ibv.RecvWR{}))
+	return postErr("ibv_post_srq_recv", rc, bad, uintptr(unsafe.Pointer(&s.wrs[0])), unsafe.Sizeof(ibv.RecvWR{}))
 }
 
 // SetLimit arms the SRQ's limit (ibv_modify_srq with IBV_SRQ_LIMIT): once

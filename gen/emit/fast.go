@@ -96,6 +96,7 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 	cParams := []string{"uintptr_t fn"}
 	var cTypes, cArgs []string
 	var goParams, goArgs []jen.Code
+	var outAddr []string // T ** parameters, *uintptr in Go
 	opName := "op"
 	goParams = append(goParams, jen.Id(opName).Uintptr())
 	goArgs = append(goArgs, jen.Qual("C", "uintptr_t").Call(jen.Id(opName)))
@@ -115,9 +116,13 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 		case p.Type.Kind == ir.Pointer || p.Type.Kind == ir.Array:
 			cParams = append(cParams, fmt.Sprintf("struct %s *a%d", fastMem, i))
 			cArgs = append(cArgs, fmt.Sprintf("a%d", i))
-			gt, err := e.goParam(p.Type)
-			if err != nil {
-				return "", nil, err
+			var gt jen.Code = jen.Op("*").Uintptr() // T **: where C stores an address (ibv_post_send's bad_wr)
+			if p.Type.Elem != nil && p.Type.Elem.Kind == ir.Pointer {
+				outAddr = append(outAddr, n)
+			} else {
+				if gt, err = e.goParam(p.Type); err != nil {
+					return "", nil, err
+				}
 			}
 			goParams = append(goParams, jen.Id(n).Add(gt))
 			goArgs = append(goArgs, jen.Parens(jen.Op("*").Qual("C", "struct_"+fastMem)).Call(jen.Qual("unsafe", "Pointer").Call(jen.Id(n))))
@@ -164,6 +169,9 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 	)
 	doc := fmt.Sprintf("%s calls op, the provider op that %s (%s) calls (from %sOp, never 0), on the C object whose address is %s, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of %s does both). It is one cgo crossing, and cgo checks no argument at run time: %s and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.",
 		goName, name, fn.File, goName, obj, name, obj)
+	for _, n := range outAddr {
+		doc += fmt.Sprintf(" C stores an address in *%s (a pointer to a pointer in C): the C object it points to, which Go code locates by its address.", n)
+	}
 	body := jen.Qual("C", tramp).Call(goArgs...)
 	var results []jen.Code
 	var stmt jen.Code = body
@@ -183,12 +191,7 @@ func (e *Emitter) fastFunc(name string) (string, []jen.Code, error) {
 		jen.Func().Id(goName).Params(goParams...).Params(results...).Block(stmt),
 		jen.Line(),
 	)
-	// The stubs: the same signatures, with blank parameters.
-	var stubParams []jen.Code
-	for range goParams {
-		stubParams = append(stubParams, jen.Id("_"))
-	}
-	_ = stubParams
+	// The stubs: the same signatures.
 	stubOp := jen.Func().Id(goName + "Op").Params(jen.Id("_").Add(objType)).Uintptr().Block(jen.Return(jen.Lit(0)))
 	var stubCall jen.Code
 	if len(results) > 0 {

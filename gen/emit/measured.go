@@ -15,6 +15,7 @@ type Measured struct {
 	Function string `yaml:"function"`
 	Case     string `yaml:"case"`
 	Root     string `yaml:"root"`
+	Release  string `yaml:"release"` // one rdma-core release ("33"), where not both roots
 	Verdict  string `yaml:"verdict"`
 	Note     string `yaml:"note"`
 }
@@ -49,6 +50,9 @@ func (e *Emitter) measuredDoc(fn string) string {
 			where = "rdma-core 44"
 		case "sid":
 			where = "rdma-core 65"
+		}
+		if m.Release != "" {
+			where = "rdma-core " + m.Release
 		}
 		parts = append(parts, fmt.Sprintf("Probe %q on %s (%s): %s", m.Case, where, m.Verdict, strings.Join(strings.Fields(m.Note), " ")))
 	}
