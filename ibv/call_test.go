@@ -67,9 +67,18 @@ func TestShimThroughLayout(t *testing.T) {
 // TestDeviceListClose: the list GetDeviceList returns is released once, by
 // its first Close; All and Len are empty after it, and a nil list is fine.
 func TestDeviceListClose(t *testing.T) {
+	var none *DeviceList
+	assert.NoError(t, none.Close())
+	assert.Zero(t, none.Len())
+	assert.Nil(t, none.All())
 	list, err := GetDeviceList()
 	if err != nil {
-		t.Skipf("libibverbs.so.1 not installed: %v", err)
+		// A kernel without RDMA (the host of make test-host): libibverbs finds no
+		// uverbs class and fails with ENOSYS, as ibv_get_device_list(3) documents; the
+		// device tests run in the guest.
+		assert.ErrorIs(t, err, unix.ENOSYS)
+		assert.Nil(t, list)
+		return
 	}
 	n := list.Len()
 	assert.Len(t, list.All(), n)
@@ -77,7 +86,4 @@ func TestDeviceListClose(t *testing.T) {
 	assert.NoError(t, list.Close(), "a second Close does nothing")
 	assert.Zero(t, list.Len())
 	assert.Nil(t, list.All())
-	var none *DeviceList
-	assert.NoError(t, none.Close())
-	assert.Zero(t, none.Len())
 }

@@ -80,8 +80,9 @@ func TestDeriveNothingUnclassified(t *testing.T) {
 	_, rep := deriveAll(t)
 	assert.Empty(t, rep.Unclassified)
 	// 12 pages that need a decision, 15 undocumented functions decided, 13
-	// functions with curated Go shapes of parameters only.
-	assert.Len(t, rep.Overridden, 40)
+	// functions with curated Go shapes of parameters only, 2 inline bodies that set
+	// errno where the page says nothing of it (ibv_create_qp_ex, ibv_alloc_mw).
+	assert.Len(t, rep.Overridden, 42)
 }
 
 // Without overrides, the tool lists every function it could not classify.
