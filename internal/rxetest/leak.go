@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 )
 
 // Kinds are the verbs object kinds the kernel tracks per process and `rdma resource show`
@@ -103,10 +101,10 @@ func threads(pid int) (map[int]bool, error) {
 // verbs objects are per process: do not combine it with t.Parallel.
 func NoLeaks(t testing.TB) {
 	t.Helper()
-	noLeaks(t, func() ([]Resource, error) { return Resources(os.Getpid()) }, goleak.IgnoreCurrent())
+	noLeaks(t, func() ([]Resource, error) { return Resources(os.Getpid()) }, ignoreCurrent())
 }
 
-func noLeaks(t testing.TB, list func() ([]Resource, error), opts ...goleak.Option) {
+func noLeaks(t testing.TB, list func() ([]Resource, error), opts ...leakOption) {
 	t.Helper()
 	before, berr := list()
 	t.Cleanup(func() {
@@ -144,7 +142,7 @@ func newSince(before, after []Resource) []Resource {
 }
 
 // leakReport describes what leaked, or returns "" when nothing did.
-func leakReport(list func() ([]Resource, error), opts ...goleak.Option) string {
+func leakReport(list func() ([]Resource, error), opts ...leakOption) string {
 	var b strings.Builder
 	res, err := list()
 	switch {
@@ -156,7 +154,7 @@ func leakReport(list func() ([]Resource, error), opts ...goleak.Option) string {
 			fmt.Fprintf(&b, "  %s\n", r)
 		}
 	}
-	if err := goleak.Find(opts...); err != nil {
+	if err := findLeakedGoroutines(opts...); err != nil {
 		fmt.Fprintf(&b, "goroutines leaked: %v\n", err)
 	}
 	return b.String()

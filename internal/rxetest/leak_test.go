@@ -6,23 +6,25 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
 func TestNoLeaksReports(t *testing.T) {
+	defer func(w time.Duration) { leakWait = w }(leakWait)
+	leakWait = 300 * time.Millisecond // the leak below stays: wait less for it to end
 	leaked := []Resource{{Kind: "pd", Dev: "rxe_a", ID: 3, PID: 42, Comm: "x.test"}, {Kind: "qp", Dev: "rxe_b", ID: 17, PID: 42, Comm: "x.test"}}
 
 	// Clean: nothing reported.
 	rec := &recTB{TB: t}
-	noLeaks(rec, func() ([]Resource, error) { return nil, nil }, goleak.IgnoreCurrent())
+	noLeaks(rec, func() ([]Resource, error) { return nil, nil }, ignoreCurrent())
 	rec.runCleanups()
 	require.Empty(t, rec.errs)
 
 	// Objects and a goroutine started after the snapshot.
 	rec = &recTB{TB: t}
-	noLeaks(rec, sequence([]Resource{}, leaked), goleak.IgnoreCurrent())
+	noLeaks(rec, sequence([]Resource{}, leaked), ignoreCurrent())
 	stop := make(chan struct{})
 	go leakyGoroutine(stop)
 	rec.runCleanups()
@@ -39,7 +41,7 @@ func TestNoLeaksReports(t *testing.T) {
 	// contexts) are not the test's; new ones beside them are.
 	rec = &recTB{TB: t}
 	cached := Resource{Kind: "ctx", Dev: "rxe_a", ID: 0, PID: 42, Comm: "x.test"}
-	noLeaks(rec, sequence([]Resource{cached}, append([]Resource{cached}, leaked[0])), goleak.IgnoreCurrent())
+	noLeaks(rec, sequence([]Resource{cached}, append([]Resource{cached}, leaked[0])), ignoreCurrent())
 	rec.runCleanups()
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], "1 verbs object(s) leaked")
@@ -48,7 +50,7 @@ func TestNoLeaksReports(t *testing.T) {
 
 	// A listing that fails, at the start or at the end, is a failure, not a pass.
 	rec = &recTB{TB: t}
-	noLeaks(rec, func() ([]Resource, error) { return nil, errors.New("no netlink") }, goleak.IgnoreCurrent())
+	noLeaks(rec, func() ([]Resource, error) { return nil, errors.New("no netlink") }, ignoreCurrent())
 	rec.runCleanups()
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], "cannot list verbs objects at the start: no netlink")
@@ -59,7 +61,7 @@ func TestNoLeaksReports(t *testing.T) {
 			return nil, errors.New("no netlink")
 		}
 		return nil, nil
-	}, goleak.IgnoreCurrent())
+	}, ignoreCurrent())
 	rec.runCleanups()
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], "cannot list verbs objects: no netlink")

@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,19 +58,19 @@ func kindByName(name string) (resKind, bool) {
 
 // listKind returns every object of one kind on every RDMA device, the kernel's included.
 func listKind(k resKind) ([]Resource, error) {
-	links, err := netlink.RdmaLinkList()
+	devs, err := rdmaDevices()
 	if err != nil {
 		return nil, fmt.Errorf("listing the RDMA devices over netlink: %w", err)
 	}
 	var out []Resource
-	for _, l := range links {
-		msgs, err := dump(k, l.Attrs.Index)
+	for _, d := range devs {
+		msgs, err := dump(k, d.index)
 		if err != nil {
-			return nil, fmt.Errorf("netlink dump of %s on %s: %w", k.name, l.Attrs.Name, err)
+			return nil, fmt.Errorf("netlink dump of %s on %s: %w", k.name, d.name, err)
 		}
 		rs, err := parseDump(k, msgs)
 		if err != nil {
-			return nil, fmt.Errorf("netlink dump of %s on %s: %w", k.name, l.Attrs.Name, err)
+			return nil, fmt.Errorf("netlink dump of %s on %s: %w", k.name, d.name, err)
 		}
 		for i := range rs {
 			if rs[i].Comm == "" && rs[i].PID > 0 {
@@ -84,18 +82,10 @@ func listKind(k resKind) ([]Resource, error) {
 	return out, nil
 }
 
-// dump runs one dump, again when the kernel says it was interrupted (the table changed
-// while it was read).
+// dump runs one dump of kind k on device dev (RDMA_NLDEV_ATTR_DEV_INDEX), again when the
+// kernel says it was interrupted (the table changed while it was read).
 func dump(k resKind, dev uint32) ([][]byte, error) {
-	for try := 0; ; try++ {
-		req := nl.NewNetlinkRequest(nlNLDev<<nl.RDMA_NL_GET_CLIENT_SHIFT|int(k.cmd), unix.NLM_F_DUMP)
-		req.AddData(nl.NewRtAttr(attrDevIndex, nl.Uint32Attr(dev)))
-		msgs, err := req.Execute(unix.NETLINK_RDMA, 0)
-		if errors.Is(err, nl.ErrDumpInterrupted) && try < 5 {
-			continue
-		}
-		return msgs, err
-	}
+	return nlDumpRetry(rdmaNLType(nlNLDev, k.cmd), appendAttr(nil, attrDevIndex, binary.NativeEndian.AppendUint32(nil, dev)))
 }
 
 // comm is the name of process pid, as the rdma tool shows it ("" once it has exited).
