@@ -10,6 +10,7 @@
 package rxetest
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -42,24 +43,34 @@ type Env struct {
 // or, in the own-device mode (GOVERBS_DEVICE), the machine's own devices.
 func Guest(t testing.TB) *Env {
 	t.Helper()
+	e, err := Bed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// Bed is Guest for code without a *testing.T (the packages' Example functions): the rxe
+// environment, or an error saying why there is none.
+func Bed() (*Env, error) {
 	if list := os.Getenv(DeviceVar); list != "" && os.Getenv("RXE_GUEST") != "1" {
 		e, err := fromDevices(list)
 		if err != nil {
-			t.Fatalf("own-device mode: %v", err)
+			return nil, fmt.Errorf("own-device mode: %w", err)
 		}
 		if e.releaseErr != nil {
-			t.Fatalf("own-device mode: cannot tell the installed rdma-core release: %v", e.releaseErr)
+			return nil, fmt.Errorf("own-device mode: cannot tell the installed rdma-core release: %w", e.releaseErr)
 		}
-		return e
+		return e, nil
 	}
 	e, ok := FromEnv()
 	if !ok {
-		t.Fatalf("this test needs the rxe guest and runs only inside it (make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg), or the machine's own devices: %s=<device>[,<device>] go test -tags rxe ./pkg", DeviceVar)
+		return nil, fmt.Errorf("this test needs the rxe guest and runs only inside it (make test-rxe, or go test -tags rxe -exec \"$PWD/bin/rxe run\" ./pkg), or the machine's own devices: %s=<device>[,<device>] go test -tags rxe ./pkg", DeviceVar)
 	}
 	if e.releaseErr != nil {
-		t.Fatalf("the %s root: cannot tell the installed rdma-core release: %v", e.Root, e.releaseErr)
+		return nil, fmt.Errorf("the %s root: cannot tell the installed rdma-core release: %w", e.Root, e.releaseErr)
 	}
-	return e
+	return e, nil
 }
 
 // FromEnv reads the RXE_* variables the guest sets.
