@@ -1,7 +1,7 @@
 // Package require is package assert's assertions that stop the test: each
 // reports a failure like its assert namesake, then calls t.FailNow. It is the
 // root module's stdlib-only replacement for the subset of
-// github.com/stretchr/testify/require its tests use (issue 25).
+// testify's require package its tests use (issue 25).
 package require
 
 import "github.com/goverbs/goverbs/internal/testkit/assert"
