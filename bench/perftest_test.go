@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 // Result blocks as perftest 25.01 prints them in the guest.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 
 	"github.com/goverbs/goverbs/internal/dl"
 )

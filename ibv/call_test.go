@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/goverbs/goverbs/internal/dl"
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 	"golang.org/x/sys/unix"
 )
 

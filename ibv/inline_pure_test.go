@@ -3,7 +3,7 @@ package ibv
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 )
 
 func TestIncRKey(t *testing.T) {

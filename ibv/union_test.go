@@ -3,7 +3,7 @@ package ibv
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 )
 
 // == on a union type compares its bytes: with the bytes in a blank field

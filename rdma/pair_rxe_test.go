@@ -5,7 +5,7 @@ package rdma
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/internal/rxetest"

@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/rdma"

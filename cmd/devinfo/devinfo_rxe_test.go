@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 
 	"github.com/goverbs/goverbs/internal/rxetest"
 )

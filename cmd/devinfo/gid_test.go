@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 )
 
 func TestGUIDStr(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 
 	"github.com/goverbs/goverbs/ibv"
 )

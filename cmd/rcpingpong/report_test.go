@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 
 	"github.com/goverbs/goverbs/rdma"
 )

@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 func TestParseArgs(t *testing.T) {

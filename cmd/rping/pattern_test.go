@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 // TestPatternMatchesRping compares the pattern with what rdmacm-utils'

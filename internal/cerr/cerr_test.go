@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/goverbs/goverbs/internal/testkit/assert"
 	"golang.org/x/sys/unix"
 )
 

@@ -3,7 +3,7 @@ package layouttest
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 func TestParse(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 // These tests prove the bed itself: the devices exist and are ACTIVE, and rdma-core's own

@@ -5,7 +5,7 @@ package rxetest
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 // FuzzParseDump feeds the reader of the kernel's resource dumps (RDMA netlink) arbitrary

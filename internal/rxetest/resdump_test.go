@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 	"golang.org/x/sys/unix"
 )
 

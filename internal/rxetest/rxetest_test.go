@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 )
 
 func TestFromEnv(t *testing.T) {
