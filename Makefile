@@ -6,6 +6,9 @@ SHELL := bash
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 export PATH := $(dir $(GO)):$(PATH)
 
+# Every package of the three modules (go.work: the bindings, gen, tools): "./..." stops at a
+# nested module, an import-path pattern does not.
+PKGS := github.com/goverbs/goverbs/...
 RXE := $(CURDIR)/bin/rxe
 GOTESTCHECK := $(CURDIR)/bin/gotestcheck
 # Packages holding tests that need rxe (files with "//go:build rxe", not "!rxe").
@@ -56,32 +59,32 @@ inputs: host-deps
 	tools/inputs/fetch.sh
 	tools/inputs/root.sh
 
-bin/rxe: $(shell find internal/rxebed tools/rxe -name '*.go' -not -name '*_test.go') go.mod go.sum
+bin/rxe: $(shell find tools/internal/rxebed tools/rxe -name '*.go' -not -name '*_test.go') tools/go.mod tools/go.sum
 	CGO_ENABLED=0 $(GO) build -o $@ ./tools/rxe
 
 # The C compiler for a root whose glibc is older than the host's (CC=$PWD/bin/cc-bullseye):
-# a link to rxe, which runs gcc with the root as its sysroot (internal/rxebed/cc.go).
+# a link to rxe, which runs gcc with the root as its sysroot (tools/internal/rxebed/cc.go).
 bin/cc-%: bin/rxe
 	ln -sf rxe $@
 
-bin/gotestcheck: $(wildcard tools/gotestcheck/*.go) go.mod
+bin/gotestcheck: $(wildcard tools/gotestcheck/*.go) tools/go.mod
 	$(GO) build -o $@ ./tools/gotestcheck
 
 # vet also builds everything where goverbs cannot call rdma-core (no cgo, not Linux): the
 # packages build there and fail at run time with ErrNotSupported (rdma.ErrNotSupported); the
 # test bed's packages are Linux-only.
 vet:
-	$(GO) vet ./...
-	$(GO) vet -tags rxe ./...
-	$(GO) tool staticcheck ./...
-	$(GO) tool staticcheck -tags rxe ./...
-	CGO_ENABLED=0 $(GO) build ./...
-	CGO_ENABLED=0 $(GO) vet ./...
-	GOOS=darwin $(GO) build ./...
-	GOOS=darwin $(GO) vet ./...
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags rxe $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+	$(GO) tool staticcheck -tags rxe $(PKGS)
+	CGO_ENABLED=0 $(GO) build $(PKGS)
+	CGO_ENABLED=0 $(GO) vet $(PKGS)
+	GOOS=darwin $(GO) build $(PKGS)
+	GOOS=darwin $(GO) vet $(PKGS)
 
 test-host: bin/gotestcheck
-	$(GO) test -json -race -count=1 ./... | $(GOTESTCHECK)
+	$(GO) test -json -race -count=1 $(PKGS) | $(GOTESTCHECK)
 
 # Each package's rxe tests run in a fresh guest, once per root it runs on; any skip fails.
 define rxe_tests_on
@@ -108,7 +111,7 @@ load: bin/rxe
 	done
 
 generate:
-	$(GO) generate ./...
+	$(GO) generate $(PKGS)
 
 # Each Fuzz target for FUZZTIME, one after the other (FUZZPARALLEL: workers per target,
 # default GOMAXPROCS). Part of `make test`, after test-host has replayed the checked-in

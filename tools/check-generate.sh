@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 state() { git status --porcelain --untracked-files=all; git diff; }
 before=$(state | sha256sum)
-go generate ./...
+go generate github.com/goverbs/goverbs/... # the three modules (go.work)
 if [ "$(state | sha256sum)" != "$before" ]; then
 	echo "check-generate: go generate changed the tree; commit the regenerated files:" >&2
 	git status --short >&2

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 // Measured is what doccheck measured on rxe where it differs from a page

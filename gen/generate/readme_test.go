@@ -2,7 +2,6 @@ package generate
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,29 +15,16 @@ import (
 // readmeGo is the first Go code block of a markdown file.
 var readmeGo = regexp.MustCompile("(?s)```go\n(.*?)\n```")
 
-// buildProgram builds and vets src as package main of a module of its own in a temporary
-// directory, which requires the goverbs module of repo (a replace directive) as a user's
-// program would, returning the first failure's output. Nothing is fetched (GOPROXY=off):
-// the module graph comes from repo's go.sum and the module cache.
+// buildProgram builds and vets src as package main of a module requiring goverbs
+// (userModule), returning the first failure's output.
 func buildProgram(t *testing.T, repo, src string) error {
 	t.Helper()
-	dir := t.TempDir()
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	require.NoError(t, err)
-	mod := "module example.com/readmeprog\n\ngo 1.26.0\n\n" +
-		"require github.com/goverbs/goverbs v0.0.0\n\n" +
-		"replace github.com/goverbs/goverbs => " + repo + "\n"
-	for name, data := range map[string][]byte{"go.mod": []byte(mod), "go.sum": sum, "main.go": []byte(src)} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
-	}
+	dir := userModule(t, repo, src)
 	for _, args := range [][]string{
 		{"build", "-mod=mod", "-o", filepath.Join(dir, "prog"), "."},
 		{"vet", "-mod=mod", "."},
 	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := goCmd(dir, args...).CombinedOutput(); err != nil {
 			return &buildError{args: args[0], out: string(out), err: err}
 		}
 	}

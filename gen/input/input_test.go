@@ -12,7 +12,9 @@ import (
 
 func TestFindRootMissing(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "inputs.lock"), nil, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a", "go.mod"), []byte("module x\n"), 0o644), "a nested module's go.mod is not the repository")
 	sub := filepath.Join(dir, "a", "b")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	repo, err := RepoRoot(sub)

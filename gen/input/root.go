@@ -3,21 +3,23 @@
 package input
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/goverbs/goverbs/gen/ir"
+	"github.com/goverbs/goverbs/internal/pinned"
 )
 
-// Versions are the rdma-core input roots, newest first. The newest one is the
-// source of the generated Go; the others only date symbols and are checked by
-// the layout tests.
-var Versions = []ir.Version{"65", "56", "44", "33"}
+// Versions are the rdma-core input roots, newest first (internal/pinned.Versions). The
+// newest one is the source of the generated Go; the others only date symbols and are
+// checked by the layout tests.
+var Versions = func() []ir.Version {
+	var vs []ir.Version
+	for _, v := range pinned.Versions {
+		vs = append(vs, ir.Version(v))
+	}
+	return vs
+}()
 
 // ErrMissing is wrapped by every error about absent pinned inputs.
-var ErrMissing = errors.New("pinned inputs missing: run `make inputs`")
+var ErrMissing = pinned.ErrMissing
 
 // Root is the set of include directories of one input version.
 type Root struct {
@@ -25,50 +27,21 @@ type Root struct {
 	Include []string // searched first, in order, before the host's system paths
 }
 
-// RepoRoot walks up from dir to the directory holding go.mod.
-func RepoRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = up
-	}
-}
+// RepoRoot walks up from dir to the repository (pinned.RepoRoot: the directory holding
+// inputs.lock).
+func RepoRoot(dir string) (string, error) { return pinned.RepoRoot(dir) }
 
 // FindRoot returns the include directories of version v under repo.
 func FindRoot(repo string, v ir.Version) (Root, error) {
-	dirs := []string{
-		filepath.Join(repo, ".cache", "inputs", "rdma-core-"+string(v), "usr", "include"),
-		filepath.Join(repo, ".cache", "inputs", "librpma", "usr", "include"),
+	r, err := pinned.FindRoot(repo, string(v))
+	if err != nil {
+		return Root{}, err
 	}
-	for _, d := range dirs {
-		if _, err := os.Stat(d); err != nil {
-			return Root{}, fmt.Errorf("%s: %w", d, ErrMissing)
-		}
-	}
-	return Root{Version: v, Include: dirs}, nil
+	return Root{Version: v, Include: r.Include}, nil
 }
 
 // Has reports whether the root ships header h (an include path).
-func (r Root) Has(h string) bool {
-	_, ok := r.Find(h)
-	return ok
-}
+func (r Root) Has(h string) bool { return pinned.Root{Include: r.Include}.Has(h) }
 
 // Find returns the include directory of the root that holds header h.
-func (r Root) Find(h string) (string, bool) {
-	for _, d := range r.Include {
-		if _, err := os.Stat(filepath.Join(d, h)); err == nil {
-			return d, true
-		}
-	}
-	return "", false
-}
+func (r Root) Find(h string) (string, bool) { return pinned.Root{Include: r.Include}.Find(h) }

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 var (

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 // SinceFile is spec/since/<library>.yaml, written by tools/releasedates: the rdma-core

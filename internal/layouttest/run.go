@@ -11,7 +11,7 @@ import (
 	"github.com/goverbs/goverbs/internal/testkit/assert"
 	"github.com/goverbs/goverbs/internal/testkit/require"
 
-	"github.com/goverbs/goverbs/gen/input"
+	"github.com/goverbs/goverbs/internal/pinned"
 )
 
 // CSide is what the C program printed.
@@ -24,22 +24,22 @@ type CSide struct {
 // Run checks tb against the headers of every input version. Missing inputs
 // fail the test: run `make inputs`.
 func Run(t *testing.T, tb *Table) {
-	repo, err := input.RepoRoot(".")
+	repo, err := pinned.RepoRoot(".")
 	require.NoError(t, err)
-	newest := string(input.Versions[0])
-	for _, v := range input.Versions {
-		t.Run("rdma-core-"+string(v), func(t *testing.T) {
-			root, err := input.FindRoot(repo, v)
+	newest := pinned.Versions[0]
+	for _, v := range pinned.Versions {
+		t.Run("rdma-core-"+v, func(t *testing.T) {
+			root, err := pinned.FindRoot(repo, v)
 			require.NoError(t, err, "run `make inputs`")
 			c, err := Compile(t.TempDir(), tb, root)
 			require.NoError(t, err)
-			Compare(t, tb, c, string(v), string(v) == newest)
+			Compare(t, tb, c, v, v == newest)
 		})
 	}
 }
 
 // Compile builds and runs the C program of tb for root.
-func Compile(dir string, tb *Table, root input.Root) (*CSide, error) {
+func Compile(dir string, tb *Table, root pinned.Root) (*CSide, error) {
 	src := filepath.Join(dir, tb.Package+"_layout.c")
 	bin := filepath.Join(dir, tb.Package+"_layout")
 	if err := os.WriteFile(src, []byte(Program(tb, string(root.Version))), 0o644); err != nil {

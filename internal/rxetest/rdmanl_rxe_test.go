@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/goverbs/goverbs/internal/testkit/require"
 	"golang.org/x/sys/unix"
 )
 

@@ -7,26 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/goverbs/goverbs/internal/pinned"
 )
 
-// RepoRoot returns the repository root: the nearest directory above the
-// working directory that holds go.mod.
+// RepoRoot returns the repository root (pinned.RepoRoot: the nearest directory above the
+// working directory that holds inputs.lock).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := pinned.RepoRoot(".")
 	if err != nil {
-		t.Fatalf("testinputs: working directory: %v", err)
+		t.Fatalf("testinputs: %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("testinputs: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return dir
 }
 
 // Dir returns the directory of the unpacked pinned inputs

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 //go:embed harness.c.tmpl

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 // The harness compiles, with -Werror, against the pinned headers of both rdma-core

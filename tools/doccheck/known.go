@@ -7,7 +7,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 // Known is a recorded mismatch between a page and rxe's behaviour: doccheck reports it but

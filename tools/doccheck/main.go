@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/spec"
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 func main() {

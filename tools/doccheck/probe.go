@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/spec"
-	"github.com/goverbs/goverbs/internal/rxebed"
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 // Probes is tools/doccheck/probes.yaml: the experiments doccheck runs, and the functions it

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 	"github.com/stretchr/testify/require"
 )
 

@@ -10,7 +10,7 @@
 // trixie with 56.1, bullseye with 33), shares the repository and the
 // test binary's directory read-write, brings up rxe, and runs the command as root with the
 // caller's environment plus RXE_* variables describing the network (see internal/rxetest).
-// Failures of the bed itself exit with the codes 110..119 documented in internal/rxebed.
+// Failures of the bed itself exit with the codes 110..119 documented in tools/internal/rxebed.
 package main
 
 import (
@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 type multiFlag []string
@@ -49,7 +49,7 @@ func main() {
 }
 
 // ccCmd runs the host's C compiler so that what it builds runs in root (a root with an
-// older glibc than the host's is its sysroot; see internal/rxebed/cc.go). It is go's CC as
+// older glibc than the host's is its sysroot; see tools/internal/rxebed/cc.go). It is go's CC as
 // a link to this binary named cc-ROOT, made by make bin/cc-ROOT:
 //
 //	CC=$PWD/bin/cc-bullseye go test -exec "$PWD/bin/rxe run -root=bullseye" ./ibv
