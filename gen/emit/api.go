@@ -353,6 +353,9 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 			b.WriteString(line)
 		}
 	}
+	if c := e.crashDoc(sf.Name); c != "" {
+		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
+	}
 	if m := e.measuredDoc(sf.Name); m != "" {
 		b.WriteString("\n\n# Measured on rxe\n\n" + linkify(m, links))
 	}

@@ -58,6 +58,9 @@ func Load(dir string) (*Set, error) {
 	if err := s.loadSince(filepath.Join(dir, "since")); err != nil {
 		return nil, err
 	}
+	if err := s.loadCrashes(filepath.Join(dir, "crashes")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

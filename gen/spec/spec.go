@@ -172,6 +172,8 @@ type Set struct {
 	names  []string
 	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
 	since  map[string]*SinceFile
+	// crashes are the crash claims (spec/crashes), by function.
+	crashes map[string][]Crash
 }
 
 // Lookup returns the function with C name name.
