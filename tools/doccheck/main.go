@@ -4,8 +4,11 @@
 // probes of tools/doccheck/probes.yaml in the rxe guest on both rdma-core roots (44 on the
 // host root, 65 on the sid root), records each call's raw C return value and errno,
 // classifies them against the function's convention, writes the contract report
-// (docs/contracts.md) and prints its summary. It exits non-zero when a probe breaks or a
-// contract fails that tools/doccheck/known.yaml does not record as a known mismatch.
+// (docs/contracts.md) and prints its summary. With them, on the host and sid roots, it runs
+// the crash map of tools/doccheck/crashmap.yaml (argument classes out of range, C and Go:
+// which crash the process). It exits non-zero when a probe breaks or a contract fails that
+// tools/doccheck/known.yaml does not record as a known mismatch, or when the crash map and
+// the claims of spec/crashes disagree.
 package main
 
 import (
@@ -62,8 +65,12 @@ func run(repo, reportPath string, want []string, only string) error {
 	if err != nil {
 		return err
 	}
+	crash, err := LoadCrashMap(filepath.Join(repo, "tools/doccheck/crashmap.yaml"), set)
+	if err != nil {
+		return err
+	}
 	if only != "" {
-		if probes.Probes, err = selectProbes(probes.Probes, only); err != nil {
+		if err := selectOnly(probes, crash, only); err != nil {
 			return err
 		}
 	}
@@ -74,13 +81,17 @@ func run(repo, reportPath string, want []string, only string) error {
 	defer os.RemoveAll(tmp)
 
 	goBins := map[string]string{} // by compiler ("" for the host's)
-	results := &Results{Set: set, Probes: probes, Known: known, Raw: map[string]map[int]Raw{},
+	results := &Results{Set: set, Probes: probes, Known: known, Crash: crash, Raw: map[string]map[int]Raw{},
 		Go: map[string]map[int]GoRaw{}, Leftovers: map[string]Leftovers{}}
 	for _, r := range roots(repo) {
 		if !slices.Contains(want, r.Name) {
 			continue
 		}
-		bin, kept, err := buildHarness(repo, tmp, r, probes.Probes)
+		run := probes.Probes
+		if slices.Contains(crashRoots, r.Name) {
+			run = append(slices.Clone(run), crash.probes()...)
+		}
+		bin, kept, err := buildHarness(repo, tmp, r, run)
 		if err != nil {
 			return err
 		}
@@ -89,7 +100,7 @@ func run(repo, reportPath string, want []string, only string) error {
 			return err
 		}
 		if goBins[cc] == "" {
-			if goBins[cc], err = buildGoProbes(repo, tmp, probes.Probes, cc); err != nil {
+			if goBins[cc], err = buildGoProbes(repo, tmp, append(slices.Clone(probes.Probes), crash.probes()...), cc); err != nil {
 				return err
 			}
 		}

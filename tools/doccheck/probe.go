@@ -153,6 +153,23 @@ func (p *Probe) runsOn(root string) bool {
 	return len(p.Roots) == 0 || slices.Contains(p.Roots, root)
 }
 
+// selectOnly keeps the probes and crash-map classes whose "function/case" (or
+// "function/class") matches the regular expression expr (doccheck -only); it fails when
+// none does.
+func selectOnly(p *Probes, m *CrashMap, expr string) error {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("-only: %w", err)
+	}
+	m.selectClasses(re)
+	kept, err := selectProbes(p.Probes, expr)
+	if err != nil && len(m.Classes) == 0 {
+		return fmt.Errorf("-only %q matches no probe and no crash-map class", expr)
+	}
+	p.Probes = kept
+	return nil
+}
+
 // selectProbes keeps the probes whose "function/case" matches the regular expression expr
 // (doccheck -only); it fails when none does.
 func selectProbes(probes []*Probe, expr string) ([]*Probe, error) {

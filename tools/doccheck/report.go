@@ -18,6 +18,7 @@ type Results struct {
 	Set    *spec.Set
 	Probes *Probes
 	Known  []Known
+	Crash  *CrashMap // the crash map's classes (crashmap.yaml); nil for none
 	Roots  []root
 	Raw    map[string]map[int]Raw   // root name -> probe id -> observation
 	Go     map[string]map[int]GoRaw // root name -> probe id -> Go side's observation
@@ -92,7 +93,7 @@ func (r *Results) Unexpected() []string {
 			bad = append(bad, fmt.Sprintf("rdma-core %s: %s", rt.Version, msg))
 		}
 	}
-	return bad
+	return append(bad, r.crashUnexpected()...)
 }
 
 // Observations counts the probe results of all roots, C and Go, and the leftover checks.
@@ -247,6 +248,7 @@ func (r *Results) Summary() string {
 		}
 		fmt.Fprintf(&b, "rdma-core %s: %s\n", rt.Version, msg)
 	}
+	b.WriteString(r.crashSummary())
 	return b.String()
 }
 
@@ -336,6 +338,7 @@ func (r *Results) Markdown() string {
 	} else {
 		b.WriteString(strings.Join(goBad, "\n") + "\n")
 	}
+	b.WriteString(r.crashMarkdown())
 	b.WriteString("\n## Untestable on rxe\n\n")
 	for _, u := range r.Probes.Untestable {
 		fmt.Fprintf(&b, "- %s: `%s`\n", u.Reason, strings.Join(u.Functions, "`, `"))

@@ -10,8 +10,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/internal/rxetest"
 )
@@ -89,7 +93,7 @@ func runChild(self string, id int) Result {
 	case ctx.Err() != nil:
 		r.Status = fmt.Sprintf("hung for %s", probeTimeout)
 	case errors.As(err, &ee):
-		r.Status = fmt.Sprintf("child %s: %s", ee.ProcessState, lastLine(stderr.Bytes()))
+		r.Status = exitStatus(ee, stderr.Bytes())
 	case err != nil:
 		r.Status = "child: " + err.Error()
 	default:
@@ -97,6 +101,22 @@ func runChild(self string, id int) Result {
 	}
 	return r
 }
+
+// exitStatus is the status of a child that did not exit 0: how it ended, with the signal
+// that ended it in parentheses (doccheck's crash map reads it), and its last line of stderr.
+func exitStatus(ee *exec.ExitError, stderr []byte) string {
+	sig := ""
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig = " (" + unix.SignalName(ws.Signal()) + ")"
+	} else if m := runtimeSignal.FindSubmatch(stderr); m != nil {
+		sig = " (" + string(m[1]) + ")"
+	}
+	return fmt.Sprintf("child %s%s: %s", ee.ProcessState, sig, lastLine(stderr))
+}
+
+// runtimeSignal finds the signal the Go runtime reports when a signal kills the process
+// ("[signal SIGSEGV: segmentation violation …]" for a fault in C code, "SIGABRT: abort").
+var runtimeSignal = regexp.MustCompile(`(?m)(?:^|\[signal )(SIG[A-Z0-9]+)[: ]`)
 
 func lastLine(b []byte) string {
 	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))

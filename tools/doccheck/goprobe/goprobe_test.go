@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,4 +90,23 @@ func TestSelectIDs(t *testing.T) {
 	require.Equal(t, []int{1, 7}, ids, "ids without a Go side are skipped")
 	_, err = selectIDs("1,x")
 	require.Error(t, err)
+}
+
+// exitStatus names the signal that ended a child: the one that killed it, or the one the
+// Go runtime reports when a signal in C code makes it exit 2.
+func TestExitStatus(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{`kill -SEGV $$`, "child signal: segmentation fault (SIGSEGV): "},
+		{`echo 'fatal error: unexpected signal during runtime execution' >&2; echo '[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x0]' >&2; echo 'goroutine 1' >&2; exit 2`,
+			"child exit status 2 (SIGSEGV): goroutine 1"},
+		{`echo 'SIGABRT: abort' >&2; echo 'PC=0x0' >&2; exit 2`, "child exit status 2 (SIGABRT): PC=0x0"},
+		{`echo 'goprobe: no' >&2; exit 3`, "child exit status 3: goprobe: no"},
+	} {
+		var stderr bytes.Buffer
+		cmd := exec.Command("sh", "-c", tc.script)
+		cmd.Stderr = &stderr
+		var ee *exec.ExitError
+		require.ErrorAs(t, cmd.Run(), &ee)
+		require.Equal(t, tc.want, exitStatus(ee, stderr.Bytes()))
+	}
 }
