@@ -97,7 +97,7 @@ func parseCrashMap(path string, raw []byte, set *spec.Set) (*CrashMap, error) {
 	}
 	for _, cl := range set.AllCrashes() {
 		if !seen[cl.Function+"/"+cl.Class] {
-			return nil, fmt.Errorf("spec/crashes claims %s/%s, which %s has no class for", cl.Function, cl.Class, path)
+			return nil, fmt.Errorf("%s: spec/crashes claims %s/%s, which has no class here", path, cl.Function, cl.Class)
 		}
 	}
 	return &m, nil

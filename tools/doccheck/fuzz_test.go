@@ -133,3 +133,60 @@ func TestProbeExcerptLoads(t *testing.T) {
 	require.Len(t, p.Probes, 6)
 	require.Len(t, p.Untestable, 2)
 }
+
+// crashSeed is a crash map with the classes spec/crashes claims, and one more.
+const crashSeed = `classes:
+  - function: ibv_ack_cq_events
+    class: nevents-huge
+    why: w
+    needs: [ctx]
+    void: true
+    call: f()
+    go: return nil
+  - function: ibv_post_send
+    class: num-sge-huge
+    why: w
+    needs: [lqp, mr]
+    call: f()
+    go: return nil
+  - function: ibv_req_notify_cq
+    class: solicited-2
+    why: w
+    call: f()
+    go_not: a bool
+`
+
+// FuzzParseCrashMap feeds the crash-map reader arbitrary bytes, against the committed spec
+// and its crash claims. Errors carry crashmap.yaml[:line[:col]] with a line inside the
+// file; an accepted map has only libibverbs functions, known fixtures, unique well-formed
+// classes with a Go side or the reason it has none, a class for every claim, and harness
+// ids that cannot collide with probes.yaml's.
+func FuzzParseCrashMap(f *testing.F) {
+	f.Add([]byte(crashSeed))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, err := fuzzSpec()
+		require.NoError(t, err)
+		m, err := parseCrashMap("crashmap.yaml", data, set)
+		if err != nil {
+			checkPos(t, "crashmap.yaml", err, data)
+			return
+		}
+		seen := map[string]bool{}
+		for i, c := range m.Classes {
+			fn, ok := set.Lookup(c.Function)
+			require.True(t, ok)
+			require.Equal(t, spec.LibIBVerbs, fn.Library)
+			require.False(t, seen[c.Function+"/"+c.Class])
+			seen[c.Function+"/"+c.Class] = true
+			require.Regexp(t, caseName, c.Class)
+			require.True(t, (c.Go == "") != (c.GoNot == ""))
+			for _, n := range c.Needs {
+				require.True(t, slices.Contains(fixtures, n) && !slices.Contains(rpmaFixtures, n))
+			}
+			require.Equal(t, crashIDBase+i, c.probe.id)
+		}
+		for _, cl := range set.AllCrashes() {
+			require.True(t, seen[cl.Function+"/"+cl.Class])
+		}
+	})
+}
