@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
 // CrashFile is spec/crashes/<library>.yaml: the argument classes of the crash map

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/gen/spec"
-	"github.com/goverbs/goverbs/internal/rxebed"
-	"github.com/goverbs/goverbs/internal/yamlfile"
+	"github.com/goverbs/goverbs/gen/yamlfile"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 // CrashMap is tools/doccheck/crashmap.yaml: argument classes of generated ibv wrappers

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/goverbs/goverbs/gen/spec"
-	"github.com/goverbs/goverbs/internal/rxebed"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 func TestRealCrashMapLoads(t *testing.T) {

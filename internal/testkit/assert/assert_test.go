@@ -420,7 +420,9 @@ func cases(t *testing.T) map[string]struct{ pass, fail []func(TestingT) bool } {
 				func(t TestingT) bool { return InDelta(t, 1.0, 1.05, 0.1) },
 				func(t TestingT) bool { return InDelta(t, 10, uint8(12), 2) },
 				func(t TestingT) bool { return InDelta(t, math.NaN(), math.NaN(), 0) },
-				func(t TestingT) bool { return InDelta(t, time.Second, time.Second+time.Millisecond, float64(time.Millisecond)) },
+				func(t TestingT) bool {
+					return InDelta(t, time.Second, time.Second+time.Millisecond, float64(time.Millisecond))
+				},
 			},
 			fail: fns{
 				func(t TestingT) bool { return InDelta(t, 1.0, 1.2, 0.1) },

@@ -8,5 +8,7 @@ type fakeT struct {
 	helpers int
 }
 
-func (f *fakeT) Errorf(format string, args ...any) { f.errors = append(f.errors, fmt.Sprintf(format, args...)) }
-func (f *fakeT) Helper()                           { f.helpers++ }
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *fakeT) Helper() { f.helpers++ }
