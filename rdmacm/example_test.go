@@ -33,6 +33,24 @@ func nodes() (a, b rxetest.Node) {
 	return env.Nodes[0], env.Nodes[len(env.Nodes)-1]
 }
 
+// Translate node B's address and a port for a reliable connection with rdma_getaddrinfo:
+// the result holds the destination address, and the QP type and port space to use
+// (CreateEP takes it whole).
+func ExampleGetaddrinfo() {
+	_, b := nodes()
+	hints := &rdmacm.Addrinfo{AiFlags: rdmacm.RaiNumerichost, AiPortSpace: int32(rdmacm.PortSpaceTCP)}
+	res, err := rdmacm.Getaddrinfo(b.IP, "7471", hints)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer res.Freeaddrinfo()
+	fmt.Println("to node B:", res.AiDstAddr.String() == b.IP+":7471")
+	fmt.Println(ibv.QPType(res.AiQPType), rdmacm.PortSpace(res.AiPortSpace))
+	// Output:
+	// to node B: true
+	// IBV_QPT_RC RDMA_PS_TCP
+}
+
 // Resolve a destination address and the route to it on an asynchronous id: each step
 // reports its end as an event on the id's channel. Address resolution binds the id to
 // the RDMA device and port of the source address (node A's); no server need listen.
