@@ -19,8 +19,8 @@ type Known struct {
 	// Release limits the entry to one rdma-core release ("33"), as the harness's root
 	// reports it: behaviour of an older provider that a later one fixed.
 	Release string `yaml:"release"`
-	Verdict  string `yaml:"verdict"`
-	Note     string `yaml:"note"`
+	Verdict string `yaml:"verdict"`
+	Note    string `yaml:"note"`
 }
 
 // knownVerdicts are the verdicts known.yaml may accept: the C side's mismatches with the

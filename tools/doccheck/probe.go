@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/goverbs/goverbs/gen/spec"
-	"github.com/goverbs/goverbs/tools/internal/rxebed"
 	"github.com/goverbs/goverbs/gen/yamlfile"
+	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
 // Probes is tools/doccheck/probes.yaml: the experiments doccheck runs, and the functions it
