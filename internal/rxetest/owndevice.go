@@ -64,40 +64,53 @@ var sysfs = "/sys/class/infiniband"
 // (whose index every node shares: the first device's), the netdev under it and that
 // netdev's IPv4 address.
 func fromDevices(list string) (*Env, error) {
-	e := &Env{Root: "own", Topology: "own", GIDIndex: -1}
+	nodes, gid, err := OwnDevices(sysfs, list)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Root: "own", Topology: "own", GIDIndex: gid, Nodes: nodes}
+	e.RdmaCore, e.Release, e.releaseErr = InstalledRelease("/")
+	return e, nil
+}
+
+// OwnDevices reads the devices of a comma-separated list (GOVERBS_DEVICE's, or doccheck
+// -device's) from the sysfs directory dir (/sys/class/infiniband): each device's port 1,
+// its IPv4-mapped RoCE v2 GID, the netdev under it and that netdev's IPv4 address. gid is
+// the GID's index, which every device must share (the first device's).
+func OwnDevices(dir, list string) (nodes []Node, gid int, err error) {
+	gid = -1
 	for _, dev := range strings.Split(list, ",") {
 		dev = strings.TrimSpace(dev)
 		if dev == "" {
 			continue
 		}
-		idx, netdev, err := roceV2IPv4GID(dev)
+		idx, netdev, err := roceV2IPv4GID(dir, dev)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if e.GIDIndex < 0 {
-			e.GIDIndex = idx
-		} else if idx != e.GIDIndex {
-			return nil, fmt.Errorf("%s: the IPv4-mapped RoCE v2 GID is at index %d, on %s at %d: the tests use one index", dev, idx, e.Nodes[0].Dev, e.GIDIndex)
+		if gid < 0 {
+			gid = idx
+		} else if idx != gid {
+			return nil, 0, fmt.Errorf("%s: the IPv4-mapped RoCE v2 GID is at index %d, on %s at %d: the tests use one index", dev, idx, nodes[0].Dev, gid)
 		}
 		ip, err := ipv4Of(netdev)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dev, err)
+			return nil, 0, fmt.Errorf("%s: %w", dev, err)
 		}
-		e.Nodes = append(e.Nodes, Node{Dev: dev, IP: ip, Netdev: netdev})
+		nodes = append(nodes, Node{Dev: dev, IP: ip, Netdev: netdev})
 	}
-	if len(e.Nodes) == 0 {
-		return nil, fmt.Errorf("%s names no device", DeviceVar)
+	if len(nodes) == 0 {
+		return nil, 0, fmt.Errorf("%q names no device", list)
 	}
-	e.RdmaCore, e.Release, e.releaseErr = InstalledRelease("/")
-	return e, nil
+	return nodes, gid, nil
 }
 
-// roceV2IPv4GID finds, on port 1 of dev, the GID index holding an IPv4-mapped RoCE v2 GID
+// roceV2IPv4GID finds, on port 1 of dev (in the sysfs directory dir), the GID index holding an IPv4-mapped RoCE v2 GID
 // (::ffff:a.b.c.d), and the netdev it belongs to.
-func roceV2IPv4GID(dev string) (int, string, error) {
-	port := filepath.Join(sysfs, dev, "ports", "1")
+func roceV2IPv4GID(dir, dev string) (int, string, error) {
+	port := filepath.Join(dir, dev, "ports", "1")
 	if _, err := os.Stat(port); err != nil {
-		return 0, "", fmt.Errorf("%s: no such RDMA device with a port 1 in %s (%v)", dev, sysfs, err)
+		return 0, "", fmt.Errorf("%s: no such RDMA device with a port 1 in %s (%v)", dev, dir, err)
 	}
 	gids, _ := filepath.Glob(filepath.Join(port, "gids", "*"))
 	for i := 0; i < len(gids); i++ {

@@ -31,6 +31,33 @@ type root struct {
 	// Rpma is the pinned librpma include dir when the root has librpma (only sid: the host
 	// root has none), relative to the repository; empty otherwise.
 	Rpma string
+	// Full is the full version ("65.0") where known (the own-device mode's installed
+	// rdma-core); Like is, for that root, the bed root of the same release, if any.
+	Full string
+	Like string
+}
+
+// dir is the root's directory d (Include, Rpma): relative to the repository, or absolute
+// (the installed headers of the own-device mode).
+func (r root) dir(repo, d string) string {
+	if filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(repo, d)
+}
+
+// runs reports whether p runs on r: on the roots p names, or, for the own-device mode's
+// installed rdma-core, on the bed root of its release.
+func (r root) runs(p *Probe) bool {
+	return p.runsOn(r.Name) || (r.Like != "" && p.runsOn(r.Like))
+}
+
+// cc is the compiler command the harness of r is built with.
+func (r root) cc(repo string) ([]string, error) {
+	if r.Name == ownRootName {
+		return []string{"cc"}, nil
+	}
+	return rxebed.CCArgs(repo, r.Name)
 }
 
 func roots(repo string) []root {
@@ -80,7 +107,7 @@ func declared(repo string, r root, names []string) (map[string]bool, error) {
 		dirs = append(dirs, r.Rpma)
 	}
 	for _, dir := range dirs {
-		err := filepath.Walk(filepath.Join(repo, dir), func(p string, info os.FileInfo, err error) error {
+		err := filepath.Walk(r.dir(repo, dir), func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".h") {
 				return err
 			}
@@ -113,7 +140,7 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	var hp []harnessProbe
 	var kept []*Probe
 	for _, p := range probes {
-		if p.runsOn(r.Name) && have[p.Function] && (r.Ionic || !strings.HasPrefix(p.Function, "ionic_")) && (r.Rpma != "" || !strings.HasPrefix(p.Function, "rpma_")) {
+		if r.runs(p) && have[p.Function] && (r.Ionic || !strings.HasPrefix(p.Function, "ionic_")) && (r.Rpma != "" || !strings.HasPrefix(p.Function, "rpma_")) {
 			hp = append(hp, harnessProbe{Probe: p, ID: p.id})
 			kept = append(kept, p)
 		}
@@ -136,11 +163,11 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	}
 	bin := filepath.Join(dir, "harness-"+r.Name)
 	args := append([]string{"-std=gnu11", "-O0", "-Wall", "-Werror", "-Wno-unused-variable", "-Wno-unused-function",
-		"-I", filepath.Join(repo, r.Include), "-o", bin, src}, r.LinkArgs...)
+		"-I", r.dir(repo, r.Include), "-o", bin, src}, r.LinkArgs...)
 	if r.Rpma != "" {
-		args = append(args, "-I", filepath.Join(repo, r.Rpma))
+		args = append(args, "-I", r.dir(repo, r.Rpma))
 	}
-	cc, err := rxebed.CCArgs(repo, r.Name)
+	cc, err := r.cc(repo)
 	if err != nil {
 		return "", nil, err
 	}

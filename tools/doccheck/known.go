@@ -63,7 +63,7 @@ func parseKnown(path string, raw []byte, probes *Probes) ([]Known, error) {
 
 func (r *Results) isKnown(p *Probe, rt root, verdict string) bool {
 	for _, k := range r.Known {
-		if k.Function == p.Function && k.Case == p.Case && (k.Root == "" || k.Root == rt.Name) &&
+		if k.Function == p.Function && k.Case == p.Case && (k.Root == "" || k.Root == rt.Name || (rt.Like != "" && k.Root == rt.Like)) &&
 			(k.Release == "" || k.Release == rt.Version) && k.Verdict == verdict {
 			return true
 		}

@@ -9,6 +9,10 @@
 // which crash the process). It exits non-zero when a probe breaks or a contract fails that
 // tools/doccheck/known.yaml does not record as a known mismatch, or when the crash map and
 // the claims of spec/crashes disagree.
+//
+// With -device NAME[,NAME2] it runs the probes on this machine's own devices and installed
+// rdma-core instead (the own-device mode, owndevice.go), skipping and listing those that
+// need node B when only one device is named.
 package main
 
 import (
@@ -27,52 +31,97 @@ import (
 
 func main() {
 	repo := flag.String("repo", "", "repository root (default: found from the working directory)")
-	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository (or absolute)")
+	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository (or absolute); with -device or -only only when given")
 	rootsFlag := flag.String("roots", "host,sid", "guest roots to run on")
 	only := flag.String("only", "", "run only the probes whose function/case matches this regular expression (for development: the report is written only where -report says)")
+	var own ownOptions
+	flag.StringVar(&own.Devices, "device", "", "the own-device mode: run the probes here, on this machine's device NAME (or NAME,NAME2: two connected devices, node A and B) and its installed rdma-core, not in the bed's guest; probes needing node B skip with one device")
+	flag.StringVar(&own.Build, "build", "", "with -device: only build the harness and goprobe into this directory (for -prebuilt)")
+	flag.StringVar(&own.Prebuilt, "prebuilt", "", "with -device: run the binaries -build left in this directory instead of building")
+	flag.StringVar(&own.BuildRoot, "build-root", "", "with -device -build: build with this bed root's pinned headers and libraries instead of the installed ones (make doccheck-own)")
 	flag.Parse()
-	if *only != "" && !flagSet("report") {
+	own.Sysfs, own.Include = "/sys/class/infiniband", "/usr/include"
+	if err := checkFlags(own, flagSet("roots"), flagSet("report")); err != nil {
+		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+		os.Exit(2)
+	}
+	if (*only != "" || own.Devices != "") && !flagSet("report") {
 		*report = ""
 	}
-	if err := run(*repo, *report, strings.Split(*rootsFlag, ","), *only); err != nil {
+	var err error
+	if own.Devices != "" {
+		err = runOwn(*repo, *report, *only, own)
+	} else {
+		err = run(*repo, *report, strings.Split(*rootsFlag, ","), *only)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// checkFlags refuses combinations that mean nothing: the own-device mode's flags without
+// -device, -build with -prebuilt or -report, -build-root without -build, -roots with
+// -device.
+func checkFlags(o ownOptions, roots, report bool) error {
+	switch {
+	case o.Devices == "" && (o.Build != "" || o.Prebuilt != "" || o.BuildRoot != ""):
+		return fmt.Errorf("-build, -prebuilt and -build-root belong to the own-device mode (-device)")
+	case o.Devices != "" && roots:
+		return fmt.Errorf("-roots names the bed's guest roots; -device runs on this machine's installed rdma-core")
+	case o.Build != "" && o.Prebuilt != "":
+		return fmt.Errorf("-build and -prebuilt exclude each other")
+	case o.Build != "" && report:
+		return fmt.Errorf("-build only builds: it writes no report")
+	case o.BuildRoot != "" && o.Build == "":
+		return fmt.Errorf("-build-root builds binaries for a bed root's guest: use it with -build")
+	}
+	return nil
+}
+
+// load reads spec/, the probes, the known mismatches and the crash map, keeping the probes
+// and crash classes only matches.
+func load(repo *string, only string) (*spec.Set, *Probes, []Known, *CrashMap, error) {
+	if *repo == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if *repo, err = rxebed.FindRepo(wd); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	set, err := spec.Load(filepath.Join(*repo, "spec"))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	probes, err := LoadProbes(filepath.Join(*repo, "tools/doccheck/probes.yaml"), set)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	known, err := LoadKnown(filepath.Join(*repo, "tools/doccheck/known.yaml"), probes)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	crash, err := LoadCrashMap(filepath.Join(*repo, "tools/doccheck/crashmap.yaml"), set)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if only != "" {
+		if err := selectOnly(probes, crash, only); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	return set, probes, known, crash, nil
 }
 
 // run runs the probes on the roots in want and writes the report to reportPath (relative to
 // repo; not written when empty). A non-empty only keeps the probes whose function/case it
 // matches.
 func run(repo, reportPath string, want []string, only string) error {
-	if repo == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		if repo, err = rxebed.FindRepo(wd); err != nil {
-			return err
-		}
-	}
-	set, err := spec.Load(filepath.Join(repo, "spec"))
+	set, probes, known, crash, err := load(&repo, only)
 	if err != nil {
 		return err
-	}
-	probes, err := LoadProbes(filepath.Join(repo, "tools/doccheck/probes.yaml"), set)
-	if err != nil {
-		return err
-	}
-	known, err := LoadKnown(filepath.Join(repo, "tools/doccheck/known.yaml"), probes)
-	if err != nil {
-		return err
-	}
-	crash, err := LoadCrashMap(filepath.Join(repo, "tools/doccheck/crashmap.yaml"), set)
-	if err != nil {
-		return err
-	}
-	if only != "" {
-		if err := selectOnly(probes, crash, only); err != nil {
-			return err
-		}
 	}
 	tmp, err := os.MkdirTemp("", "doccheck-")
 	if err != nil {
@@ -109,22 +158,34 @@ func run(repo, reportPath string, want []string, only string) error {
 		if err != nil {
 			return err
 		}
-		for _, l := range out.Printed {
-			fmt.Printf("doccheck: on the %s root (rdma-core %s) a library printed: %s\n", r.Name, r.Version, l)
-		}
-		for _, p := range kept {
-			if _, ok := out.C[p.id]; !ok {
-				out.C[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}
-			}
-			if _, ok := out.Go[p.id]; !ok && p.Go != "" {
-				out.Go[p.id] = GoRaw{ID: p.id, Status: "no result (goprobe stopped early)"}
-			}
-		}
-		results.Roots = append(results.Roots, r)
-		results.Raw[r.Name] = out.C
-		results.Go[r.Name] = out.Go
-		results.Leftovers[r.Name] = out.Left
+		collect(results, r, out, kept)
 	}
+	return finish(repo, reportPath, results)
+}
+
+// collect adds one root's output to results: a probe of kept without a line is a "no
+// result" observation.
+func collect(results *Results, r root, out *GuestOutput, kept []*Probe) {
+	for _, l := range out.Printed {
+		fmt.Printf("doccheck: on the %s root (rdma-core %s) a library printed: %s\n", r.Name, r.Version, l)
+	}
+	for _, p := range kept {
+		if _, ok := out.C[p.id]; !ok {
+			out.C[p.id] = Raw{ID: p.id, Status: "no result (the harness stopped early)"}
+		}
+		if _, ok := out.Go[p.id]; !ok && p.Go != "" {
+			out.Go[p.id] = GoRaw{ID: p.id, Status: "no result (goprobe stopped early)"}
+		}
+	}
+	results.Roots = append(results.Roots, r)
+	results.Raw[r.Name] = out.C
+	results.Go[r.Name] = out.Go
+	results.Leftovers[r.Name] = out.Left
+}
+
+// finish writes the report to reportPath (when not empty), prints the summary and fails on
+// a result that neither holds nor is known.
+func finish(repo, reportPath string, results *Results) error {
 	if reportPath != "" {
 		out := reportPath
 		if !filepath.IsAbs(out) {

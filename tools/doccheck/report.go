@@ -24,6 +24,8 @@ type Results struct {
 	Go     map[string]map[int]GoRaw // root name -> probe id -> Go side's observation
 	// Leftovers are the verbs objects left after each root's probes.
 	Leftovers map[string]Leftovers
+	// Own is the own-device mode's run (doccheck -device), nil for the bed's.
+	Own *ownDevice
 }
 
 // goOutcome classifies the Go side of p on rt; ok is false when p did not run there.
@@ -208,8 +210,12 @@ func (r *Results) Summary() string {
 	for _, rt := range r.Roots {
 		roots = append(roots, "rdma-core "+rt.Version)
 	}
-	fmt.Fprintf(&b, "doccheck on rxe (%s): %d holds, %d violated, %d undocumented behaviour, %d probes failed",
-		strings.Join(roots, ", "), verdicts[Holds], verdicts[Violated], verdicts[Undocumented], verdicts[Broken])
+	on := "rxe"
+	if r.Own != nil {
+		on = r.Own.describe(r.Roots)
+	}
+	fmt.Fprintf(&b, "doccheck on %s (%s): %d holds, %d violated, %d undocumented behaviour, %d probes failed",
+		on, strings.Join(roots, ", "), verdicts[Holds], verdicts[Violated], verdicts[Undocumented], verdicts[Broken])
 	if n := verdicts[OlderRxe]; n > 0 {
 		fmt.Fprintf(&b, ", %d refused with EOPNOTSUPP by an older rxe (rxe_since)", n)
 	}
@@ -249,6 +255,9 @@ func (r *Results) Summary() string {
 		fmt.Fprintf(&b, "rdma-core %s: %s\n", rt.Version, msg)
 	}
 	b.WriteString(r.crashSummary())
+	if r.Own != nil {
+		b.WriteString(r.Own.skipSummary())
+	}
 	return b.String()
 }
 
@@ -268,7 +277,13 @@ func (r *Results) Markdown() string {
 	b.WriteString("cq, srq, qp, cm_id: what `rdma resource show` lists) must hold no object owned by a user process (the kernel frees a process's\n")
 	b.WriteString("objects when it exits: this finds objects of processes still running and objects the kernel\n")
 	b.WriteString("did not free; a Go probe whose own release or teardown fails is a failed probe).\n\n")
+	if r.Own != nil {
+		b.WriteString(r.Own.preamble(r.Roots))
+	}
 	b.WriteString("## Summary\n\n```\n" + r.Summary() + "```\n\n")
+	if r.Own != nil {
+		b.WriteString(r.Own.skipSection())
+	}
 	b.WriteString("(documented: functions with a man page; success / failure: functions probed on their success path /\n")
 	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; unprobed: no probe yet.)\n\n")
 

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -180,12 +181,12 @@ func toRTS(q *ibv.QP, dqpn uint32) error {
 		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
-	g, err := q.Context.QueryGID(1, 1)
+	g, err := q.Context.QueryGID(1, int(gidIndex()))
 	if err != nil {
 		return err
 	}
 	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateRTR, PathMTU: ibv.MTU1024, DestQPNum: dqpn, MaxDestRdAtomic: 1, MinRNRTimer: 1,
-		AHAttr: ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{DGID: g, SGIDIndex: 1, HopLimit: 1}}},
+		AHAttr: ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{DGID: g, SGIDIndex: gidIndex(), HopLimit: 1}}},
 		ibv.QPAttrMaskState|ibv.QPAttrMaskAv|ibv.QPAttrMaskPathMTU|ibv.QPAttrMaskDestQPN|ibv.QPAttrMaskRQPSN|ibv.QPAttrMaskMaxDestRdAtomic|ibv.QPAttrMaskMinRNRTimer); err != nil {
 		return err
 	}
@@ -206,8 +207,8 @@ func lqp() *ibv.QP {
 
 func ah() *ibv.AH {
 	if fxAH == nil {
-		a := ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
-		g, err := ctx().QueryGID(1, 1)
+		a := ibv.AHAttr{IsGlobal: 1, PortNum: 1, GRH: ibv.GlobalRoute{SGIDIndex: gidIndex(), HopLimit: 1}}
+		g, err := ctx().QueryGID(1, int(gidIndex()))
 		must("ah gid", err)
 		a.GRH.DGID = g
 		h, err := pd().CreateAH(&a)
@@ -322,4 +323,14 @@ func srqLimitQP() *ibv.QP {
 	must("srq limit", fxSRQ.Modify(&ibv.SRQAttr{SRQLimit: 2}, ibv.SRQAttrMaskLimit))
 	must("srq limit", errOf(q.PostSend(sendWR(sge(0, 64), 1, 0))))
 	return q
+}
+
+// gidIndex is the index of node A's IPv4-mapped RoCE v2 GID: RXE_GID_INDEX (the bed's 1, or
+// what doccheck -device read from sysfs), 1 when unset (as the C harness's gid_index).
+func gidIndex() uint8 {
+	n, err := strconv.ParseUint(os.Getenv("RXE_GID_INDEX"), 10, 8)
+	if err != nil {
+		return 1
+	}
+	return uint8(n)
 }

@@ -130,8 +130,8 @@ func udep() *rdmacm.CMID {
 	must("ud mr", err)
 	fxUDMR = m
 	onExit(func() error { return closeIf(&fxUDMR, rdmacm.DeregMR) })
-	a := ibv.AHAttr{IsGlobal: 1, PortNum: id.PortNum, GRH: ibv.GlobalRoute{SGIDIndex: 1, HopLimit: 1}}
-	a.GRH.DGID, err = id.Verbs.QueryGID(id.PortNum, 1)
+	a := ibv.AHAttr{IsGlobal: 1, PortNum: id.PortNum, GRH: ibv.GlobalRoute{SGIDIndex: gidIndex(), HopLimit: 1}}
+	a.GRH.DGID, err = id.Verbs.QueryGID(id.PortNum, int(gidIndex()))
 	must("ud gid", err)
 	ah, err := id.PD.CreateAH(&a)
 	must("ud ah", err)
