@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goverbs/goverbs/internal/pinned"
 )
 
 // Options configure one run of a command in the guest.
@@ -71,22 +73,13 @@ var (
 	guestModules = []string{"crc32_generic", "rdma_rxe", "ib_uverbs", "rdma_ucm", "ib_umad", "dummy", "veth", "vgem"}
 )
 
-// FindRepo walks up from dir to the directory holding inputs.lock.
+// FindRepo walks up from dir to the directory holding inputs.lock (pinned.RepoRoot).
 func FindRepo(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
+	repo, err := pinned.RepoRoot(dir)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("no inputs.lock above %s: run inside the goverbs repository or pass -repo", dir)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "inputs.lock")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("no inputs.lock above %s: run inside the goverbs repository or pass -repo", dir)
-		}
-		d = parent
-	}
+	return repo, nil
 }
 
 // plan turns Options into a guest configuration and the qemu command line.
