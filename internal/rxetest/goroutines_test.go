@@ -110,10 +110,18 @@ func TestAllGoroutinesLargeDump(t *testing.T) {
 	}
 	f := &leakFilter{ids: map[int]bool{}}
 	snap(f)
+	// A goroutine just created may not have reached its blocking receive yet (the guest's
+	// two CPUs run them in turn): dump until all n are parked there, for a while.
 	count := 0
-	for _, g := range allGoroutines() {
-		if !f.ids[g.id] && g.top() == "github.com/goverbs/goverbs/internal/rxetest.leakyGoroutine" {
-			count++
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		count = 0
+		for _, g := range allGoroutines() {
+			if !f.ids[g.id] && g.top() == "github.com/goverbs/goverbs/internal/rxetest.leakyGoroutine" {
+				count++
+			}
+		}
+		if count == n || time.Now().After(deadline) {
+			break
 		}
 	}
 	require.Equal(t, n, count, "of %s", strconv.Itoa(n))
