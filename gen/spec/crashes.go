@@ -88,12 +88,10 @@ func (s *Set) parseCrashes(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case !libraries[f.Library]:
-		return fmt.Errorf("%s: unknown library %q", yamlfile.At(path, file, "$.library"), f.Library)
-	case filepath.Base(path) != f.Library+".yaml":
-		return fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), f.Library, f.Library)
-	case f.Reason == "":
+	if err := checkLibrary(path, file, f.Library); err != nil {
+		return err
+	}
+	if f.Reason == "" {
 		return fmt.Errorf("%s: a crash file needs a reason", yamlfile.At(path, file, "$.library"))
 	}
 	seen := map[string]bool{}

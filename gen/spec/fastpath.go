@@ -40,12 +40,10 @@ func (s *Set) loadFastPath(dir string) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case !libraries[f.Library]:
-			return fmt.Errorf("%s: unknown library %q", yamlfile.At(path, file, "$.library"), f.Library)
-		case filepath.Base(path) != f.Library+".yaml":
-			return fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), f.Library, f.Library)
-		case f.Reason == "":
+		if err := checkLibrary(path, file, f.Library); err != nil {
+			return err
+		}
+		if f.Reason == "" {
 			return fmt.Errorf("%s: a fast-path list needs a reason", yamlfile.At(path, file, "$.library"))
 		}
 		for i, name := range f.Functions {

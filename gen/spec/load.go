@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/goccy/go-yaml/ast"
+
 	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
@@ -73,6 +75,18 @@ func (s *Set) loadFile(path string) error {
 	return err
 }
 
+// checkLibrary checks the library a spec file of path (file, decoded) names: a known one,
+// in a file named for it. Every file of spec/ is per library.
+func checkLibrary(path string, file *ast.File, lib string) error {
+	switch {
+	case !libraries[lib]:
+		return fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", yamlfile.At(path, file, "$.library"), lib)
+	case filepath.Base(path) != lib+".yaml":
+		return fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), lib, lib)
+	}
+	return nil
+}
+
 // loadData checks and adds the library file read from path.
 func (s *Set) loadData(path string, data []byte) (*File, error) {
 	var f File
@@ -80,12 +94,8 @@ func (s *Set) loadData(path string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Base(path)
-	if !libraries[f.Library] {
-		return nil, fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", yamlfile.At(path, file, "$.library"), f.Library)
-	}
-	if base != f.Library+".yaml" {
-		return nil, fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), f.Library, f.Library)
+	if err := checkLibrary(path, file, f.Library); err != nil {
+		return nil, err
 	}
 	goNames := map[string]string{}
 	for i := range f.Functions {

@@ -43,12 +43,10 @@ func (s *Set) loadSince(dir string) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case !libraries[f.Library]:
-			return fmt.Errorf("%s: unknown library %q", yamlfile.At(path, file, "$.library"), f.Library)
-		case filepath.Base(path) != f.Library+".yaml":
-			return fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), f.Library, f.Library)
-		case f.Oldest <= 0 || f.NewestTag < f.Oldest:
+		if err := checkLibrary(path, file, f.Library); err != nil {
+			return err
+		}
+		if f.Oldest <= 0 || f.NewestTag < f.Oldest {
 			return fmt.Errorf("%s: oldest %d, newest_tag %d", yamlfile.At(path, file, "$.oldest"), f.Oldest, f.NewestTag)
 		}
 		for what, m := range map[string]map[string]int{"symbols": f.Symbols, "declarations": f.Declarations} {
