@@ -58,10 +58,11 @@ func buildGoProbes(repo, dir string, probes []*Probe, cc string) (string, error)
 		return "", err
 	}
 	bin := filepath.Join(dir, "goprobe")
-	cmd := exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
 	if cc != "" {
 		bin += "-" + filepath.Base(cc)
-		cmd = exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
+	}
+	cmd := exec.Command("go", "build", "-overlay", ovPath, "-o", bin, "./tools/doccheck/goprobe")
+	if cc != "" {
 		cmd.Env = append(os.Environ(), "CC="+cc)
 	}
 	cmd.Dir = repo
