@@ -139,11 +139,11 @@ FUZZRXETIME ?= 5m
 FUZZ_ROOT ?= sid
 fuzz-rxe: bin/rxe
 	mkdir -p .cache "$$($(GO) env GOCACHE)/fuzz"
-	: > .cache/fuzz-rxe-stats.txt
-	GOVERBS_FUZZ_STATS=$(CURDIR)/.cache/fuzz-rxe-stats.txt $(GO) test -tags rxe -timeout 0 -run '^$$' \
+	: > .cache/fuzz-rxe-$(FUZZ_ROOT)-stats.txt
+	GOVERBS_FUZZ_STATS=$(CURDIR)/.cache/fuzz-rxe-$(FUZZ_ROOT)-stats.txt $(GO) test -tags rxe -timeout 0 -run '^$$' \
 		-fuzz '^FuzzSequence$$' -fuzztime $(FUZZRXETIME) -fuzzminimizetime 30s \
 		-exec "$(RXE) run -root=$(FUZZ_ROOT) -timeout=24h -rw $$($(GO) env GOCACHE)/fuzz" ./rdma
-	awk '{s++; o+=$$1; f+=$$2} END {printf "fuzz-rxe ($(FUZZ_ROOT), $(FUZZRXETIME)): %d sequences, %d operations, %d of them failed as they may\n", s, o, f}' .cache/fuzz-rxe-stats.txt
+	awk '{s++; o+=$$1; f+=$$2} END {printf "fuzz-rxe ($(FUZZ_ROOT), $(FUZZRXETIME)): %d sequences, %d operations, %d of them failed as they may\n", s, o, f}' .cache/fuzz-rxe-$(FUZZ_ROOT)-stats.txt
 
 # Benchmarks of goverbs against C and perftest (sid root): writes docs/benchmarks.svg and
 # the table of docs/benchmarks.md (between its bench markers). Not part of `make test`: a benchmark
