@@ -8,9 +8,18 @@ import (
 	"strings"
 )
 
-// latencyTarget is the issue's bound on send latency: at most this times
-// C's.
-const latencyTarget = 1.02
+// The targets of the provider path end to end (issue 28): busy-polled send
+// latency at most busyTarget times its C twin's (paired in one run); an
+// event-driven ping-pong waiting in C (CompChannel.WaitBlockingPoll) at most
+// blockingTarget times ib_send_lat -e's, one waiting on the netpoller
+// (CompChannel.Wait) at most netpollTarget times; the 64-byte RDMA-write
+// message rate at least rateTarget times ib_write_bw's.
+const (
+	busyTarget     = 1.05
+	blockingTarget = 1.10
+	netpollTarget  = 1.5
+	rateTarget     = 0.95
+)
 
 // A comparison of one Go figure with its C or perftest twin against the
 // issue's target.
@@ -90,11 +99,12 @@ func report(r *results) (string, error) {
 	// target: two separate runs on this host cannot resolve 2 %.
 	waits := []struct {
 		impl, label, ref, refName string
-		pairedBy                  string // the impl whose paired rows judge this one
+		pairedBy                  string  // the impl whose paired rows judge this one
+		limit                     float64 // the median's target
 	}{
-		{"gopoll", "busy poll, CQ.Poll", "perftestpoll", "ib_send_lat", "pairpoll"},
-		{"go", "CompChannel.Wait", "perftest", "ib_send_lat -e", ""},
-		{"goblocking", "CompChannel.WaitBlockingPoll", "perftest", "ib_send_lat -e", ""},
+		{"gopoll", "busy poll, CQ.Poll", "perftestpoll", "ib_send_lat", "pairpoll", busyTarget},
+		{"go", "CompChannel.Wait", "perftest", "ib_send_lat -e", "", netpollTarget},
+		{"goblocking", "CompChannel.WaitBlockingPoll", "perftest", "ib_send_lat -e", "", blockingTarget},
 	}
 	// The busy-polled ping-pong paired with its C twin (impl=pairpoll):
 	// one run alternates the Go loop and the same loop in C, both ends
@@ -114,8 +124,8 @@ func report(r *results) (string, error) {
 			continue
 		}
 		x := row{what: fmt.Sprintf("RC send latency (busy poll, CQ.Poll, paired with its C twin), %d B, median", s),
-			unit: "t_typical_us", goV: g, refV: c, ref: "C twin", ratio: r.median[k], target: fmt.Sprintf("≤ %.2f×", latencyTarget)}
-		x.met = x.ratio <= latencyTarget
+			unit: "t_typical_us", goV: g, refV: c, ref: "C twin", ratio: r.median[k], target: fmt.Sprintf("≤ %.2f×", busyTarget)}
+		x.met = x.ratio <= busyTarget
 		if runs := r.runs[k]; len(runs) > 1 {
 			x.lo, x.hi, x.haveRuns = slices.Min(runs), slices.Max(runs), true
 		}
@@ -129,12 +139,15 @@ func report(r *results) (string, error) {
 	}
 	for _, stat := range []struct {
 		unit, name string
-		limit      float64
-	}{{"t_typical_us", "median", latencyTarget}, {"t_avg_us", "mean", 0}} {
+		target     bool // the median has a target, the mean none
+	}{{"t_typical_us", "median", true}, {"t_avg_us", "mean", false}} {
 		for _, w := range waits {
 			for _, s := range paramsOf(r, "SendLat", w.impl, "size", stat.unit) {
 				p := "size=" + strconv.Itoa(s)
-				limit := stat.limit
+				limit := 0.0
+				if stat.target {
+					limit = w.limit
+				}
 				if _, paired := r.get("SendLat", w.pairedBy, p, "paired_ratio"); paired {
 					limit = 0
 				}
@@ -142,7 +155,7 @@ func report(r *results) (string, error) {
 			}
 		}
 	}
-	add("RDMA write rate, 64 B", "WriteRate", "go", "", "Mpps", "perftest", "ib_write_bw", false, 0.98)
+	add("RDMA write rate, 64 B", "WriteRate", "go", "", "Mpps", "perftest", "ib_write_bw", false, rateTarget)
 	for _, n := range paramsOf(r, "Drain", "gobatch", "batch", "ns/completion") {
 		b := "batch=" + strconv.Itoa(n)
 		// gobatch: CQ.PollBatch, the batched poll API, one cgo crossing

@@ -40,22 +40,22 @@ func TestParse(t *testing.T) {
 func TestReport(t *testing.T) {
 	table, err := report(load(t))
 	require.NoError(t, err)
-	// Medians: 100/98 is over the 1.02 target; 150/149 under it; means are
-	// shown without a target. Each way of waiting has its rows, against
-	// ib_send_lat waiting the same way (the blocking one only at 2 B here:
-	// 99/98 meets the target; busy polling: 20/16, over it). A rate of 0.966
-	// of perftest's is under 0.98; the drains (median rounds) are far over
-	// 1.10.
-	assert.Contains(t, table, "| RC send latency (CompChannel.Wait), 2 B, median | 100 t_typical_us | ib_send_lat -e: 98.00 | 1.020 | — | — | ≤ 1.02× | no | 0 |")
-	assert.Contains(t, table, "| RC send latency (CompChannel.Wait), 4096 B, median | 150 t_typical_us | ib_send_lat -e: 149 | 1.007 | — | — | ≤ 1.02× | yes | 0 |")
+	// Medians: each way of waiting has its rows and its target, against
+	// ib_send_lat waiting the same way: the netpoller's 100/98 and 150/149
+	// within its 1.5; the blocking one (only at 2 B here) 99/98 within its
+	// 1.10; busy polling 20/16, over its 1.05. Means are shown without a
+	// target. A rate of 0.966 of perftest's meets 0.95; the drains (median
+	// rounds) are far over 1.10.
+	assert.Contains(t, table, "| RC send latency (CompChannel.Wait), 2 B, median | 100 t_typical_us | ib_send_lat -e: 98.00 | 1.020 | — | — | ≤ 1.50× | yes | 0 |")
+	assert.Contains(t, table, "| RC send latency (CompChannel.Wait), 4096 B, median | 150 t_typical_us | ib_send_lat -e: 149 | 1.007 | — | — | ≤ 1.50× | yes | 0 |")
 	assert.Contains(t, table, "| RC send latency (CompChannel.Wait), 2 B, mean | 130 t_avg_us | ib_send_lat -e: 120 | 1.083 | — | — | — | — | 0 |")
-	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 2 B, median | 99.00 t_typical_us | ib_send_lat -e: 98.00 | 1.010 | — | — | ≤ 1.02× | yes | 0 |")
+	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 2 B, median | 99.00 t_typical_us | ib_send_lat -e: 98.00 | 1.010 | — | — | ≤ 1.10× | yes | 0 |")
 	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 2 B, mean | 125 t_avg_us | ib_send_lat -e: 120 | 1.042 | — | — | — | — | 0 |")
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 20.00 t_typical_us | ib_send_lat: 16.00 | 1.250 | — | — | ≤ 1.02× | no | 0 |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 20.00 t_typical_us | ib_send_lat: 16.00 | 1.250 | — | — | ≤ 1.05× | no | 0 |")
 	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, mean | 21.00 t_avg_us | ib_send_lat: 17.50 | 1.200 | — | — | — | — | 0 |")
 	assert.NotContains(t, table, "(busy poll, CQ.Poll), 4096 B")
 	assert.NotContains(t, table, "(CompChannel.WaitBlockingPoll), 4096 B")
-	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.00483 Mpps | ib_write_bw: 0.005 | 0.966 | — | — | ≥ 0.98× | no | 0 |")
+	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.00483 Mpps | ib_write_bw: 0.005 | 0.966 | — | — | ≥ 0.95× | yes | 0 |")
 	assert.Contains(t, table, "| drain a full CQ (CQ.PollBatch), batch 64, per completion, median round | 240 ns/completion | C loop: 80.48 | 2.982 | — | — | ≤ 1.10× | no | 0 |")
 	assert.Contains(t, table, "3486 ns through rdma.CQ.Poll, 1594 ns through a bare cgo call, 140 ns from C")
 	assert.Contains(t, table, "an empty C function costs 2333 ns, 4100 ns with three pointer arguments")
@@ -76,8 +76,8 @@ BenchmarkSendLat/impl=goblocking/size=8-2 10 5 ns/op 100 t_typical_us
 	require.NoError(t, err)
 	table, err := report(r)
 	require.NoError(t, err)
-	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 2 B, median | 120 t_typical_us | ib_send_lat -e: 100 | 1.200 | 1.10–1.30 | 1.100 | ≤ 1.02× | no | — |")
-	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 8 B, median | 100 t_typical_us | ib_send_lat -e: 100 | 1.000 | — | — | ≤ 1.02× | yes | — |")
+	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 2 B, median | 120 t_typical_us | ib_send_lat -e: 100 | 1.200 | 1.10–1.30 | 1.100 | ≤ 1.10× | no | — |")
+	assert.Contains(t, table, "| RC send latency (CompChannel.WaitBlockingPoll), 8 B, median | 100 t_typical_us | ib_send_lat -e: 100 | 1.000 | — | — | ≤ 1.10× | yes | — |")
 }
 
 // TestMedianOfPasses: each side's figure is the median of its passes, so
@@ -86,12 +86,13 @@ func TestMedianOfPasses(t *testing.T) {
 	const pass = `BenchmarkSendLat/impl=gopoll/size=2-2 10 5 ns/op %d t_typical_us
 BenchmarkSendLat/impl=perftestpoll/size=2-2 10 5 ns/op %d t_typical_us
 `
-	in := fmt.Sprintf(pass, 21, 20) + fmt.Sprintf(pass, 22, 90) + fmt.Sprintf(pass, 23, 21)
+	in := fmt.Sprintf(pass, 22, 20) + fmt.Sprintf(pass, 22, 90) + fmt.Sprintf(pass, 23, 21)
 	r, err := parse(strings.NewReader(in), "passes")
 	require.NoError(t, err)
 	table, err := report(r)
 	require.NoError(t, err)
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 22.00 t_typical_us | ib_send_lat: 21.00 | 1.048 | 0.24–1.10 | 1.050 | ≤ 1.02× | no | — |")
+	// The medians' 22/21 meets 1.05; the best passes' 22/20 does not.
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 22.00 t_typical_us | ib_send_lat: 21.00 | 1.048 | 0.24–1.10 | 1.100 | ≤ 1.05× | no | — |")
 	assert.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
 }
 
@@ -133,14 +134,14 @@ BenchmarkWriteRate/impl=perftest-2 10 5 ns/op %s Mpps
 BenchmarkSendLat/impl=gopoll/size=8-2 10 5 ns/op 20 t_typical_us
 BenchmarkSendLat/impl=perftestpoll/size=8-2 10 5 ns/op 20 t_typical_us
 `
-	in := fmt.Sprintf(pass, 30, 20, "0.9", "0.5") + fmt.Sprintf(pass, 21, 90, "1.0", "1.2") + fmt.Sprintf(pass, 25, 40, "0.8", "0.6")
+	in := fmt.Sprintf(pass, 30, 20, "0.9", "0.5") + fmt.Sprintf(pass, 22, 90, "1.0", "1.2") + fmt.Sprintf(pass, 25, 40, "0.8", "0.6")
 	r, err := parse(strings.NewReader(in), "passes")
 	require.NoError(t, err)
 	table, err := report(r)
 	require.NoError(t, err)
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 25.00 t_typical_us | ib_send_lat: 40.00 | 0.625 | 0.23–1.50 | 1.050 | ≤ 1.02× | no | — |")
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 8 B, median | 20.00 t_typical_us | ib_send_lat: 20.00 | 1.000 | 1.00–1.00 | 1.000 | ≤ 1.02× | yes | — |")
-	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.9 Mpps | ib_write_bw: 0.6 | 1.500 | 0.83–1.80 | 0.833 | ≥ 0.98× | no | — |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 25.00 t_typical_us | ib_send_lat: 40.00 | 0.625 | 0.24–1.50 | 1.100 | ≤ 1.05× | no | — |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 8 B, median | 20.00 t_typical_us | ib_send_lat: 20.00 | 1.000 | 1.00–1.00 | 1.000 | ≤ 1.05× | yes | — |")
+	assert.Contains(t, table, "| RDMA write rate, 64 B | 0.9 Mpps | ib_write_bw: 0.6 | 1.500 | 0.83–1.80 | 0.833 | ≥ 0.95× | no | — |")
 }
 
 // TestPaired: the paired ping-pong's row takes its ratio from the runs'
@@ -153,13 +154,13 @@ BenchmarkSendLat/impl=gopoll/size=2-2 10 5 ns/op %[1]d t_typical_us
 BenchmarkSendLat/impl=perftestpoll/size=2-2 10 5 ns/op %[4]d t_typical_us
 BenchmarkSendLat/impl=pairpoll/size=8-2 10 5 ns/op 40 t_typical_us 40 c_t_typical_us 1.01 paired_ratio 0 allocs/op
 `
-	in := fmt.Sprintf(pass, 40, 38, "1.05", 36) + fmt.Sprintf(pass, 90, 100, "1.03", 80) + fmt.Sprintf(pass, 44, 41, "1.04", 40)
+	in := fmt.Sprintf(pass, 40, 38, "1.08", 36) + fmt.Sprintf(pass, 90, 100, "1.06", 80) + fmt.Sprintf(pass, 44, 41, "1.07", 40)
 	r, err := parse(strings.NewReader(in), "passes")
 	require.NoError(t, err)
 	table, err := report(r)
 	require.NoError(t, err)
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 2 B, median | 44.00 t_typical_us | C twin: 41.00 | 1.040 | 1.03–1.05 | — | ≤ 1.02× | no | 0 |")
-	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 8 B, median | 40.00 t_typical_us | C twin: 40.00 | 1.010 | 1.01–1.01 | — | ≤ 1.02× | yes | 0 |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 2 B, median | 44.00 t_typical_us | C twin: 41.00 | 1.070 | 1.06–1.08 | — | ≤ 1.05× | no | 0 |")
+	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll, paired with its C twin), 8 B, median | 40.00 t_typical_us | C twin: 40.00 | 1.010 | 1.01–1.01 | — | ≤ 1.05× | yes | 0 |")
 	assert.Contains(t, table, "| RC send latency (busy poll), the C twin (not goverbs), 2 B, median | 41.00 c_t_typical_us | ib_send_lat: 40.00 | 1.025 | 1.02–1.25 | 1.056 | — | — | — |")
 	assert.Contains(t, table, "| RC send latency (busy poll, CQ.Poll), 2 B, median | 44.00 t_typical_us | ib_send_lat: 40.00 | 1.100 | 1.10–1.12 | 1.111 | — | — | — |", "judged by its paired row: no target")
 	assert.NotContains(t, table, "the C twin (not goverbs), 8 B", "no ib_send_lat figure at 8 B: no row")
