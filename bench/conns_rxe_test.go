@@ -509,15 +509,14 @@ func runConnsPeer(ip string, in io.Reader, out io.Writer) error {
 	quit := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			if sc.Text() == "quit" {
-				quit <- nil
-				return
-			}
+		switch {
+		case !sc.Scan():
+			quit <- fmt.Errorf("stdin closed: %v", sc.Err())
+		case sc.Text() != "quit":
 			quit <- fmt.Errorf("unknown command %q", sc.Text())
-			return
+		default:
+			quit <- nil
 		}
-		quit <- fmt.Errorf("stdin closed: %v", sc.Err())
 	}()
 	select {
 	case err = <-quit:
