@@ -52,3 +52,15 @@ func TestRunConnsWritesFiles(t *testing.T) {
 	assert.Contains(t, string(s), "<svg")
 	assert.Contains(t, string(s), "cmtime")
 }
+
+// TestBenchmarksDocHasConnsSection: make bench-conns replaces the text of
+// docs/benchmarks.md between the conns markers, so the file must keep them,
+// once each and in order.
+func TestBenchmarksDocHasConnsSection(t *testing.T) {
+	b, err := os.ReadFile("../../docs/benchmarks.md")
+	require.NoError(t, err)
+	s := string(b)
+	require.Equal(t, 1, strings.Count(s, connsBegin), "docs/benchmarks.md: %s", connsBegin)
+	require.Equal(t, 1, strings.Count(s, connsEnd), "docs/benchmarks.md: %s", connsEnd)
+	assert.Less(t, strings.Index(s, connsBegin), strings.Index(s, connsEnd))
+}
