@@ -177,11 +177,12 @@ bench: bin/rxe
 # of `make bench` or `make test`.
 CONNS ?= 1,10,100,1000
 CONNS_BENCHCOUNT ?= 3
+CONNS_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -exec "$(RXE) run -root=sid -timeout=60m -boot-timeout=5m" ./bench
 bench-conns: bin/rxe
 	mkdir -p .cache docs
 	: > .cache/bench-conns.txt
 	for i in $$(seq $(CONNS_BENCHCOUNT)); do \
-		$(BENCH_RUN) -bench '^BenchmarkConns$$' -benchtime=1x -args -conns=$(CONNS) > .cache/bench-conns-pass.txt; st=$$?; \
+		$(CONNS_RUN) -bench '^BenchmarkConns$$' -benchtime=1x -args -conns=$(CONNS) > .cache/bench-conns-pass.txt; st=$$?; \
 		cat .cache/bench-conns-pass.txt; [ $$st = 0 ] || exit $$st; cat .cache/bench-conns-pass.txt >> .cache/bench-conns.txt; done
 	$(GO) run ./tools/benchreport -conns -in .cache/bench-conns.txt -svg docs/benchmarks-conns.svg -section docs/benchmarks.md
 
