@@ -57,12 +57,12 @@ func reportConns(r *results) (string, error) {
 		}
 		threads, tTarget, tMet := "—", "—", "—"
 		if th, ok := r.get("Conns", "go", p, "threads"); ok {
-			threads = num(th)
+			threads = count(th)
 			if before, ok := r.get("Conns", "go", p, "threads_before"); ok {
-				threads += fmt.Sprintf(" (%s before dialing)", num(before))
+				threads += fmt.Sprintf(" (%s before dialing)", count(before))
 			}
 			if gm, ok := r.get("Conns", "go", p, "gomaxprocs"); ok {
-				tTarget, tMet = fmt.Sprintf("≤ %s", num(gm+threadsOver)), yesNo(th <= gm+threadsOver)
+				tTarget, tMet = fmt.Sprintf("≤ %s", count(gm+threadsOver)), yesNo(th <= gm+threadsOver)
 			}
 		}
 		mem := func(unit, suffix string) string {
@@ -71,8 +71,12 @@ func reportConns(r *results) (string, error) {
 			}
 			return "—"
 		}
+		fds := "—"
+		if v, ok := r.get("Conns", "go", p, "fds/conn"); ok {
+			fds = count(v)
+		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, num(g), ref, ratio, byRun, best, target, met,
-			threads, tTarget, tMet, mem("rss_KiB/conn", "KiB"), mem("heap_B/conn", "B"), mem("stack_B/conn", "B"), strings.TrimSpace(mem("fds/conn", "")))
+			threads, tTarget, tMet, mem("rss_KiB/conn", "KiB"), mem("heap_B/conn", "B"), mem("stack_B/conn", "B"), fds)
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "| connections | 64 B RDMA-write rate, goroutine per connection (Mpps) | C twin, one thread, same QPs (Mpps) | ratio, paired rounds | ratio by run |\n")
@@ -108,6 +112,10 @@ func reportConns(r *results) (string, error) {
 	fmt.Fprintf(&b, "Medians of %d passes. Guest CPU: %s; measured by `make bench-conns` (sid root, rdma-core 65, qemu TCG).\n", passes, orDash(r.config["cpu"]))
 	return b.String(), nil
 }
+
+// count shows a count (threads, descriptors per connection) as it is,
+// with its fraction where a median of passes has one.
+func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func yesNo(ok bool) string {
 	if ok {
