@@ -240,9 +240,10 @@ func benchConnsGo(b *testing.B, na, nb rxetest.Node, n int) error {
 				b.ReportMetric(float64(procThreads()), "threads")
 				b.ReportMetric(float64(threads0), "threads_before")
 				b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "gomaxprocs")
-				b.ReportMetric(float64(rss-rss0)/float64(n)/1024, "rss_KiB/conn")
-				b.ReportMetric(float64(heap-heap0)/float64(n), "heap_B/conn")
-				b.ReportMetric(float64(stack-stack0)/float64(n), "stack_B/conn")
+				// (Differences as floats: a figure may have shrunk.)
+				b.ReportMetric((float64(rss)-float64(rss0))/float64(n)/1024, "rss_KiB/conn")
+				b.ReportMetric((float64(heap)-float64(heap0))/float64(n), "heap_B/conn")
+				b.ReportMetric((float64(stack)-float64(stack0))/float64(n), "stack_B/conn")
 			}
 		}
 		el, err := cs.goWriteRound(batches, measure)
