@@ -32,7 +32,7 @@ RXE_CC.bullseye := bin/cc-bullseye
 rxe_pkg_roots = $(or $(RXE_ROOTS.$(patsubst ./%/,%,$(1))),$(RXE_DEFAULT_ROOTS))
 rxe_pkgs_on = $(strip $(foreach p,$(RXE_PKGS),$(if $(filter $(1),$(call rxe_pkg_roots,$(p))),$(p))))
 
-.PHONY: doccheck-roots test-own doccheck-own fuzz-rxe bench bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
+.PHONY: doccheck-roots test-own doccheck-own fuzz-rxe bench bench-conns bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -167,6 +167,24 @@ bench: bin/rxe
 	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
 	$(GO) run ./tools/benchreport -in .cache/bench.txt -svg docs/benchmarks.svg -section docs/benchmarks.md
+
+# Many RC connections (BenchmarkConns, sid root): for CONNS connections each, rdma.Dial's
+# set-up time per connection against cmtime's, the OS threads and memory per connection
+# while a goroutine per connection waits on the netpoller, and the 64 B RDMA-write rate over
+# all of them against a C twin driving the same QPs. CONNS_BENCHCOUNT guest runs (passes),
+# each running every count and both tools once, in turn; writes the conns section of
+# docs/benchmarks.md (between its conns markers) and docs/benchmarks-conns.svg. Not part
+# of `make bench` or `make test`.
+CONNS ?= 1,10,100,1000
+CONNS_BENCHCOUNT ?= 3
+CONNS_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -exec "$(RXE) run -root=sid -timeout=60m -boot-timeout=5m" ./bench
+bench-conns: bin/rxe
+	mkdir -p .cache docs
+	: > .cache/bench-conns.txt
+	for i in $$(seq $(CONNS_BENCHCOUNT)); do \
+		$(CONNS_RUN) -bench '^BenchmarkConns$$' -benchtime=1x -args -conns=$(CONNS) > .cache/bench-conns-pass.txt; st=$$?; \
+		cat .cache/bench-conns-pass.txt; [ $$st = 0 ] || exit $$st; cat .cache/bench-conns-pass.txt >> .cache/bench-conns.txt; done
+	$(GO) run ./tools/benchreport -conns -in .cache/bench-conns.txt -svg docs/benchmarks-conns.svg -section docs/benchmarks.md
 
 # Where a ping-pong's time goes: tools/wakewin (an LD_PRELOAD library) times how long each
 # process stays awake between two completion waits, for the Go ping-pong

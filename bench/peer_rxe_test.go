@@ -35,6 +35,13 @@ import (
 const peerEnv = "GOVERBS_BENCH_PEER_DEV"
 
 func TestMain(m *testing.M) {
+	if ip := os.Getenv(connsPeerEnv); ip != "" {
+		if err := runConnsPeer(ip, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench conns peer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dev := os.Getenv(peerEnv); dev != "" {
 		if err := runPeer(dev, os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench peer:", err)

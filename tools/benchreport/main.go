@@ -8,6 +8,11 @@
 // "<!-- bench:begin -->" and "<!-- bench:end -->" with the table (make bench:
 // docs/benchmarks.md, whose prose around the table says what is measured);
 // -md writes the table alone to a file.
+//
+// With -conns it reports BenchmarkConns instead (make bench-conns): the
+// many-connections tables, written between "<!-- conns:begin -->" and
+// "<!-- conns:end -->", and, with -svg, the plot of set-up time and write
+// rate against the number of connections.
 package main
 
 import (
@@ -21,10 +26,15 @@ func main() {
 	md := flag.String("md", "", "write the markdown report here")
 	svg := flag.String("svg", "", "write the latency plot here")
 	section := flag.String("section", "", "replace the bench section (between its markers) of this markdown file with the table")
+	conns := flag.Bool("conns", false, "report BenchmarkConns (the conns section and plot) instead")
 	flag.Parse()
 	if *in == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchreport -in FILE [-md FILE] [-svg FILE] [-section FILE]")
+		fmt.Fprintln(os.Stderr, "usage: benchreport -in FILE [-conns] [-md FILE] [-svg FILE] [-section FILE]")
 		os.Exit(2)
+	}
+	run := run
+	if *conns {
+		run = runConns
 	}
 	if err := run(*in, *md, *svg, *section); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
@@ -33,6 +43,15 @@ func main() {
 }
 
 func run(in, md, svg, section string) error {
+	return runWith(in, md, svg, section, report, plotLatency, beginMark, endMark)
+}
+
+// runConns is run for BenchmarkConns.
+func runConns(in, md, svg, section string) error {
+	return runWith(in, md, svg, section, reportConns, plotConns, connsBegin, connsEnd)
+}
+
+func runWith(in, md, svg, section string, report func(*results) (string, error), plot func(*results, string) error, begin, end string) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
@@ -53,12 +72,12 @@ func run(in, md, svg, section string) error {
 		}
 	}
 	if svg != "" {
-		if err := plotLatency(res, svg); err != nil {
+		if err := plot(res, svg); err != nil {
 			return err
 		}
 	}
 	if section != "" {
-		return updateSection(section, table)
+		return updateSectionBetween(section, table, begin, end)
 	}
 	return nil
 }

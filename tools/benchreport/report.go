@@ -239,15 +239,21 @@ const beginMark, endMark = "<!-- bench:begin -->", "<!-- bench:end -->"
 // updateSection replaces the text between beginMark and endMark in the file at path
 // with table.
 func updateSection(path, table string) error {
+	return updateSectionBetween(path, table, beginMark, endMark)
+}
+
+// updateSectionBetween replaces the text between the markers begin and end in the
+// file at path with table.
+func updateSectionBetween(path, table, begin, end string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	s := string(b)
-	i, j := strings.Index(s, beginMark), strings.Index(s, endMark)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s: no %s ... %s section", path, beginMark, endMark)
+		return fmt.Errorf("%s: no %s ... %s section", path, begin, end)
 	}
-	s = s[:i+len(beginMark)] + "\n" + table + s[j:]
+	s = s[:i+len(begin)] + "\n" + table + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
 }
