@@ -23,13 +23,22 @@ func summary(mp *manpage.Page, fn string) string {
 	es := mp.Names()
 	for _, e := range es {
 		if slices.Contains(e.Names, fn) {
-			return e.Summary
+			return cutHeading(e.Summary)
 		}
 	}
 	if len(es) > 0 {
-		return es[0].Summary
+		return cutHeading(es[0].Summary)
 	}
 	return ""
+}
+
+// cutHeading drops a Markdown heading pandoc left in a NAME line
+// (efadv_create_driver_qp.3: "Create EFA specific Queue Pair # SYNOPSIS").
+func cutHeading(s string) string {
+	if i := strings.Index(s, " # "); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
 }
 
 // nonDescription are the sections that do not go into Doc.Description:
@@ -47,7 +56,8 @@ var nonDescription = map[string]bool{
 func description(mp *manpage.Page, fn string, funcs []string) string {
 	parts := []string{sectionDoc(mp, "DESCRIPTION", fn, funcs)}
 	for _, s := range mp.Sections {
-		if nonDescription[s.Name] {
+		// A stray quote in a heading (manadv_alloc_pd.3: SYNOPSIS”) still names the section.
+		if nonDescription[s.Name] || nonDescription[strings.Trim(s.Name, "\"”“")] {
 			continue
 		}
 		if text := sectionDoc(mp, s.Name, fn, funcs); text != "" {

@@ -19,6 +19,11 @@ var Libraries = map[string]string{
 	"rdmacm":  spec.LibRDMACM,
 	"ionicdv": spec.LibIonic,
 	"rpma":    spec.LibRPMA,
+	"efadv":   spec.LibEFA,
+	"manadv":  spec.LibMana,
+	"hnsdv":   spec.LibHNS,
+	"mlx4dv":  spec.LibMlx4,
+	"mlx5dv":  spec.LibMlx5,
 }
 
 // apiFunc is one exported function or method about to be emitted.
@@ -308,7 +313,7 @@ func (e *Emitter) api(f *jen.File) error {
 // whose provider op may be NULL, a function newer than the oldest input, or
 // a library that need not be installed.
 func (e *Emitter) mayMiss(fn *ir.Func) bool {
-	return fn.Inline || HandShims[fn.Name] != "" || e.newer(e.symbolRelease(fn)) || e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv"
+	return fn.Inline || HandShims[fn.Name] != "" || e.newer(e.symbolRelease(fn)) || e.Names.Spec.Release != "" || e.Names.Spec.Optional
 }
 
 var cCall = regexp.MustCompile(`\b([a-z_][a-z0-9_]*)\(\)`)
@@ -386,7 +391,7 @@ func (e *Emitter) conventionLine(a apiFunc, miss bool) string {
 	}
 	var parts []string
 	switch {
-	case e.Names.Spec.Release != "" || e.Names.Spec.Name == "ionicdv":
+	case e.Names.Spec.Release != "" || e.Names.Spec.Optional:
 		parts = append(parts, "It needs "+e.Names.Spec.Lib+" ("+e.since(a.fn)+"), else the error is a *[MissingError]")
 	case e.newer(e.symbolRelease(a.fn)):
 		parts = append(parts, "It needs "+e.since(a.fn)+" or later, else the error is a *[MissingError]")

@@ -282,6 +282,12 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 			}
 			pre = append(pre, st...)
 			args[i] = jen.Id("z" + n)
+		case shSizeof:
+			rt, err := e.goParam(*fn.Params[ps.peer].Type.Elem)
+			if err != nil {
+				return "", nil, err
+			}
+			args[i] = jen.Add(raw).Call(jen.Qual("unsafe", "Sizeof").Call(jen.Add(rt).Values()))
 		default:
 			return "", nil, fmt.Errorf("parameter %s: unknown shape %d", p.Name, ps.kind)
 		}

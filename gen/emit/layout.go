@@ -134,6 +134,15 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 		case s.Union:
 			gptr = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
 			cp = cPath + fd.Name
+		case fd.Flex:
+			out = append(out, jen.Values(jen.Dict{
+				jen.Id("C"):          jen.Lit(cPath + fd.Name),
+				jen.Id("In"):         versions(fd.In),
+				jen.Id("Offset"):     jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Qual("unsafe", "SliceData").Call(jen.Id(val + "." + naming.Camel(fd.Name)).Call(jen.Lit(0))))).Op("-").Id("b"),
+				jen.Id("OffsetDiff"): diffs(fd.OffsetIn, fd.Offset),
+				jen.Id("Flex"):       jen.True(),
+			}))
+			continue
 		default:
 			gval = val + "." + naming.Camel(fd.Name)
 			cp = cPath + fd.Name

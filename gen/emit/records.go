@@ -77,9 +77,16 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 	var cur, maxAlign int64 = 0, 1
 	pads := 0
 	seen := map[string]bool{}
+	var flex []*ir.Field
 	for _, fd := range s.Fields {
-		if fd.Flex || fd.Bits != 0 {
-			return fmt.Errorf("member %s: flexible arrays and bit-fields are not supported yet", fd.Name)
+		if fd.Bits != 0 {
+			return fmt.Errorf("member %s: bit-fields are not supported yet", fd.Name)
+		}
+		if fd.Flex {
+			// Past the end of the Go struct: a trailing zero-size Go field
+			// would grow it, so the member is an accessor (flexAccessor).
+			flex = append(flex, fd)
+			continue
 		}
 		a := fd.Type.Align
 		if a > maxAlign {
@@ -130,6 +137,34 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 	e.padded[s.Key] = pads > 0
 	f.Comment(e.recordDoc(s, name, "with the same size, alignment and member offsets."))
 	f.Type().Id(name).Struct(fields...)
+	for _, fd := range flex {
+		if err := e.flexAccessor(f, s, name, fd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flexAccessor emits the method of a flexible array member (T m[] or the
+// GNU T m[0]): the first n elements from the member's C offset, which the
+// layout test checks. The memory past the record is the caller's (a WQE
+// buffer, a C allocation of the right size).
+func (e *Emitter) flexAccessor(f *jen.File, s *ir.Struct, name string, fd *ir.Field) error {
+	if fd.Type.Kind != ir.Array || fd.Type.Elem == nil || fd.Name == "" {
+		return fmt.Errorf("member %s: a flexible array member that is not a named array", fd.Name)
+	}
+	et, err := e.Names.goType(*fd.Type.Elem)
+	if err != nil {
+		return fmt.Errorf("member %s: %w", fd.Name, err)
+	}
+	m := naming.Camel(fd.Name)
+	f.Comment(fmt.Sprintf("%s returns the first n elements of the flexible array member %s (C: %s), which lie at offset %d of the record and past it: the memory there must hold them.",
+		m, fd.Name, e.cDecl(fd.Type, fd.Name), fd.Offset))
+	f.Func().Params(jen.Id(naming.Receiver(name)).Op("*").Id(name)).Id(m).Params(jen.Id("n").Int()).Index().Add(et).Block(
+		jen.Return(jen.Qual("unsafe", "Slice").Call(
+			jen.Parens(jen.Op("*").Add(et)).Call(jen.Qual("unsafe", "Add").Call(jen.Qual("unsafe", "Pointer").Call(jen.Id(naming.Receiver(name))), jen.Lit(int(fd.Offset)))),
+			jen.Id("n"))),
+	)
 	return nil
 }
 

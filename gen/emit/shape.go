@@ -28,6 +28,7 @@ const (
 	shLen                        // the length or count of peer: no Go parameter
 	shOut                        // a pointer the function fills: a result
 	shRecvInOut                  // the receiver, passed by address (T **: the call may clear it)
+	shSizeof                     // the size of the record peer points to: no Go parameter
 )
 
 // pshape is the shape of one parameter, with the evidence for it or, for an
@@ -35,7 +36,7 @@ const (
 type pshape struct {
 	kind shapeKind
 	enum string // shEnum, and shOut of an enum: the IR key of the enum
-	peer int    // shBytes, shSlice: the index of the length; shLen: of the memory
+	peer int    // shBytes, shSlice: the index of the length; shLen: of the memory; shSizeof: of the record
 	// out is the conversion of a shOut scalar: shPlain, shInt, shBool,
 	// shDuration or shEnum.
 	out      shapeKind
@@ -69,6 +70,7 @@ var (
 	releaseRe  = regexp.MustCompile(`_(delete|dereg|shutdown|destroy|free|close)$`)
 	queryName  = regexp.MustCompile(`^(Query|Get|WCRead)`)
 	mustZero   = regexp.MustCompile(`(?i)must be (0|zero)\b`)
+	sizeofName = regexp.MustCompile(`^inlen$`)
 )
 
 // enumIndex maps the C names of enumerators and enum tags the package can
@@ -130,6 +132,15 @@ func isOutPtr(t ir.Type) bool {
 		return !t.Elem.Char
 	}
 	return false
+}
+
+// owns reports a pointer to a record of the package itself; a package
+// function's first parameter of another package's record
+// (efadv_query_device(struct ibv_context *, ...)) is the object a query
+// asks, not a result.
+func (e *Emitter) owns(t ir.Type) bool {
+	_, ok := e.Names.Types[t.Elem.Ref]
+	return ok
 }
 
 // recordPtr reports a non-const pointer to a record.
@@ -262,6 +273,18 @@ func (e *Emitter) shape(a apiFunc, vals, tags map[string]string, consts map[stri
 			break
 		}
 	}
+	// The size of the record before it (efadv_query_device(ctx, attr,
+	// inlen)): the caller's sizeof, which lets an older or newer provider
+	// tell the layout the caller was built with.
+	for i, p := range fn.Params {
+		if taken[i] || i == 0 || p.Type.Kind != ir.Int || !sizeofName.MatchString(p.Name) {
+			continue
+		}
+		if t := fn.Params[i-1].Type; t.Kind == ir.Pointer && t.Elem != nil && t.Elem.Kind == ir.Record && t.Elem.Size > 0 {
+			sh.params[i] = pshape{kind: shSizeof, peer: i - 1, why: fmt.Sprintf("the size of the record %s points to (%s), after it", fn.Params[i-1].Name, t.C)}
+			taken[i] = true
+		}
+	}
 	for i := range sh.params {
 		if sh.params[i].kind == shBytes {
 			sh.params[i].retained = strings.Contains(a.name, "Reg") || strings.Contains(sf.Name, "_reg")
@@ -289,7 +312,7 @@ func (e *Emitter) shape(a apiFunc, vals, tags map[string]string, consts map[stri
 				ps.out = shPlain
 			}
 			sh.params[i] = ps
-		case recordPtr(t) && queryName.MatchString(a.name):
+		case recordPtr(t) && queryName.MatchString(a.name) && (i > 0 || recv || e.owns(t)):
 			sh.params[i] = pshape{kind: shOut, why: "a query (" + a.name + ") fills the record it points to (" + t.C + ")"}
 		case t.Kind == ir.Int && !t.Char && t.Size >= 4:
 			k, enum, why := e.intShape(sf, fn, i, t, us, vals, tags, consts, a.hasErr)

@@ -26,6 +26,8 @@ func (e *Emitter) shapeDoc(a apiFunc) string {
 		case shLen:
 			parts = append(parts, fmt.Sprintf("%s is len(%s)", p.Name, paramName(fn.Params[ps.peer], ps.peer)))
 			checked = checked || p.Type.Size < 8
+		case shSizeof:
+			parts = append(parts, fmt.Sprintf("%s is the size of the Go record %s points to", p.Name, paramName(fn.Params[ps.peer], ps.peer)))
 		case shString:
 			parts = append(parts, p.Name+` is a Go string ("" passes NULL)`)
 			checked = true
@@ -190,6 +192,8 @@ func (e *Emitter) shapeName(a apiFunc, i int) string {
 		return "result"
 	case shRecvInOut:
 		return "receiver by address"
+	case shSizeof:
+		return "sizeof " + a.fn.Params[ps.peer].Name
 	}
 	return "?"
 }
@@ -215,6 +219,8 @@ func (e *Emitter) shapeReport() []string {
 			k = "[]byte"
 		} else if strings.HasPrefix(k, "slice") {
 			k = "slice"
+		} else if strings.HasPrefix(k, "sizeof") {
+			k = "sizeof"
 		} else if !strings.Contains("bool int uint8 time.Duration string result receiver by address", k) {
 			k = "enum or flag type"
 		}

@@ -22,6 +22,26 @@ type Spec struct {
 	// package's header is the same in all inputs (librpma); empty means
 	// "rdma-core <the oldest input version declaring it>".
 	Release string
+	// Optional says the library need not be installed where libibverbs is
+	// (a provider's direct verbs): every binding can then fail with a
+	// *MissingError and says which library it needs.
+	Optional bool
+}
+
+// provider is the spec of the direct verbs of an rdma-core provider: header
+// infiniband/<hdr>.h, C names prefixed <prefix>_ and <PREFIX>_ (then
+// those of extra), the provider library lib, after ibv.
+func provider(name, doc, hdr, lib string, prefixes ...string) Spec {
+	return Spec{
+		Name:     name,
+		Doc:      doc,
+		Headers:  []string{"infiniband/" + hdr + ".h"},
+		Owns:     []string{"infiniband/" + hdr + ".h"},
+		Prefixes: prefixes,
+		Deps:     []string{"ibv"},
+		Lib:      lib,
+		Optional: true,
+	}
 }
 
 // Specs are the generated packages in dependency order.
@@ -51,7 +71,16 @@ var Specs = []Spec{
 		Prefixes: []string{"ionic_dv_", "IONIC_DV_", "ionic_", "IONIC_"},
 		Deps:     []string{"ibv"},
 		Lib:      "libionic.so.1",
+		Optional: true,
 	},
+	provider("efadv", "Package efadv binds the direct verbs of the AWS Elastic Fabric Adapter provider (infiniband/efadv.h).",
+		"efadv", "libefa.so.1", "efadv_", "EFADV_"),
+	provider("manadv", "Package manadv binds the direct verbs of the Microsoft Azure Network Adapter provider (infiniband/manadv.h).",
+		"manadv", "libmana.so.1", "manadv_", "MANADV_"),
+	provider("hnsdv", "Package hnsdv binds the direct verbs of the HiSilicon hns provider (infiniband/hnsdv.h).",
+		"hnsdv", "libhns.so.1", "hnsdv_", "HNSDV_"),
+	provider("mlx4dv", "Package mlx4dv binds the direct verbs of the NVIDIA (Mellanox) ConnectX-3 mlx4 provider (infiniband/mlx4dv.h).",
+		"mlx4dv", "libmlx4.so.1", "mlx4dv_", "MLX4DV_", "mlx4_", "MLX4_"),
 	{
 		Name:     "rpma",
 		Doc:      "Package rpma binds librpma, the remote persistent memory access library (librpma.h).",

@@ -16,7 +16,7 @@ import (
 	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
-var fuzzLibs = []string{LibIBVerbs, LibRDMACM, LibIonic, LibRPMA}
+var fuzzLibs = []string{LibIBVerbs, LibRDMACM, LibIonic, LibRPMA, LibEFA, LibMana, LibHNS, LibMlx4}
 
 // realExcerpts returns the start of each real spec file in dir (its header and first n
 // functions): whole files make every fuzz execution parse hundreds of kilobytes.
@@ -212,6 +212,7 @@ func TestRealExcerptsLoad(t *testing.T) {
 	for _, ex := range realExcerpts(t, "../../spec/overrides/*.yaml", "\n  - function: ", 2) {
 		ovs, err := parseOverrides("spec/overrides/x.yaml", ex, map[string]string{})
 		require.NoError(t, err)
-		require.Len(t, ovs, 2)
+		require.NotEmpty(t, ovs)
+		require.LessOrEqual(t, len(ovs), 2) // the excerpt's first two (mlx4.yaml has one)
 	}
 }

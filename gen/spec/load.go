@@ -17,7 +17,8 @@ var (
 	goIdent = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 )
 
-var libraries = map[string]bool{LibIBVerbs: true, LibRDMACM: true, LibIonic: true, LibRPMA: true}
+var libraries = map[string]bool{LibIBVerbs: true, LibRDMACM: true, LibIonic: true, LibRPMA: true,
+	LibEFA: true, LibMana: true, LibHNS: true, LibMlx4: true, LibMlx5: true}
 
 // Load reads the library files dir/*.yaml and the overrides
 // dir/overrides/*.yaml, strictly. It fails on the first problem with
@@ -80,7 +81,7 @@ func (s *Set) loadFile(path string) error {
 func checkLibrary(path string, file *ast.File, lib string) error {
 	switch {
 	case !libraries[lib]:
-		return fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma)", yamlfile.At(path, file, "$.library"), lib)
+		return fmt.Errorf("%s: unknown library %q (want one of libibverbs, librdmacm, ionic, librpma, efa, mana, hns, mlx4, mlx5)", yamlfile.At(path, file, "$.library"), lib)
 	case filepath.Base(path) != lib+".yaml":
 		return fmt.Errorf("%s: library %q must live in %s.yaml", yamlfile.At(path, file, "$.library"), lib, lib)
 	}

@@ -11,6 +11,11 @@ const (
 	LibRDMACM  = "librdmacm"  // rdma/rdma_cma.h, rdma/rdma_verbs.h
 	LibIonic   = "ionic"      // infiniband/ionic_dv.h (libionic direct verbs)
 	LibRPMA    = "librpma"    // librpma.h
+	LibEFA     = "efa"        // infiniband/efadv.h (libefa direct verbs)
+	LibMana    = "mana"       // infiniband/manadv.h (libmana direct verbs)
+	LibHNS     = "hns"        // infiniband/hnsdv.h (libhns direct verbs)
+	LibMlx4    = "mlx4"       // infiniband/mlx4dv.h (libmlx4 direct verbs)
+	LibMlx5    = "mlx5"       // infiniband/mlx5dv.h (libmlx5 direct verbs)
 )
 
 // Function is the contract and documentation of one C function.

@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/goverbs/goverbs/efadv"
+	"github.com/goverbs/goverbs/hnsdv"
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/ionicdv"
+	"github.com/goverbs/goverbs/manadv"
+	"github.com/goverbs/goverbs/mlx4dv"
 	"github.com/goverbs/goverbs/rdma"
 	"github.com/goverbs/goverbs/rdmacm"
 	"github.com/goverbs/goverbs/rpma"
@@ -19,7 +23,8 @@ import (
 func main() {
 	_, err := rdma.Devices()
 	fmt.Printf("rdma.Devices: %v\n", err)
-	for name, err := range map[string]error{"ibv": ibv.Load(), "rdmacm": rdmacm.Load(), "rpma": rpma.Load(), "ionicdv": ionicdv.Load()} {
+	for name, err := range map[string]error{"ibv": ibv.Load(), "rdmacm": rdmacm.Load(), "rpma": rpma.Load(), "ionicdv": ionicdv.Load(),
+		"efadv": efadv.Load(), "manadv": manadv.Load(), "hnsdv": hnsdv.Load(), "mlx4dv": mlx4dv.Load()} {
 		fmt.Printf("%s.Load: not supported %v\n", name, errors.Is(err, ibv.ErrNotSupported))
 	}
 	if errors.Is(err, rdma.ErrNotSupported) {

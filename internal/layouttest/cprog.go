@@ -26,6 +26,10 @@ func Program(tb *Table, v string) string {
 			if !has(f.In, v) {
 				continue
 			}
+			if f.Flex {
+				fmt.Fprintf(&b, "\tprintf(\"F %%s %%s %%zu 0\\n\", %q, %q, offsetof(%s, %s));\n", r.C, f.C, r.C, f.C)
+				continue
+			}
 			fmt.Fprintf(&b, "\tprintf(\"F %%s %%s %%zu %%zu\\n\", %q, %q, offsetof(%s, %s), sizeof(((%s *)0)->%s));\n",
 				r.C, f.C, r.C, f.C, r.C, f.C)
 		}

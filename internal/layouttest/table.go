@@ -43,6 +43,9 @@ type Field struct {
 	// SizeDiff is, for versions where the C size differs, that size
 	// minus Size.
 	SizeDiff map[string]int
+	// Flex marks a flexible array member (header[] or header[0]): only its
+	// offset is compared; its Size is 0.
+	Flex bool
 }
 
 // Const is an enumerator or integer macro with the bits of its Go value.

@@ -1,0 +1,3 @@
+package efadv
+
+//go:generate go run ../gen/cmd/goverbs-gen -pkg efadv

@@ -1,0 +1,3 @@
+package hnsdv
+
+//go:generate go run ../gen/cmd/goverbs-gen -pkg hnsdv

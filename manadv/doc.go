@@ -1,0 +1,3 @@
+package manadv
+
+//go:generate go run ../gen/cmd/goverbs-gen -pkg manadv

@@ -1,0 +1,3 @@
+package mlx4dv
+
+//go:generate go run ../gen/cmd/goverbs-gen -pkg mlx4dv
