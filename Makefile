@@ -84,7 +84,7 @@ vet:
 	GOOS=darwin $(GO) vet $(PKGS)
 
 test-host: bin/gotestcheck
-	$(GO) test -json -race -count=1 $(PKGS) | $(GOTESTCHECK)
+	$(GO) test -json -race -count=1 -timeout 30m $(PKGS) | $(GOTESTCHECK)
 
 # Each package's rxe tests run in a fresh guest, once per root it runs on; any skip fails.
 define rxe_tests_on
