@@ -37,13 +37,13 @@ rxe_pkgs_on = $(strip $(foreach p,$(RXE_PKGS),$(if $(filter $(1),$(call rxe_pkg_
 
 main: host-deps inputs generate doccheck
 
-# Run every probe of tools/doccheck/probes.yaml on rxe (both roots), write
+# Run every probe of tools/doccheck/probes/*.yaml on rxe (both roots), write
 # docs/contracts.md and print its summary; fails on a contract that no longer holds.
 doccheck: bin/rxe
 	$(GO) run ./tools/doccheck
 
 # The doccheck subset on the other roots (make test): every libibverbs and librdmacm probe
-# on rdma-core 56 and 33, judged by the detected release (probes.yaml's rxe_since,
+# on rdma-core 56 and 33, judged by the detected release (the probes' rxe_since,
 # known.yaml's release); the report stays the one of make doccheck.
 doccheck-roots: bin/rxe bin/cc-bullseye
 	$(GO) run ./tools/doccheck -roots trixie,bullseye -only '^(ibv|rdma)_'

@@ -40,7 +40,7 @@ type CrashClass struct {
 	probe *Probe // the class as the harnesses run it
 }
 
-// crashIDBase is the first harness id of a crash class: probes.yaml's ids are its indexes.
+// crashIDBase is the first harness id of a crash class: the probes' ids are their indexes.
 const crashIDBase = 100000
 
 // crashRoots are the roots the crash map runs on (spec.CrashReleases: 44 and 65).

@@ -18,10 +18,10 @@ func TestRealCrashMapLoads(t *testing.T) {
 	m, err := LoadCrashMap("crashmap.yaml", set)
 	require.NoError(t, err)
 	require.NotEmpty(t, m.Classes)
-	p, err := LoadProbes("probes.yaml", set)
+	p, err := LoadProbes("probes", set)
 	require.NoError(t, err)
 	for _, c := range m.probes() {
-		// Ids must not collide with probes.yaml's (goprobe and the harness key by id).
+		// Ids must not collide with the probes' (goprobe and the harness key by id).
 		assert.GreaterOrEqual(t, c.id, crashIDBase)
 		assert.Less(t, len(p.Probes), crashIDBase)
 		assert.Equal(t, crashRoots, c.Roots)

@@ -20,10 +20,10 @@ import (
 // fuzzSpec is the committed spec, loaded once for all fuzz inputs.
 var fuzzSpec = sync.OnceValues(func() (*spec.Set, error) { return spec.Load("../../spec") })
 
-// probeExcerpt is the head of the real probes.yaml (its comment and first n probes) and
+// probeExcerpt is the head of the real probes/libibverbs.yaml (its comment and first n probes) and
 // its first untestable entries: the whole file (90 KB) would slow every execution.
 func probeExcerpt(t testing.TB, n int) []byte {
-	data, err := os.ReadFile("probes.yaml")
+	data, err := os.ReadFile("probes/libibverbs.yaml")
 	require.NoError(t, err)
 	s := string(data)
 	i := strings.Index(s, "\nuntestable:\n")
@@ -50,7 +50,7 @@ func checkPos(t *testing.T, path string, err error, data []byte) {
 }
 
 // FuzzParseProbes feeds the probe-file reader arbitrary bytes, against the committed spec.
-// Seeds: an excerpt of the real probes.yaml and testdata/fuzz/FuzzParseProbes. Errors
+// Seeds: an excerpt of the real probes/libibverbs.yaml and testdata/fuzz/FuzzParseProbes. Errors
 // carry probes.yaml[:line[:col]] with a line inside the file; an accepted file has only
 // known functions, fixtures and roots, unique well-formed cases, and expectations the
 // function's page and convention allow.
@@ -98,7 +98,7 @@ func FuzzParseProbes(f *testing.F) {
 }
 
 // FuzzParseKnown feeds the known-mismatch reader arbitrary bytes, against the probes of
-// the real probes.yaml. Seeds: the real known.yaml and testdata/fuzz/FuzzParseKnown.
+// the real probe files. Seeds: the real known.yaml and testdata/fuzz/FuzzParseKnown.
 // Errors carry known.yaml[:line[:col]]; accepted entries name a probe, a verdict that can
 // be accepted, and a note.
 func FuzzParseKnown(f *testing.F) {
@@ -108,7 +108,7 @@ func FuzzParseKnown(f *testing.F) {
 	f.Add([]byte("- function: ibv_query_gid_ex\n  case: bad-index\n  verdict: violated\n"))
 	set, err := fuzzSpec()
 	require.NoError(f, err)
-	probes, err := LoadProbes("probes.yaml", set)
+	probes, err := LoadProbes("probes", set)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		known, err := parseKnown("known.yaml", data, probes)
@@ -124,7 +124,7 @@ func FuzzParseKnown(f *testing.F) {
 	})
 }
 
-// The seed cut from probes.yaml loads, so fuzzing starts from the success path.
+// The seed cut from probes/libibverbs.yaml loads, so fuzzing starts from the success path.
 func TestProbeExcerptLoads(t *testing.T) {
 	set, err := fuzzSpec()
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ const crashSeed = `classes:
 // and its crash claims. Errors carry crashmap.yaml[:line[:col]] with a line inside the
 // file; an accepted map has only libibverbs functions, known fixtures, unique well-formed
 // classes with a Go side or the reason it has none, a class for every claim, and harness
-// ids that cannot collide with probes.yaml's.
+// ids that cannot collide with the probes.
 func FuzzParseCrashMap(f *testing.F) {
 	f.Add([]byte(crashSeed))
 	f.Fuzz(func(t *testing.T, data []byte) {

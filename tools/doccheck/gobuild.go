@@ -67,7 +67,7 @@ func buildGoProbes(repo, dir string, probes []*Probe, cc string) (string, error)
 	}
 	cmd.Dir = repo
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the Go probes (errors name probes.yaml[function/case]:line of the snippet): %w\n%s", err, out)
+		return "", fmt.Errorf("building the Go probes (errors name probes[function/case]:line of the snippet): %w\n%s", err, out)
 	}
 	return bin, nil
 }

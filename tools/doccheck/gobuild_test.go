@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every `go:` snippet of probes.yaml compiles into goprobe, and goprobe's child mode knows
+// Every `go:` snippet of the probe files compiles into goprobe, and goprobe's child mode knows
 // each of them: it refuses an id without a snippet.
 func TestGoProbesBuild(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	p, err := LoadProbes("probes.yaml", loadSpec(t))
+	p, err := LoadProbes("probes", loadSpec(t))
 	require.NoError(t, err)
 	bin, err := buildGoProbes(repo, t.TempDir(), p.Probes, "")
 	require.NoError(t, err)
@@ -42,5 +42,5 @@ func TestGoProbesBuildNamesProbe(t *testing.T) {
 	bad := &Probe{Function: "ibv_alloc_pd", Case: "broken", Why: "x", Go: "return ctx().NoSuchMethod()"}
 	_, err = buildGoProbes(repo, t.TempDir(), []*Probe{bad}, "")
 	require.Error(t, err)
-	require.True(t, strings.Contains(err.Error(), "probes.yaml[ibv_alloc_pd/broken]:1"), err.Error())
+	require.True(t, strings.Contains(err.Error(), "probes[ibv_alloc_pd/broken]:1"), err.Error())
 }

@@ -20,7 +20,7 @@ func TestHarnessBuilds(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, rxebed.RootDir(rxebed.RootSid), ".goverbs-stamp")); err != nil {
 		t.Fatal("the pinned inputs are missing: run make inputs")
 	}
-	p, err := LoadProbes("probes.yaml", loadSpec(t))
+	p, err := LoadProbes("probes", loadSpec(t))
 	require.NoError(t, err)
 	for _, r := range roots(repo) {
 		bin, kept, err := buildHarness(repo, t.TempDir(), r, p.Probes)

@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command doccheck verifies the return contracts in spec/ on a real rxe device: it runs the
-// probes of tools/doccheck/probes.yaml in the rxe guest on both rdma-core roots (44 on the
+// probes of tools/doccheck/probes in the rxe guest on both rdma-core roots (44 on the
 // host root, 65 on the sid root), records each call's raw C return value and errno,
 // classifies them against the function's convention, writes the contract report
 // (docs/contracts.md) and prints its summary. With them, on the host and sid roots, it runs
@@ -95,7 +95,7 @@ func load(repo *string, only string) (*spec.Set, *Probes, []Known, *CrashMap, er
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	probes, err := LoadProbes(filepath.Join(*repo, "tools/doccheck/probes.yaml"), set)
+	probes, err := LoadProbes(filepath.Join(*repo, "tools/doccheck/probes"), set)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -50,7 +50,7 @@ func TestCheckFlags(t *testing.T) {
 // With one device every probe reaching node B skips, with its reason; the ones left name
 // neither B's address nor a two-node fixture; with two devices none skips.
 func TestSelectOwnRealProbes(t *testing.T) {
-	p, err := LoadProbes("probes.yaml", loadSpec(t))
+	p, err := LoadProbes("probes", loadSpec(t))
 	require.NoError(t, err)
 	run, skipped := selectOwn(p.Probes, 1)
 	require.NotEmpty(t, run)

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/goverbs/goverbs/tools/internal/rxebed"
 )
 
-// Probes is tools/doccheck/probes.yaml: the experiments doccheck runs, and the functions it
+// Probes are tools/doccheck/probes/*.yaml: the experiments doccheck runs, and the functions it
 // declares untestable on rxe.
 type Probes struct {
 	Probes     []*Probe     `yaml:"probes"`
@@ -67,14 +68,47 @@ var rpmaFixtures = []string{"rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
 
 var caseName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// LoadProbes reads and checks the probe file against the spec: every function exists, every
-// expected error is documented, and names, fixtures and roots are known.
+// LoadProbes reads and checks the probe files against the spec: every function exists, every
+// expected error is documented, and names, fixtures and roots are known. path is one file or
+// a directory (tools/doccheck/probes: a file per library), whose *.yaml files are read in
+// the order of their names; a probe's id is its index in that order, and a function/case
+// appears once across them.
 func LoadProbes(path string, set *spec.Set) (*Probes, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	files := []string{path}
+	if st, err := os.Stat(path); err != nil {
 		return nil, err
+	} else if st.IsDir() {
+		if files, err = filepath.Glob(filepath.Join(path, "*.yaml")); err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no probe files (*.yaml)", path)
+		}
+		slices.Sort(files)
 	}
-	return parseProbes(path, raw, set)
+	all := &Probes{}
+	where := map[string]string{} // function/case -> the file that has it
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		p, err := parseProbes(f, raw, set)
+		if err != nil {
+			return nil, err
+		}
+		for _, pr := range p.Probes {
+			k := pr.Function + "/" + pr.Case
+			if other, dup := where[k]; dup {
+				return nil, fmt.Errorf("%s: probe %s is in %s too", f, k, other)
+			}
+			where[k] = f
+			pr.id = len(all.Probes)
+			all.Probes = append(all.Probes, pr)
+		}
+		all.Untestable = append(all.Untestable, p.Untestable...)
+	}
+	return all, nil
 }
 
 // parseProbes checks the probe file read from path; every error starts with "path:line: "

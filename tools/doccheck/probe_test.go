@@ -19,7 +19,7 @@ func loadSpec(t *testing.T) *spec.Set {
 }
 
 func TestRealProbesLoad(t *testing.T) {
-	p, err := LoadProbes("probes.yaml", loadSpec(t))
+	p, err := LoadProbes("probes", loadSpec(t))
 	require.NoError(t, err)
 	require.NotEmpty(t, p.Probes)
 	_, err = LoadKnown("known.yaml", p)

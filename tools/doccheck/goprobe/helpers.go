@@ -13,7 +13,7 @@ import (
 	"github.com/goverbs/goverbs/rdmacm"
 )
 
-// Helpers for the snippets of probes.yaml (`go:`): each snippet is the body of a
+// Helpers for the snippets of the probe files (`go:`): each snippet is the body of a
 // func() error returning the call's error.
 
 // undo holds the releases of kept objects and fixtures, run newest first after the probe.

@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command goprobe is the Go side of doccheck: it runs each probe's `go:` snippet from
-// tools/doccheck/probes.yaml through the generated Go API, in the rxe guest, next to the C
+// tools/doccheck/probes through the generated Go API, in the rxe guest, next to the C
 // harness. doccheck generates the snippets into this package (zprobes.go, supplied with
 // go build -overlay; the committed package holds none) and runs
 //
@@ -22,7 +22,7 @@ import (
 	"strings"
 )
 
-// probes maps a probe's id (its index in probes.yaml) to its Go snippet; zprobes.go fills it.
+// probes maps a probe's id (its index in the probe files, in LoadProbes' order) to its Go snippet; zprobes.go fills it.
 var probes = map[int]func() error{}
 
 func main() {
