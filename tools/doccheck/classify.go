@@ -21,6 +21,10 @@ type Raw struct {
 	Null   bool   `json:"null"`
 	Errno  int    `json:"errno"`
 	Status string `json:"status"` // "ok", or why the probe did not complete
+	// Check is the probe's first check_fail message ("" when its check held or it has
+	// none); Note its note() observations (out-parameters), "; "-separated.
+	Check string `json:"check"`
+	Note  string `json:"note"`
 }
 
 // Verdicts.
@@ -30,6 +34,9 @@ const (
 	Undocumented = "undocumented behaviour"
 	Broken       = "probe failed"
 	OlderRxe     = "unsupported by this release's rxe"
+	// CheckFailed: the return value is the page's, but the probe's check of what the call
+	// did (the value, the effect, the completion, an out-parameter) failed.
+	CheckFailed = "check failed"
 )
 
 // fixtureFailed starts the status of a probe whose fixture set-up failed (harness.c.tmpl's
@@ -129,6 +136,14 @@ func (r Raw) String() string {
 	}
 }
 
+// withNote is the observation with its recorded out-parameters, as the report shows it.
+func (r Raw) withNote(shown string) string {
+	if r.Note == "" {
+		return shown
+	}
+	return shown + "; " + r.Note
+}
+
 func errnoOrZero(n int) string {
 	if name := unix.ErrnoName(unix.Errno(n)); name != "" {
 		return name
@@ -137,8 +152,23 @@ func errnoOrZero(n int) string {
 }
 
 // Classify judges one observation against the function's convention and the probe's
-// expectation.
+// expectation, then the probe's check of what the call did: a result that holds by its
+// return value but fails its check is CheckFailed.
 func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
+	o := classifyReturn(f, p, r)
+	if r.Check == "" || r.Status != "ok" {
+		return o
+	}
+	if o.Verdict == Holds {
+		o.Verdict, o.Detail = CheckFailed, r.Check
+	} else {
+		o.Detail += "; and its check: " + r.Check
+	}
+	return o
+}
+
+// classifyReturn judges the return value (and errno) alone.
+func classifyReturn(f *spec.Function, p *Probe, r Raw) Outcome {
 	if r.Status != "ok" {
 		return Outcome{Verdict: Broken, Detail: r.Status}
 	}

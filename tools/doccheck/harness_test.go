@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,4 +34,51 @@ func TestHarnessBuilds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A probe's check runs in the harness and can fail it: two probes of a value function that
+// needs no device (ibv_wc_status_str), built for the host root and run here, one whose
+// check holds and notes what it saw, one whose check fails; a quote and a newline in a
+// message reach the parent intact through the JSON line.
+func TestHarnessCheckCanFail(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	set := loadSpec(t)
+	p, err := parseProbes("probes.yaml", []byte(`probes:
+  - function: ibv_wc_status_str
+    case: known
+    why: the string of IBV_WC_SUCCESS
+    call: ibv_wc_status_str(IBV_WC_SUCCESS)
+    check: if (strcmp(ret, "success")) check_fail("got %s", ret); else note("string %s", ret);
+    expect: success
+  - function: ibv_wc_status_str
+    case: wrong
+    why: a check that cannot hold
+    call: ibv_wc_status_str(IBV_WC_SUCCESS)
+    check: check_fail("got \"%s\"\nnot it", ret); check_fail("second");
+    expect: success
+`), set)
+	require.NoError(t, err)
+	var host root
+	for _, r := range roots(repo) {
+		if r.Name == rxebed.RootHost {
+			host = r
+		}
+	}
+	// Link against the host's own libibverbs: the harness runs here, not in the guest.
+	host.LinkArgs = []string{"-libverbs", "-lrdmacm"}
+	bin, kept, err := buildHarness(repo, t.TempDir(), host, p.Probes)
+	require.NoError(t, err)
+	require.Len(t, kept, 2)
+	out, err := exec.Command(bin).Output()
+	require.NoError(t, err)
+	g, err := ParseGuestOutput(out)
+	require.NoError(t, err)
+	f, _ := set.Lookup("ibv_wc_status_str")
+	ok := Classify(f, p.Probes[0], g.C[0])
+	require.Equal(t, Holds, ok.Verdict, ok.Detail)
+	require.Equal(t, "string success", g.C[0].Note)
+	bad := Classify(f, p.Probes[1], g.C[1])
+	require.Equal(t, CheckFailed, bad.Verdict)
+	require.Equal(t, "got \"success\"\nnot it", bad.Detail)
 }

@@ -31,6 +31,13 @@ type Probe struct {
 	// Call is the C expression; Void marks a call of a void function.
 	Call string `yaml:"call"`
 	Void bool   `yaml:"void"`
+	// Check is C run right after the call (`ret` in scope, before Cleanup) that judges what
+	// the call did beyond its return value: the value against what the probe set up, the
+	// effect a void function promises, a post's completion, the out-parameters the page
+	// documents. check_fail(fmt, ...) fails the probe's check (verdict CheckFailed; the
+	// first message counts); note(fmt, ...) records an observation the report shows (an
+	// out-parameter: "*bad_wr = the failing WR").
+	Check string `yaml:"check"`
 	// Cleanup is C run after the call; `ret` is the call's result.
 	Cleanup string `yaml:"cleanup"`
 	// Expect is "success", "error" (any failure the convention allows), or the name of a

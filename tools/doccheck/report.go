@@ -313,7 +313,7 @@ func (r *Results) Markdown() string {
 				// stays stable when a run changes nothing that the contract is about.
 				shown = "a value"
 			}
-			fmt.Fprintf(&b, " %s: %s |", shown, o.Verdict)
+			fmt.Fprintf(&b, " %s: %s |", escapeCell(raw.withNote(shown)), o.Verdict)
 			if o.Verdict != Holds && o.Verdict != OlderRxe {
 				note := ""
 				if r.isKnown(p, rt, o.Verdict) {
