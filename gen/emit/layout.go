@@ -38,19 +38,19 @@ func (e *Emitter) layoutTest(f *jen.File) error {
 		var fields []jen.Code
 		if !s.Foreign {
 			var err error
-			if fields, err = e.fieldEntries(s, "", "v", lt); err != nil {
+			if fields, err = e.fieldEntries(s, "", "(*v)", lt); err != nil {
 				return fmt.Errorf("%s: %w", s.Key, err)
 			}
 		}
 		body = append(body, jen.Block(
-			jen.Var().Id("v").Id(name),
-			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id("v"))),
+			jen.Id("v").Op(":=").Add(lt("New")).Types(jen.Id(name)).Call(),
+			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("v"))),
 			jen.Id("_").Op("=").Id("b"),
 			jen.Id("tb").Dot("Records").Op("=").Append(jen.Id("tb").Dot("Records"), lt("Record").Values(jen.Dict{
 				jen.Id("C"):        jen.Lit(s.Key),
 				jen.Id("In"):       versions(s.In),
-				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Id("v")),
-				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Id("v")),
+				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Op("*").Id("v")),
+				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Op("*").Id("v")),
 				jen.Id("SizeDiff"): sizeDiff(s),
 				jen.Id("Fields"):   jen.Index().Add(lt("Field")).Values(fields...),
 			})),
