@@ -97,7 +97,11 @@ func (c ConnConfig) connParam() rdmacm.ConnParam {
 
 // Conn is a connected RC queue pair made through rdmacm, with its own
 // device handle, PD, completion channel and CQ (shared by sends and
-// receives), all closed by Close.
+// receives), all closed by Close. The device handles of a process's
+// connections on one RDMA device share librdmacm's verbs context and one
+// waiter on its async-event fd (see Device.AsyncEvent): a Conn holds four
+// file descriptors, its rdmacm event channel and its completion channel,
+// each with the duplicate the netpoller waits on.
 type Conn struct {
 	ch  *cmChannel
 	id  *rdmacm.CMID

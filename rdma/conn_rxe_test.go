@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -170,4 +171,80 @@ func TestWaitDisconnectSeen(t *testing.T) {
 	require.NoError(t, cli.WaitDisconnect(ctx))
 	require.NoError(t, cli.WaitDisconnect(done))
 	require.NoError(t, cli.Close())
+}
+
+// TestConnsShareDevice: the connections of a process on one RDMA device
+// share librdmacm's verbs context and one waiter on its async-event fd, so
+// a connection holds four file descriptors (its rdmacm event channel and
+// completion channel, each with the duplicate the netpoller waits on), not
+// five; each Conn's Dev is a handle of its own, whose Close ends the
+// AsyncEvent waits made through it only; the last handle's Close drops
+// the shared waiter.
+func TestConnsShareDevice(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	na, nb := env.Pair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	laddr := netip.MustParseAddrPort(nb.IP + ":7474")
+	l, err := Listen(laddr, ConnConfig{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, l.Close()) }()
+	dial := func() (cli, srv *Conn) {
+		t.Helper()
+		accepted := make(chan *Conn, 1)
+		go func() {
+			c, err := l.Accept(ctx)
+			assert.NoError(t, err)
+			accepted <- c
+		}()
+		cli, err := Dial(ctx, netip.AddrPortFrom(netip.MustParseAddr(na.IP), 0), laddr, ConnConfig{})
+		require.NoError(t, err)
+		srv = <-accepted
+		require.NotNil(t, srv)
+		return cli, srv
+	}
+	a1, b1 := dial()
+	fds := openFDs(t)
+	a2, b2 := dial()
+	assert.Equal(t, 8, openFDs(t)-fds, "file descriptors of a second connection, both ends in this process")
+	assert.True(t, a1.Dev != a2.Dev && a1.Dev.sh == a2.Dev.sh, "node A's connections: handles of their own, one share")
+	assert.True(t, b1.Dev != b2.Dev && b1.Dev.sh == b2.Dev.sh, "node B's connections: handles of their own, one share")
+	assert.True(t, a1.Dev.sh != b1.Dev.sh, "the two devices share nothing")
+
+	wait := func(d *Device) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := d.AsyncEvent(ctx)
+			done <- err
+		}()
+		return done
+	}
+	w1, w2 := wait(a1.Dev), wait(a2.Dev)
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, b1.Close())
+	require.NoError(t, a1.Close())
+	require.ErrorIs(t, <-w1, ErrClosed)
+	select {
+	case err := <-w2:
+		t.Fatalf("closing one connection ended another's AsyncEvent: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	_, err = a1.Dev.AsyncEvent(ctx)
+	require.ErrorIs(t, err, ErrClosed)
+	require.NoError(t, b2.Close())
+	require.NoError(t, a2.Close())
+	require.ErrorIs(t, <-w2, ErrClosed)
+	borrowMu.Lock()
+	left := len(borrowed)
+	borrowMu.Unlock()
+	assert.Equal(t, 0, left, "shares left after every connection closed")
+}
+
+// openFDs is the number of open file descriptors of this process.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return len(es)
 }

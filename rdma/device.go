@@ -51,53 +51,105 @@ func eachDevice(f func(d *ibv.Device, name string) (stop bool)) error {
 // resource created on it.
 type Device struct {
 	life
-	ctx   *ibv.Context
-	name  string
-	async *fdWaiter
+	ctx  *ibv.Context
+	name string
+	sh   *devShare
 	// borrowed: the context belongs to librdmacm (a Conn's id->verbs);
 	// Close releases this handle only.
 	borrowed bool
-	// objs maps the C address of each of the device's SRQs and QPs to
-	// its handle, for async events.
+	// waits ends when the Device closes: it ends the AsyncEvent waits
+	// made through this handle (the waiter may serve other handles).
+	waits     context.Context
+	stopWaits context.CancelFunc
+}
+
+// devShare is what every handle on one verbs context shares: the waiter
+// on its async-event fd (one duplicate of the fd, however many handles)
+// and the table of its SRQs and QPs, by which an async event finds its
+// object. An opened Device has one of its own; the Devices borrowed from
+// librdmacm's contexts (a Conn's Dev: rdmacm opens each device once for
+// all its ids) share one per context, and the last to close closes it.
+type devShare struct {
+	async *fdWaiter
+	refs  int // borrowed handles, under borrowMu
+	// objs maps the C address of each SRQ and QP on the context to its
+	// handle, for async events.
 	objMu sync.Mutex
 	objs  map[unsafe.Pointer]any
+}
+
+// The shares of the borrowed contexts, by context.
+var (
+	borrowMu sync.Mutex
+	borrowed = map[*ibv.Context]*devShare{}
+)
+
+func newDevShare(ctx *ibv.Context) (*devShare, error) {
+	w, err := newFDWaiter(ctx.AsyncFD, "async event")
+	if err != nil {
+		return nil, err
+	}
+	return &devShare{async: w, objs: map[unsafe.Pointer]any{}}, nil
+}
+
+func newDeviceHandle(ctx *ibv.Context, name string, sh *devShare, borrowed bool) *Device {
+	d := &Device{ctx: ctx, name: name, sh: sh, borrowed: borrowed}
+	d.kind = "Device " + name
+	d.waits, d.stopWaits = context.WithCancel(context.Background())
+	return d
 }
 
 // register lists obj (an *SRQ or *QP) under its C address c, for
 // AsyncEvent; unregister drops it.
 func (d *Device) register(c unsafe.Pointer, obj any) {
-	d.objMu.Lock()
-	defer d.objMu.Unlock()
-	if d.objs == nil {
-		d.objs = map[unsafe.Pointer]any{}
-	}
-	d.objs[c] = obj
+	d.sh.objMu.Lock()
+	defer d.sh.objMu.Unlock()
+	d.sh.objs[c] = obj
 }
 
 func (d *Device) unregister(c unsafe.Pointer) {
-	d.objMu.Lock()
-	defer d.objMu.Unlock()
-	delete(d.objs, c)
+	d.sh.objMu.Lock()
+	defer d.sh.objMu.Unlock()
+	delete(d.sh.objs, c)
 }
 
 func (d *Device) lookup(c unsafe.Pointer) any {
-	d.objMu.Lock()
-	defer d.objMu.Unlock()
-	return d.objs[c]
+	d.sh.objMu.Lock()
+	defer d.sh.objMu.Unlock()
+	return d.sh.objs[c]
 }
 
-// borrowDevice wraps a context this package did not open.
+// borrowDevice wraps a context this package did not open (librdmacm's,
+// shared by all its ids on the device): a handle of its own, the context's
+// share (its async-event waiter) in common with the other handles on it.
 func borrowDevice(ctx *ibv.Context) (*Device, error) {
 	name, err := ctx.Device.GetName()
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{ctx: ctx, name: name, borrowed: true}
-	d.kind = "Device " + name
-	if d.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
-		return nil, err
+	borrowMu.Lock()
+	defer borrowMu.Unlock()
+	sh := borrowed[ctx]
+	if sh == nil {
+		if sh, err = newDevShare(ctx); err != nil {
+			return nil, err
+		}
+		borrowed[ctx] = sh
 	}
-	return d, nil
+	sh.refs++
+	return newDeviceHandle(ctx, name, sh, true), nil
+}
+
+// release drops a borrowed handle's share of its context: the last one
+// closes the async-event waiter.
+func (d *Device) release() error {
+	borrowMu.Lock()
+	defer borrowMu.Unlock()
+	if d.sh.refs--; d.sh.refs > 0 {
+		return nil
+	}
+	delete(borrowed, d.ctx)
+	return d.sh.async.close()
 }
 
 // Open opens the RDMA device called name (ibv_open_device); an unknown name
@@ -132,13 +184,12 @@ func openDevice(d *ibv.Device, name string) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev := &Device{ctx: ctx, name: name}
-	dev.kind = "Device " + name
-	if dev.async, err = newFDWaiter(ctx.AsyncFD, "async event"); err != nil {
+	sh, err := newDevShare(ctx)
+	if err != nil {
 		ctx.CloseDevice()
 		return nil, err
 	}
-	return dev, nil
+	return newDeviceHandle(ctx, name, sh, false), nil
 }
 
 // checkODP refuses on-demand paging on a device whose attributes do not
@@ -210,17 +261,31 @@ func (e AsyncEvent) String() string { return ibv.EventTypeStr(e.Type) }
 // AsyncEvent waits for the device's next asynchronous event
 // (ibv_get_async_event on the non-blocking async fd, parked on the netpoller)
 // and acknowledges it (ibv_ack_async_event) before returning it.
+//
+// The Devices of connections (Conn.Dev) on one RDMA device share
+// librdmacm's verbs context, and with it its events: AsyncEvent on any of
+// them returns the next event of the context, for whichever connection's
+// QP (AsyncEvent.QP finds it), each event to one waiter.
 func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 	var out AsyncEvent
 	if d == nil {
 		return out, nilErr("rdma.Device.AsyncEvent")
 	}
-	err := d.async.wait(ctx, func() error {
+	if d.waits.Err() != nil {
+		return out, named("rdma.Device.AsyncEvent", ErrClosed)
+	}
+	// The waiter may serve other handles of the context: this handle's
+	// Close ends this wait only, by its own cancellation.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(d.waits, cancel)
+	defer stop()
+	err := d.sh.async.wait(wctx, func() error {
 		if err := d.tryUse("rdma.Device.AsyncEvent"); err != nil {
 			return err
 		}
 		defer d.done()
-		if ok, err := d.async.readable(d.ctx.AsyncFD); err != nil {
+		if ok, err := d.sh.async.readable(d.ctx.AsyncFD); err != nil {
 			return opErr("rdma.Device.AsyncEvent: poll", err)
 		} else if !ok {
 			return errAgain
@@ -251,6 +316,9 @@ func (d *Device) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 		ev.Ack()
 		return nil
 	})
+	if err != nil && ctx.Err() == nil && d.waits.Err() != nil {
+		err = ErrClosed
+	}
 	return out, named("rdma.Device.AsyncEvent", err)
 }
 
@@ -262,11 +330,15 @@ func (d *Device) Close() error {
 		return nilErr("rdma.Device.Close")
 	}
 	return d.close(func() error {
-		if err := d.async.close(); err != nil {
-			return opErr("rdma.Device.Close", err)
-		}
+		d.stopWaits()
 		if d.borrowed {
+			if err := d.release(); err != nil {
+				return opErr("rdma.Device.Close", err)
+			}
 			return nil
+		}
+		if err := d.sh.async.close(); err != nil {
+			return opErr("rdma.Device.Close", err)
 		}
 		return d.ctx.CloseDevice()
 	})
