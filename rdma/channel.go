@@ -23,11 +23,18 @@ type CompChannel struct {
 	mu  sync.Mutex
 	cqs map[*ibv.CQ]*CQ // the CQs on this channel
 
-	out unsafe.Pointer // C memory: ibv_get_cq_event's out-parameters and errno (cqEvent)
+	// out is C memory: the functions tryEvent's C step calls, and its
+	// results (takeCQEvent); its address is the cq_context of the
+	// package's CQs on the channel.
+	out unsafe.Pointer
 	// fdBlocking: the fd is in blocking mode, for WaitBlocking's waker
 	// (see setFDBlocking); under the waiter's lock.
 	fdBlocking bool
-	got        *CQ // tryEvent's result, read by Wait under the waiter's lock
+	// tryEvent's argument and results, under the waiter's lock: where to
+	// poll the event's CQ (WaitPoll), the CQ and the poll's count.
+	wcs    []ibv.WC
+	got    *CQ
+	polled int
 	// tryFn is tryEvent bound once (a method value made per Wait would
 	// allocate).
 	tryFn    func() error
@@ -46,17 +53,23 @@ func (d *Device) NewCompChannel() (*CompChannel, error) {
 	if err != nil {
 		return nil, opErr("rdma.Device.NewCompChannel", err)
 	}
+	out, err := newCQEventOut(getEvent, d.ctx)
+	if err != nil {
+		return nil, opErr("rdma.Device.NewCompChannel", err)
+	}
 	ch, err := d.ctx.CreateCompChannel()
 	if err != nil {
+		cFree(out)
 		return nil, err
 	}
 	w, err := newFDWaiter(ch.FD, "completion channel")
 	if err != nil {
 		ch.Destroy()
+		cFree(out)
 		return nil, err
 	}
 	d.adopt("CompChannel")
-	c := &CompChannel{ch: ch, dev: d, w: w, cqs: map[*ibv.CQ]*CQ{}, getEvent: getEvent, out: newCQEventOut()}
+	c := &CompChannel{ch: ch, dev: d, w: w, cqs: map[*ibv.CQ]*CQ{}, getEvent: getEvent, out: out}
 	c.kind = "CompChannel"
 	c.tryFn = c.tryEvent
 	return c, nil
@@ -66,34 +79,55 @@ func (d *Device) NewCompChannel() (*CompChannel, error) {
 func (c *CompChannel) Raw() *ibv.CompChannel { return c.ch }
 
 // Wait waits for the next completion event of any CQ on the channel
-// (ibv_get_cq_event), acknowledges it (ibv_ack_cq_events) and re-arms that
-// CQ (ibv_req_notify_cq, one-shot), and returns the CQ. The caller must
-// then drain the CQ with Poll before waiting again: one event stands for
-// any number of completions. Context cancellation returns an error
-// wrapping ctx.Err() (errors.Is(err, context.Canceled));
-// Close of the channel returns ErrClosed. With a context that cannot be
-// cancelled it allocates nothing.
+// (ibv_get_cq_event), re-arms that CQ (ibv_req_notify_cq, one-shot),
+// acknowledges the event (ibv_ack_cq_events) and returns the CQ. The caller
+// must then drain the CQ with Poll before waiting again: one event stands
+// for any number of completions. WaitPoll does the first Poll in the same
+// step. Context cancellation returns an error wrapping ctx.Err()
+// (errors.Is(err, context.Canceled)); Close of the channel returns
+// ErrClosed. With a context that cannot be cancelled it allocates nothing.
 func (c *CompChannel) Wait(ctx context.Context) (*CQ, error) {
-	const op = "rdma.CompChannel.Wait"
+	cq, _, err := c.wait(ctx, "rdma.CompChannel.Wait", nil)
+	return cq, err
+}
+
+// WaitPoll is Wait and then Poll of the event's CQ into wcs: the event is
+// taken, its CQ re-armed and polled, and the event acknowledged in one cgo
+// call (a crossing of Go's into C, where Wait and Poll make four). It
+// returns the CQ and the number of completions in wcs[:n]; as after Poll,
+// when n == len(wcs) more may be waiting. Errors are Wait's, and Poll's:
+// when the poll fails, the CQ is returned with the error. With an empty
+// wcs it is Wait.
+func (c *CompChannel) WaitPoll(ctx context.Context, wcs []ibv.WC) (*CQ, int, error) {
+	return c.wait(ctx, "rdma.CompChannel.WaitPoll", wcs)
+}
+
+func (c *CompChannel) wait(ctx context.Context, op string, wcs []ibv.WC) (*CQ, int, error) {
 	if c == nil {
-		return nil, nilErr(op)
+		return nil, 0, nilErr(op)
 	}
 	if err := c.w.lock(ctx); err != nil {
-		return nil, named(op, err)
+		return nil, 0, named(op, err)
 	}
 	defer c.w.unlock()
-	if err := c.setFDBlocking("rdma.CompChannel.Wait", false); err != nil {
-		return nil, err
+	if err := c.setFDBlocking(op, false); err != nil {
+		return nil, 0, err
 	}
+	c.wcs = wcs
 	err := c.w.waitLocked(ctx, c.tryFn)
-	got := c.got
-	c.got = nil
-	return got, named(op, err)
+	got, n := c.got, c.polled
+	c.wcs, c.got, c.polled = nil, nil, 0
+	if got == nil {
+		n = 0
+	}
+	return got, n, named(op, err)
 }
 
 // tryEvent is Wait's step once the fd may be readable (under the waiter's
-// lock): take one event, ack it, re-arm its CQ and leave it in c.got. The
-// event's out-parameters live in C memory (c.out), so nothing escapes.
+// lock): take one event, re-arm its CQ, poll it into c.wcs (if any) and
+// acknowledge the event, all in one C call (takeCQEvent), and leave the
+// CQ in c.got and the poll's count in c.polled. The C side works in C
+// memory (c.out), so nothing escapes.
 //
 // ibv_get_cq_event's page promises only -1 on failure. On the non-blocking
 // fd an empty channel is read(2)'s EAGAIN, which the function leaves in
@@ -106,34 +140,39 @@ func (c *CompChannel) tryEvent() error {
 		return err
 	}
 	defer c.done()
-	var cq *CQ
-	for cq == nil {
-		rc, errno, rawCQ := getCQEvent(c.getEvent, c.ch, c.out)
-		if rc != 0 {
-			if errno == syscall.EAGAIN {
+	for {
+		step, errno, rawCQ, polled := takeCQEvent(c.out, c.ch, c.wcs)
+		raw := (*ibv.CQ)(rawCQ)
+		switch step {
+		case takeGetEvent:
+			if syscall.Errno(errno) == syscall.EAGAIN {
 				return errAgain
 			}
-			return cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(rc))
-		}
-		raw := (*ibv.CQ)(rawCQ)
-		// Ack first, always: an unacknowledged event makes ibv_destroy_cq
-		// wait forever.
-		raw.AckEvents(1)
-		var err error
-		if cq, err = c.eventCQ("rdma.CompChannel.Wait", raw); err != nil {
+			return cerr.ZeroOrMinusOne("ibv_get_cq_event", -1)
+		case takeOther:
 			// A late wake of WaitBlocking's waker is dropped, and the
 			// next event read at once: the netpoller reports an fd only
 			// when it becomes readable, and it may be readable still.
-			if !c.dropWakerEvent(raw) {
-				return err
+			if c.dropWakerEvent(raw) {
+				continue
 			}
+			return opErr("rdma.CompChannel.Wait", errForeignEvent)
 		}
+		if step == takeNotify {
+			return cerr.ZeroOrErrno("ibv_req_notify_cq", errno)
+		}
+		cq, err := c.eventCQ("rdma.CompChannel.Wait", raw)
+		if err != nil {
+			return err
+		}
+		// With a failed poll too: the caller learns which CQ to drain.
+		c.got = cq
+		if polled < 0 {
+			return cerr.CountOrNegative("ibv_poll_cq", int64(polled))
+		}
+		c.polled = polled
+		return nil
 	}
-	if err := cq.rearm(); err != nil {
-		return err
-	}
-	c.got = cq
-	return nil
 }
 
 // eventCQ is the package's CQ for an event's raw CQ.

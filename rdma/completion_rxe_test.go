@@ -202,7 +202,8 @@ func TestWaitCancel(t *testing.T) {
 }
 
 // TestSharedChannel: with two CQs on one channel, CQ.Wait and
-// CQ.WaitBlocking refuse (ErrSharedChannel) and CompChannel.Wait says which CQ the event is for.
+// CQ.WaitBlocking refuse (ErrSharedChannel) and CompChannel.Wait and
+// WaitPoll say which CQ the event is for.
 func TestSharedChannel(t *testing.T) {
 	rxetest.NoLeaks(t)
 	env := rxetest.Guest(t)
@@ -246,6 +247,21 @@ func TestSharedChannel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(5), wc.WRID)
 	assert.Equal(t, ibv.WCStatusWRFlushErr, wc.Status)
+	// WaitPoll alike, the completion polled with the event: a second
+	// QP's receive, flushed onto cq1.
+	qp2, err := pd.NewQP(QPConfig{SendCQ: cq2, RecvCQ: cq1, MaxSend: 1, MaxRecv: 1})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, qp2.Close()) }()
+	require.NoError(t, qp2.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
+	require.NoError(t, qp2.PostRecv(RecvWork{ID: 6, SGEs: []ibv.SGE{sg}}))
+	require.NoError(t, qp2.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
+	wcs := make([]ibv.WC, 2)
+	got, n, err := cc.WaitPoll(ctx, wcs)
+	require.NoError(t, err)
+	require.Same(t, cq1, got, "the second flushed receive completes on cq1")
+	require.Equal(t, 1, n)
+	assert.Equal(t, uint64(6), wcs[0].WRID)
+	assert.Equal(t, ibv.WCStatusWRFlushErr, wcs[0].Status)
 	_, err = cq2.PollOne()
 	require.ErrorIs(t, err, ErrNoCompletion)
 	require.False(t, errors.Is(err, ErrClosed))
@@ -320,39 +336,47 @@ func TestWaitBlockingClose(t *testing.T) {
 
 // TestWaitBlockingPoll: the wait returns its CQ with the first poll's
 // completions: all of them when wcs has room, len(wcs) of them when it
-// has not (Poll takes the rest), none with an empty wcs (WaitBlocking).
-// A's two signaled sends complete only once B has received both, so both
-// of B's completions are in its CQ when B's wait begins.
+// has not (Poll takes the rest), none with an empty wcs (WaitBlocking);
+// the same for the netpoller's WaitPoll. A's two signaled sends complete
+// only once B has received both, so both of B's completions are in its CQ
+// when B's wait begins.
 func TestWaitBlockingPoll(t *testing.T) {
 	rxetest.NoLeaks(t)
 	a, b := pair(t, QPConfig{})
 	rest := make([]ibv.WC, 4)
-	for i, room := range []int{4, 1, 0} {
-		for j := range 2 {
-			require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(10*i + j), SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
-		}
-		for j := range 2 {
-			require.NoError(t, a.qp.PostSend(SendWork{ID: uint64(j), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		for sent := 0; sent < 2; {
-			n, err := a.cq.Await(ctx, rest)
+	waits := []struct {
+		name string
+		wait func(context.Context, []ibv.WC) (*CQ, int, error)
+	}{{"WaitBlockingPoll", b.cc.WaitBlockingPoll}, {"WaitPoll", b.cc.WaitPoll}, {"WaitBlockingPoll again", b.cc.WaitBlockingPoll}}
+	for w, wait := range waits {
+		for i, room := range []int{4, 1, 0} {
+			id := 100*w + 10*i
+			for j := range 2 {
+				require.NoError(t, b.qp.PostRecv(RecvWork{ID: uint64(id + j), SGEs: []ibv.SGE{b.sge(t, 0, 4096)}}))
+			}
+			for j := range 2 {
+				require.NoError(t, a.qp.PostSend(SendWork{ID: uint64(j), Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{a.sge(t, 0, 8)}}))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			for sent := 0; sent < 2; {
+				n, err := a.cq.Await(ctx, rest)
+				require.NoError(t, err)
+				sent += n
+			}
+			wcs := make([]ibv.WC, room)
+			cq, n, err := wait.wait(ctx, wcs)
+			cancel()
+			require.NoError(t, err, "%s, room %d", wait.name, room)
+			require.Same(t, b.cq, cq, "%s, room %d", wait.name, room)
+			require.Equal(t, min(room, 2), n, "%s, room %d", wait.name, room)
+			m, err := b.cq.Poll(rest)
 			require.NoError(t, err)
-			sent += n
-		}
-		wcs := make([]ibv.WC, room)
-		cq, n, err := b.cc.WaitBlockingPoll(ctx, wcs)
-		cancel()
-		require.NoError(t, err, "room %d", room)
-		require.Same(t, b.cq, cq, "room %d", room)
-		require.Equal(t, min(room, 2), n, "room %d", room)
-		m, err := b.cq.Poll(rest)
-		require.NoError(t, err)
-		require.Equal(t, 2-n, m, "room %d: left for Poll", room)
-		got := append(wcs[:n:n], rest[:m]...)
-		for j, wc := range got {
-			assert.Equal(t, uint64(10*i+j), wc.WRID, "room %d", room)
-			assert.Equal(t, ibv.WCStatusSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+			require.Equal(t, 2-n, m, "%s, room %d: left for Poll", wait.name, room)
+			got := append(wcs[:n:n], rest[:m]...)
+			for j, wc := range got {
+				assert.Equal(t, uint64(id+j), wc.WRID, "%s, room %d", wait.name, room)
+				assert.Equal(t, ibv.WCStatusSuccess, wc.Status, ibv.WCStatusStr(wc.Status))
+			}
 		}
 	}
 }
@@ -361,44 +385,50 @@ func TestWaitBlockingPoll(t *testing.T) {
 // generated layer on the package's channel is an error, and
 // WaitBlockingPoll takes nothing from that CQ: its completion (a receive
 // flushed by moving its QP to the error state) is still there to poll.
+// The same for the netpoller's WaitPoll.
 func TestWaitBlockingPollForeign(t *testing.T) {
 	rxetest.NoLeaks(t)
 	na, _ := rxetest.Guest(t).Pair(t)
 	s := newSide(t, na.Dev, QPConfig{})
-	raw, err := s.dev.Raw().CreateCQ(4, nil, s.cc.Raw(), 0)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, raw.Destroy()) }()
-	require.NoError(t, raw.ReqNotify(false))
-	qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QPTypeRC,
-		Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, qp.Destroy()) }()
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
-	// The work request and its SGE live in the Buffer (C memory), past
-	// what the receive may write.
-	mem := s.buf.Bytes()
-	sge := (*ibv.SGE)(unsafePointer(mem[60<<10:]))
-	*sge, err = s.mr.SGE(0, 64)
-	require.NoError(t, err)
-	wr := (*ibv.RecvWR)(unsafePointer(mem[61<<10:]))
-	*wr = ibv.RecvWR{WRID: 77, SgList: sge, NumSGE: 1}
-	_, err = qp.PostRecv(wr)
-	require.NoError(t, err)
-	require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
+	for _, wait := range []struct {
+		name string
+		wait func(context.Context, []ibv.WC) (*CQ, int, error)
+	}{{"WaitBlockingPoll", s.cc.WaitBlockingPoll}, {"WaitPoll", s.cc.WaitPoll}} {
+		raw, err := s.dev.Raw().CreateCQ(4, nil, s.cc.Raw(), 0)
+		require.NoError(t, err)
+		require.NoError(t, raw.ReqNotify(false))
+		qp, err := s.pd.Raw().CreateQP(&ibv.QPInitAttr{SendCQ: raw, RecvCQ: raw, QPType: ibv.QPTypeRC,
+			Cap: ibv.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}})
+		require.NoError(t, err)
+		require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1}, ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags))
+		// The work request and its SGE live in the Buffer (C memory),
+		// past what the receive may write.
+		mem := s.buf.Bytes()
+		sge := (*ibv.SGE)(unsafePointer(mem[60<<10:]))
+		*sge, err = s.mr.SGE(0, 64)
+		require.NoError(t, err)
+		wr := (*ibv.RecvWR)(unsafePointer(mem[61<<10:]))
+		*wr = ibv.RecvWR{WRID: 77, SgList: sge, NumSGE: 1}
+		_, err = qp.PostRecv(wr)
+		require.NoError(t, err)
+		require.NoError(t, qp.Modify(&ibv.QPAttr{QPState: ibv.QPStateErr}, ibv.QPAttrMaskState))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	wcs := make([]ibv.WC, 4)
-	cq, n, err := s.cc.WaitBlockingPoll(ctx, wcs)
-	require.ErrorIs(t, err, errForeignEvent)
-	assert.Nil(t, cq)
-	assert.Zero(t, n)
-	var wc [1]ibv.WC
-	got, err := raw.Poll(wc[:])
-	require.NoError(t, err)
-	require.Equal(t, 1, got, "the flushed receive is still in the foreign CQ")
-	assert.Equal(t, uint64(77), wc[0].WRID)
-	assert.Equal(t, ibv.WCStatusWRFlushErr, wc[0].Status, ibv.WCStatusStr(wc[0].Status))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		wcs := make([]ibv.WC, 4)
+		cq, n, err := wait.wait(ctx, wcs)
+		cancel()
+		require.ErrorIs(t, err, errForeignEvent, wait.name)
+		assert.Nil(t, cq, wait.name)
+		assert.Zero(t, n, wait.name)
+		var wc [1]ibv.WC
+		got, err := raw.Poll(wc[:])
+		require.NoError(t, err)
+		require.Equal(t, 1, got, "%s: the flushed receive is still in the foreign CQ", wait.name)
+		assert.Equal(t, uint64(77), wc[0].WRID)
+		assert.Equal(t, ibv.WCStatusWRFlushErr, wc[0].Status, ibv.WCStatusStr(wc[0].Status))
+		require.NoError(t, qp.Destroy())
+		require.NoError(t, raw.Destroy())
+	}
 }
 
 // TestWaitBlockingWaker: WaitBlocking blocks in ibv_get_cq_event's read on

@@ -3,6 +3,7 @@ package rdma
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
@@ -27,6 +28,11 @@ type CQ struct {
 	wcsOnce sync.Once
 	wcsMu   sync.Mutex
 	wcsMem  unsafe.Pointer
+	// spinStop is the flag PollSpin's C loop reads at each poll, handed
+	// to C for the call (pointer-free Go memory, which the heap does not
+	// move): Close sets it, so a spin in progress ends at once instead of
+	// holding the CQ for the rest of its spins.
+	spinStop int32
 }
 
 // NewCQ creates a CQ of at least n entries (ibv_create_cq). With a channel
@@ -126,14 +132,25 @@ func (cq *CQ) pollInto(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
 }
 
 // PollSpin is Poll that keeps polling, up to spins times, until at least
-// one completion arrives. It returns 0 when spins polls found nothing.
+// one completion arrives. It returns 0 when spins polls found nothing, or
+// when the CQ's Close ended the spin. The polls are one loop in C, one cgo
+// crossing for the whole spin (a loop of Poll calls pays one per poll):
+// the goroutine holds its OS thread until the spin ends, as in any cgo
+// call.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
-	for spins = max(spins, 1); ; spins-- {
-		done, err := cq.pollInto("rdma.CQ.PollSpin", wcs, 0)
-		if len(done) != 0 || err != nil || spins == 1 || len(wcs) == 0 {
-			return len(done), err
-		}
+	const op = "rdma.CQ.PollSpin"
+	if err := cq.use(op); err != nil {
+		return 0, err
 	}
+	defer cq.done()
+	if len(wcs) == 0 {
+		return 0, nil
+	}
+	n := spinPoll(cq.poll, cq.addr, int32(min(len(wcs), int(^uint32(0)>>1))), &wcs[0], int64(max(spins, 1)), &cq.spinStop)
+	if n < 0 {
+		return 0, cerr.CountOrNegative("ibv_poll_cq", int64(n))
+	}
+	return int(n), nil
 }
 
 // PollBatch polls up to max completions into the CQ's own completion
@@ -189,71 +206,64 @@ func (cq *CQ) PollOne() (ibv.WC, error) {
 // CQs too: use CompChannel.Wait), ctx.Err(), ErrClosed, or the failing C
 // function's error.
 func (cq *CQ) Wait(ctx context.Context) error {
-	return named("rdma.CQ.Wait", cq.waitOwn(ctx, "rdma.CQ.Wait", false))
+	_, err := cq.waitOwn(ctx, "rdma.CQ.Wait", false, nil)
+	return named("rdma.CQ.Wait", err)
 }
 
 // WaitBlocking is Wait held in C on the calling goroutine's thread (see
 // CompChannel.WaitBlocking, which it calls, for when to prefer it), with
 // Wait's errors.
 func (cq *CQ) WaitBlocking(ctx context.Context) error {
-	return named("rdma.CQ.WaitBlocking", cq.waitOwn(ctx, "rdma.CQ.WaitBlocking", true))
+	_, err := cq.waitOwn(ctx, "rdma.CQ.WaitBlocking", true, nil)
+	return named("rdma.CQ.WaitBlocking", err)
 }
 
-// waitOwn is Wait (blocking: WaitBlocking) for a CQ alone on its channel.
-func (cq *CQ) waitOwn(ctx context.Context, op string, blocking bool) error {
+// waitOwn is Wait (blocking: WaitBlocking) for a CQ alone on its channel,
+// polling it into wcs after the event when wcs is not empty (the netpoller's
+// wait only: CompChannel.WaitPoll).
+func (cq *CQ) waitOwn(ctx context.Context, op string, blocking bool, wcs []ibv.WC) (int, error) {
 	if cq == nil {
-		return nilErr(op)
+		return 0, nilErr(op)
 	}
 	if cq.ch == nil {
-		return opErr(op, ErrNoChannel)
+		return 0, opErr(op, ErrNoChannel)
 	}
 	if cq.isClosed() {
-		return opErr(op, ErrClosed)
+		return 0, opErr(op, ErrClosed)
 	}
 	if n := cq.ch.count("CQ"); n > 1 {
-		return opErr(op, ErrSharedChannel)
+		return 0, opErr(op, ErrSharedChannel)
 	}
 	var got *CQ
+	var n int
 	var err error
 	if blocking {
 		got, err = cq.ch.WaitBlocking(ctx)
 	} else {
-		got, err = cq.ch.Wait(ctx)
+		got, n, err = cq.ch.WaitPoll(ctx, wcs)
 	}
-	if err != nil {
-		return err
-	}
-	if got != cq {
+	if got != nil && got != cq {
 		// Another CQ joined the channel while we waited.
-		return opErr(op, ErrSharedChannel)
+		return 0, opErr(op, ErrSharedChannel)
 	}
-	return nil
+	return n, err
 }
 
 // Await returns the next completions: it polls, and while the CQ is empty
-// waits (Wait, on the netpoller) and polls again. At least one completion
-// is in wcs[:n] when err is nil. With a context that cannot be cancelled
-// it allocates nothing, parked or not.
+// waits (on the netpoller) and polls again, the wait, the re-arm and the
+// poll after it in one cgo call (CompChannel.WaitPoll). At least one
+// completion is in wcs[:n] when err is nil. With a context that cannot be
+// cancelled it allocates nothing, parked or not.
 func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
 	for {
 		n, err := cq.Poll(wcs)
 		if n > 0 || err != nil {
 			return n, err
 		}
-		if err := cq.Wait(ctx); err != nil {
-			return 0, err
+		if n, err = cq.waitOwn(ctx, "rdma.CQ.Wait", false, wcs); n > 0 || err != nil {
+			return n, named("rdma.CQ.Wait", err)
 		}
 	}
-}
-
-// rearm requests the next completion event (ibv_req_notify_cq), unless
-// the CQ is being closed.
-func (cq *CQ) rearm() error {
-	if err := cq.tryUse("rdma.CQ.Wait"); err != nil {
-		return err
-	}
-	defer cq.done()
-	return cq.cq.ReqNotify(false)
 }
 
 // Close destroys the CQ (ibv_destroy_cq) once no QP uses it (else a
@@ -263,7 +273,10 @@ func (cq *CQ) Close() error {
 	if cq == nil {
 		return nilErr("rdma.CQ.Close")
 	}
-	return cq.close(func() error {
+	// End a PollSpin in progress, which holds the CQ (its C loop reads
+	// the flag at each poll); cleared again if the CQ stays open.
+	atomic.StoreInt32(&cq.spinStop, 1)
+	err := cq.close(func() error {
 		if err := cq.cq.Destroy(); err != nil {
 			return err
 		}
@@ -280,4 +293,8 @@ func (cq *CQ) Close() error {
 		cq.dev.disown("CQ")
 		return nil
 	})
+	if !cq.isClosed() {
+		atomic.StoreInt32(&cq.spinStop, 0)
+	}
+	return err
 }

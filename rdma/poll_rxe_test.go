@@ -3,6 +3,7 @@
 package rdma
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -254,6 +255,62 @@ func TestPollWhileClosing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPollSpinClose: PollSpin spins in C, holding the CQ, until a
+// completion comes or its spins run out; Close ends a spin in progress at
+// once (0, no error) and then closes the CQ; a Close refused because a QP
+// still uses the CQ leaves PollSpin spinning and taking completions as
+// before.
+func TestPollSpinClose(t *testing.T) {
+	rxetest.NoLeaks(t)
+	env := rxetest.Guest(t)
+	dev, pd := devPD(t, env.Nodes[0].Dev)
+	cq, err := dev.NewCQ(16, nil)
+	require.NoError(t, err)
+	qp, err := pd.NewQP(QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: 1})
+	require.NoError(t, err)
+	var wcs [4]ibv.WC
+	spin := func() chan error {
+		done := make(chan error, 1)
+		go func() {
+			// Far more spins than the test lasts.
+			n, err := cq.PollSpin(wcs[:], 1<<62)
+			if err == nil && n != 0 {
+				err = fmt.Errorf("%d completions from an empty CQ", n)
+			}
+			done <- err
+		}()
+		return done
+	}
+	done := spin()
+	time.Sleep(50 * time.Millisecond)
+	var busy *BusyError
+	require.ErrorAs(t, cq.Close(), &busy, "the QP still uses the CQ")
+	select {
+	case err := <-done:
+		// The refused Close may have ended this spin; a new one must spin.
+		require.NoError(t, err)
+		done = spin()
+	case <-time.After(50 * time.Millisecond):
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("a spin ended after a refused Close: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	require.NoError(t, qp.Close())
+	start := time.Now()
+	require.NoError(t, cq.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err, "the spin Close ended")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not end the spin")
+	}
+	t.Logf("Close with a spin in progress: %v", time.Since(start))
+	_, err = cq.PollSpin(wcs[:], 1<<62)
+	require.ErrorIs(t, err, ErrClosed)
 }
 
 // TestPollResize: after ibv_resize_cq on Raw, polls lose nothing (the

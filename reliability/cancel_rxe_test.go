@@ -90,6 +90,7 @@ func TestCancelEveryWait(t *testing.T) {
 	cases = append(cases, waitCases("CQ.Wait", func(ctx context.Context) error { return b.cq.Wait(ctx) })...)
 	cases = append(cases, waitCases("CQ.Await", func(ctx context.Context) error { _, err := b.cq.Await(ctx, wcs); return err })...)
 	cases = append(cases, waitCases("CompChannel.Wait", func(ctx context.Context) error { _, err := b.cc.Wait(ctx); return err })...)
+	cases = append(cases, waitCases("CompChannel.WaitPoll", func(ctx context.Context) error { _, _, err := b.cc.WaitPoll(ctx, wcs); return err })...)
 	cases = append(cases, waitCases("CQ.WaitBlocking", func(ctx context.Context) error { return b.cq.WaitBlocking(ctx) })...)
 	cases = append(cases, waitCases("CompChannel.WaitBlocking", func(ctx context.Context) error { _, err := b.cc.WaitBlocking(ctx); return err })...)
 	cases = append(cases, waitCases("CompChannel.WaitBlockingPoll", func(ctx context.Context) error {
