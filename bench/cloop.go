@@ -4,6 +4,8 @@ package bench
 // the comparison measures the cost of calling it from Go.
 
 /*
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -76,6 +78,12 @@ static inline uint64_t bench_now(void) {
 struct bench_pp {
 	struct ibv_qp *qp;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_comp_channel *ch; // both CQs' channel
+	// ibv_get_cq_event and ibv_ack_cq_events, resolved by ibv (this
+	// package does not link libibverbs: the inline verbs need no symbol).
+	int (*get_cq_event)(struct ibv_comp_channel *, struct ibv_cq **, void **);
+	void (*ack_cq_events)(struct ibv_cq *, unsigned int);
+	struct ibv_wc wcs[16];       // the event loop's polls
 	struct ibv_send_wr swr;
 	struct ibv_sge ssge;
 	struct ibv_recv_wr rwr;
@@ -94,9 +102,12 @@ enum {
 	bench_pp_poll_recv = 4,
 	bench_pp_recv_wc = 5,
 	bench_pp_post_recv = 6,
+	bench_pp_get_event = 7,
+	bench_pp_notify = 8,
+	bench_pp_fcntl = 9,
 };
 
-static struct bench_pp *bench_pp_new(uintptr_t qp, uintptr_t scq, uintptr_t rcq,
+static struct bench_pp *bench_pp_new(uintptr_t qp, uintptr_t scq, uintptr_t rcq, uintptr_t ch, uintptr_t get_event, uintptr_t ack,
 		uint64_t saddr, uint32_t slen, uint32_t slkey, uint64_t send_id,
 		uint64_t raddr, uint32_t rlen, uint32_t rlkey, uint64_t recv_id) {
 	struct bench_pp *p = calloc(1, sizeof(*p));
@@ -105,6 +116,9 @@ static struct bench_pp *bench_pp_new(uintptr_t qp, uintptr_t scq, uintptr_t rcq,
 	p->qp = (struct ibv_qp *)qp;
 	p->scq = (struct ibv_cq *)scq;
 	p->rcq = (struct ibv_cq *)rcq;
+	p->ch = (struct ibv_comp_channel *)ch;
+	p->get_cq_event = (void *)get_event;
+	p->ack_cq_events = (void *)ack;
 	p->ssge = (struct ibv_sge){.addr = saddr, .length = slen, .lkey = slkey};
 	p->swr = (struct ibv_send_wr){.wr_id = send_id, .sg_list = &p->ssge, .num_sge = 1,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED};
@@ -170,6 +184,99 @@ static int bench_c_spin_pingpong(struct bench_pp *p, int64_t iters, int initiato
 	}
 	return bench_pp_ok;
 }
+
+// Handles k completions of p->wcs: a receive sets *got and is re-posted,
+// a send clears p->sending. Returns bench_pp_ok or the step that failed.
+static int bench_pp_handle(struct bench_pp *p, int k, int *got) {
+	struct ibv_recv_wr *bad_r;
+	int r;
+	for (int j = 0; j < k; j++) {
+		struct ibv_wc *wc = &p->wcs[j];
+		if (wc->status != IBV_WC_SUCCESS) {
+			p->wc = *wc;
+			return wc->wr_id == p->rwr.wr_id ? bench_pp_recv_wc : bench_pp_send_wc;
+		}
+		if (wc->wr_id == p->rwr.wr_id) {
+			p->last_len = wc->byte_len;
+			*got = 1;
+			if ((r = ibv_post_recv(p->qp, &p->rwr, &bad_r))) {
+				p->err = r;
+				return bench_pp_post_recv;
+			}
+		} else if (wc->wr_id == p->swr.wr_id) {
+			p->sending = 0;
+		}
+	}
+	return bench_pp_ok;
+}
+
+// The C twin of the event-driven ping-pong (node.eventPingPong in the
+// tests), as ib_send_lat -e waits: after its post (the initiator's first),
+// each round takes completion events until a receive has completed and the
+// last send has too; per event ibv_get_cq_event, blocking in its read(2),
+// ibv_ack_cq_events, ibv_req_notify_cq, then ibv_poll_cq of the event's
+// CQ until it returns fewer than 16. The channel's fd is made blocking for
+// the call (the Go loop's CompChannel.Wait leaves it non-blocking) and
+// its flags restored after. Returns bench_pp_ok, or which step failed.
+static int bench_c_event_pingpong(struct bench_pp *p, int64_t iters, int initiator, uint64_t *posts) {
+	struct ibv_send_wr *bad_s;
+	int r, rc = bench_pp_ok;
+	int fl = fcntl(p->ch->fd, F_GETFL);
+	if (fl < 0 || ((fl & O_NONBLOCK) && fcntl(p->ch->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+		p->err = errno;
+		return bench_pp_fcntl;
+	}
+	for (int64_t i = 0; i < iters && rc == bench_pp_ok; i++) {
+		if (initiator) {
+			posts[i] = bench_now();
+			if ((r = ibv_post_send(p->qp, &p->swr, &bad_s))) {
+				p->err = r;
+				rc = bench_pp_post_send;
+				break;
+			}
+			p->sending = 1;
+		}
+		int got = 0;
+		while (rc == bench_pp_ok && (!got || p->sending)) {
+			struct ibv_cq *cq;
+			void *cq_context;
+			if (p->get_cq_event(p->ch, &cq, &cq_context)) {
+				p->err = errno;
+				rc = bench_pp_get_event;
+				break;
+			}
+			p->ack_cq_events(cq, 1);
+			if ((r = ibv_req_notify_cq(cq, 0))) {
+				p->err = r;
+				rc = bench_pp_notify;
+				break;
+			}
+			for (;;) {
+				int k = ibv_poll_cq(cq, 16, p->wcs);
+				if (k < 0) {
+					p->err = k;
+					rc = cq == p->scq ? bench_pp_poll_send : bench_pp_poll_recv;
+					break;
+				}
+				if ((rc = bench_pp_handle(p, k, &got)) != bench_pp_ok || k < 16)
+					break;
+			}
+		}
+		if (rc == bench_pp_ok && !initiator) {
+			if ((r = ibv_post_send(p->qp, &p->swr, &bad_s))) {
+				p->err = r;
+				rc = bench_pp_post_send;
+				break;
+			}
+			p->sending = 1;
+		}
+	}
+	if ((fl & O_NONBLOCK) && fcntl(p->ch->fd, F_SETFL, fl) < 0 && rc == bench_pp_ok) {
+		p->err = errno;
+		rc = bench_pp_fcntl;
+	}
+	return rc;
+}
 */
 import "C"
 
@@ -218,10 +325,19 @@ func cPollOnce(fn, cq unsafe.Pointer, n int, wc unsafe.Pointer) int {
 type cPingPong struct{ p *C.struct_bench_pp }
 
 // newCPingPong sets up the C ping-pong of QP qp with send CQ scq and
-// receive CQ rcq: signaled sends of send, receives into recv, each one
+// receive CQ rcq, both on channel ch: signaled sends of send, receives into recv, each one
 // SGE, with the given work-request IDs.
-func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, send ibv.SGE, sendID uint64, recv ibv.SGE, recvID uint64) (*cPingPong, error) {
+func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, ch *ibv.CompChannel, send ibv.SGE, sendID uint64, recv ibv.SGE, recvID uint64) (*cPingPong, error) {
+	getEvent, err := ibv.GetCQEventAddr()
+	if err != nil {
+		return nil, err
+	}
+	ack, err := ibv.AckCQEventsAddr()
+	if err != nil {
+		return nil, err
+	}
 	p := C.bench_pp_new(C.uintptr_t(uintptr(unsafe.Pointer(qp))), C.uintptr_t(uintptr(unsafe.Pointer(scq))), C.uintptr_t(uintptr(unsafe.Pointer(rcq))),
+		C.uintptr_t(uintptr(unsafe.Pointer(ch))), C.uintptr_t(uintptr(getEvent)), C.uintptr_t(uintptr(ack)),
 		C.uint64_t(send.Addr), C.uint32_t(send.Length), C.uint32_t(send.LKey), C.uint64_t(sendID),
 		C.uint64_t(recv.Addr), C.uint32_t(recv.Length), C.uint32_t(recv.LKey), C.uint64_t(recvID))
 	if p == nil {
@@ -232,11 +348,20 @@ func newCPingPong(qp *ibv.QP, scq, rcq *ibv.CQ, send ibv.SGE, sendID uint64, rec
 
 func (c *cPingPong) free() { C.free(unsafe.Pointer(c.p)) }
 
-// run is iters rounds of the C loop, in one cgo call; sending carries the
-// Go loop's state in and out (a signaled send not yet completed); posts,
-// the initiator's (room for iters stamps, which C does not keep) or nil,
-// gets each round's stamp.
+// run is iters rounds of the busy-polled C loop, in one cgo call; sending
+// carries the Go loop's state in and out (a signaled send not yet
+// completed); posts, the initiator's (room for iters stamps, which C does
+// not keep) or nil, gets each round's stamp.
 func (c *cPingPong) run(iters int, initiator bool, posts *uint64, sending *bool) error {
+	return c.call("bench_c_spin_pingpong", iters, initiator, posts, sending, false)
+}
+
+// runEvents is run for the event-driven C loop (bench_c_event_pingpong).
+func (c *cPingPong) runEvents(iters int, initiator bool, posts *uint64, sending *bool) error {
+	return c.call("bench_c_event_pingpong", iters, initiator, posts, sending, true)
+}
+
+func (c *cPingPong) call(name string, iters int, initiator bool, posts *uint64, sending *bool, events bool) error {
 	c.p.sending = 0
 	if *sending {
 		c.p.sending = 1
@@ -245,18 +370,23 @@ func (c *cPingPong) run(iters int, initiator bool, posts *uint64, sending *bool)
 	if initiator {
 		init = 1
 	}
-	rc := C.bench_c_spin_pingpong(c.p, C.int64_t(iters), init, (*C.uint64_t)(unsafe.Pointer(posts)))
+	var rc C.int
+	if events {
+		rc = C.bench_c_event_pingpong(c.p, C.int64_t(iters), init, (*C.uint64_t)(unsafe.Pointer(posts)))
+	} else {
+		rc = C.bench_c_spin_pingpong(c.p, C.int64_t(iters), init, (*C.uint64_t)(unsafe.Pointer(posts)))
+	}
 	*sending = c.p.sending != 0
 	switch rc {
 	case C.bench_pp_ok:
 		return nil
 	case C.bench_pp_send_wc, C.bench_pp_recv_wc:
-		return fmt.Errorf("bench_c_spin_pingpong: completion %d: %s", c.p.wc.wr_id, ibv.WCStatusStr(ibv.WCStatus(c.p.wc.status)))
+		return fmt.Errorf("%s: completion %d: %s", name, c.p.wc.wr_id, ibv.WCStatusStr(ibv.WCStatus(c.p.wc.status)))
 	}
-	if err := int(c.p.err); err > 0 { // a post's errno
-		return fmt.Errorf("bench_c_spin_pingpong: %s: %w", cPingPongSteps[rc], syscall.Errno(err))
+	if err := int(c.p.err); err > 0 { // a post's errno, or errno
+		return fmt.Errorf("%s: %s: %w", name, cPingPongSteps[rc], syscall.Errno(err))
 	}
-	return fmt.Errorf("bench_c_spin_pingpong: %s returned %d", cPingPongSteps[rc], c.p.err)
+	return fmt.Errorf("%s: %s returned %d", name, cPingPongSteps[rc], c.p.err)
 }
 
 // What bench_c_spin_pingpong's results say failed.
@@ -265,6 +395,9 @@ var cPingPongSteps = map[C.int]string{
 	C.bench_pp_poll_send: "ibv_poll_cq (send CQ)",
 	C.bench_pp_poll_recv: "ibv_poll_cq (receive CQ)",
 	C.bench_pp_post_recv: "ibv_post_recv",
+	C.bench_pp_get_event: "ibv_get_cq_event",
+	C.bench_pp_notify:    "ibv_req_notify_cq",
+	C.bench_pp_fcntl:     "fcntl",
 }
 
 // lastLen is the byte length of the C loop's last receive.

@@ -32,7 +32,7 @@ func TestHarness(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.send("%s", formatEP(ep)))
 	require.NoError(t, n.connect(env.GIDIndex, remote))
-	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitPaired, waitNetpoll, waitPaired, waitSpin, waitPairedC, waitPairedGo} {
+	for i, wait := range []string{waitNetpoll, waitBlocking, waitSpin, waitPaired, waitNetpoll, waitPaired, waitSpin, waitPairedC, waitPairedGo, waitPairedBlocking, waitSpin, waitPairedNetpoll, waitBlocking, waitPairedNetpoll} {
 		size, iters, chunk := 1000+i, 20, 0
 		n.wait, err = parseWait(wait)
 		require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestCPingPongErrors(t *testing.T) {
 	defer n.close()
 	require.NoError(t, err)
 	send, recv := n.sendWork(8), n.recvWork()
-	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
+	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), n.cc.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
 	require.NoError(t, err)
 	defer c.free()
 	var stamp uint64

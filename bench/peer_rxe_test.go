@@ -172,8 +172,8 @@ func (n *node) send(w rdma.SendWork) error {
 // awaitRecv waits until a receive has completed (and re-posts it) and the
 // last send has too, as n.wait says. As ib_send_lat -e does, an event wait
 // takes the channel's next event first and then polls the CQ the event
-// names: through the netpoller (CompChannel.Wait, then CQ.Poll), or held
-// in C with the first poll in the same call (CompChannel.WaitBlockingPoll).
+// names, the first poll in the same cgo call as the wait: through the
+// netpoller (CompChannel.WaitPoll), or held in C (WaitBlockingPoll).
 // Each CQ is drained after each of its events, so every completion raises
 // one. Busy polling (waitSpin) is spinPingPong's.
 func (n *node) awaitRecv(recv rdma.RecvWork) error {
@@ -200,7 +200,8 @@ func (n *node) awaitRecv(recv rdma.RecvWork) error {
 // cycles.Now stamp, as ib_send_lat notes get_cycles) and then waits, the
 // other side waits and then sends; waiting is polling the send CQ until
 // the last send has completed, then the receive CQ until a receive has,
-// which is re-posted at once. Under TCG the calls and returns between
+// which is re-posted at once, each wait one CQ.PollSpin (its polls a loop
+// in C, as ib_send_lat's are). Under TCG the calls and returns between
 // seeing the receive and ringing the next send's doorbell cost far more
 // than their work (see docs/notes/2026-12-02-rxe-ring-path.md,
 // "Busy polling"), so none is left but those of rdma's own calls.
@@ -215,7 +216,7 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 			n.sending = true
 		}
 		for n.sending {
-			k, err := n.scq.Poll(wcs)
+			k, err := n.scq.PollSpin(wcs, spinLong)
 			if err != nil {
 				return err
 			}
@@ -227,7 +228,7 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 			}
 		}
 		for {
-			k, err := n.rcq.Poll(wcs)
+			k, err := n.rcq.PollSpin(wcs, spinLong)
 			if err != nil {
 				return err
 			}
@@ -252,6 +253,10 @@ func (n *node) spinPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, i
 	return nil
 }
 
+// spinLong is the spins of the busy-polled ping-pong's CQ.PollSpin: far
+// more than a round trip takes (it returns at the first completion).
+const spinLong = 1 << 40
+
 // handle takes completions: a receive sets *got and is re-posted, a send
 // clears n.sending.
 func (n *node) handle(wcs []ibv.WC, recv rdma.RecvWork, got *bool) error {
@@ -275,14 +280,10 @@ func (n *node) handle(wcs []ibv.WC, recv rdma.RecvWork, got *bool) error {
 // waitEvent waits for the channel's next event, as n.wait says, and
 // returns its CQ with the completions of the first poll in n.wcs[:k].
 func (n *node) waitEvent() (cq *rdma.CQ, k int, err error) {
-	if n.wait == waitBlocking {
+	if n.wait == waitBlocking || n.wait == waitPairedBlocking {
 		return n.cc.WaitBlockingPoll(context.Background(), n.wcs)
 	}
-	if cq, err = n.cc.Wait(context.Background()); err != nil {
-		return nil, 0, err
-	}
-	k, err = cq.Poll(n.wcs)
-	return cq, k, err
+	return n.cc.WaitPoll(context.Background(), n.wcs)
 }
 
 func formatEP(ep rdma.Endpoint) string {
@@ -357,12 +358,27 @@ func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int) er
 	case pairedWait(n.wait):
 		return n.pairedPingPong(send, recv, iters, chunk, false, nil)
 	}
-	for range iters {
+	return n.eventPingPong(send, recv, iters, false, nil)
+}
+
+// eventPingPong is iters rounds of the event-driven ping-pong: the
+// initiator stamps posts[i] and posts its send, then waits (awaitRecv);
+// the other side waits, then sends.
+func (n *node) eventPingPong(send rdma.SendWork, recv rdma.RecvWork, iters int, initiator bool, posts []uint64) error {
+	for i := range iters {
+		if initiator {
+			posts[i] = cycles.Now()
+			if err := n.send(send); err != nil {
+				return err
+			}
+		}
 		if err := n.awaitRecv(recv); err != nil {
 			return err
 		}
-		if err := n.send(send); err != nil {
-			return err
+		if !initiator {
+			if err := n.send(send); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -370,27 +386,33 @@ func (n *node) pong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int) er
 
 // The ways a node waits for its completions ("pong"'s last word).
 const (
-	waitNetpoll  = "netpoll"  // events: CompChannel.Wait, then CQ.Poll
+	waitNetpoll  = "netpoll"  // events: CompChannel.WaitPoll
 	waitBlocking = "blocking" // events: CompChannel.WaitBlockingPoll
-	waitSpin     = "spin"     // no events: CQ.Poll in a loop
+	waitSpin     = "spin"     // no events: CQ.PollSpin
 	waitPaired   = "paired"   // no events: chunks of waitSpin and of its C twin in turn
+	// Events, paired: chunks of waitBlocking (waitNetpoll) and of their C
+	// twin, ib_send_lat -e's loop, in turn.
+	waitPairedBlocking = "pairedblocking"
+	waitPairedNetpoll  = "pairednetpoll"
 	// The paired ping-pong's check (BenchmarkPairCheck): the same chunks
 	// and switches, each loop paired with itself.
 	waitPairedC  = "pairedc"  // the C twin in every chunk
 	waitPairedGo = "pairedgo" // waitSpin in every chunk
 )
 
-// pairedPingPong is iters rounds of the busy-polled ping-pong in chunks of
-// chunk rounds, spinPingPong's and its C twin's (cPingPong, through the
-// provider) in turn, spinPingPong's first (or, as n.wait says, one of them
-// in every chunk). Both ends switch at the same rounds, each by its own
-// count, and yield the processor (runtime.Gosched) at each switch: see
+// pairedPingPong is iters rounds of the ping-pong in chunks of chunk
+// rounds, the Go loop's and its C twin's (cPingPong, through the provider)
+// in turn, the Go loop's first (or, as n.wait says, one of them in every
+// chunk): busy-polled, spinPingPong's and cPingPong.run's; event-driven
+// (n.wait pairedblocking or pairednetpoll), eventPingPong's and
+// cPingPong.runEvents'. Both ends switch at the same rounds, each by its
+// own count, and yield the processor (runtime.Gosched) at each switch: see
 // pairChunkTime for why.
 func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters, chunk int, initiator bool, posts []uint64) error {
 	if chunk < 1 {
 		return fmt.Errorf("paired ping-pong: chunk of %d rounds", chunk)
 	}
-	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
+	c, err := newCPingPong(n.qp.Raw(), n.scq.Raw(), n.rcq.Raw(), n.cc.Raw(), send.SGEs[0], send.ID, recv.SGEs[0], recv.ID)
 	if err != nil {
 		return err
 	}
@@ -402,13 +424,20 @@ func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters, chu
 			stamps = posts[start : start+k]
 		}
 		runtime.Gosched()
-		if n.wait == waitPairedGo || n.wait != waitPairedC && (start/chunk)%2 == 0 {
+		goChunk := n.wait == waitPairedGo || n.wait != waitPairedC && (start/chunk)%2 == 0
+		var p *uint64
+		if initiator {
+			p = &stamps[0]
+		}
+		switch {
+		case goChunk && (n.wait == waitPairedBlocking || n.wait == waitPairedNetpoll):
+			err = n.eventPingPong(send, recv, k, initiator, stamps)
+		case goChunk:
 			err = n.spinPingPong(send, recv, k, initiator, stamps)
-		} else {
-			var p *uint64
-			if initiator {
-				p = &stamps[0]
-			}
+		case n.wait == waitPairedBlocking || n.wait == waitPairedNetpoll:
+			err = c.runEvents(k, initiator, p, &n.sending)
+			n.lastRecv = c.lastLen()
+		default:
 			err = c.run(k, initiator, p, &n.sending)
 			n.lastRecv = c.lastLen()
 		}
@@ -421,13 +450,25 @@ func (n *node) pairedPingPong(send rdma.SendWork, recv rdma.RecvWork, iters, chu
 
 // pairedWait reports whether wait is the paired ping-pong or its check.
 func pairedWait(wait string) bool {
-	return wait == waitPaired || wait == waitPairedC || wait == waitPairedGo
+	return wait == waitPaired || wait == waitPairedC || wait == waitPairedGo ||
+		wait == waitPairedBlocking || wait == waitPairedNetpoll
+}
+
+// calibrationWait is how the Go loop of a paired wait waits, alone.
+func calibrationWait(wait string) string {
+	switch wait {
+	case waitPairedBlocking:
+		return waitBlocking
+	case waitPairedNetpoll:
+		return waitNetpoll
+	}
+	return waitSpin
 }
 
 // parseWait checks that wait names a way of waiting and returns it.
 func parseWait(wait string) (string, error) {
 	switch wait {
-	case waitNetpoll, waitBlocking, waitSpin, waitPaired, waitPairedC, waitPairedGo:
+	case waitNetpoll, waitBlocking, waitSpin, waitPaired, waitPairedC, waitPairedGo, waitPairedBlocking, waitPairedNetpoll:
 		return wait, nil
 	}
 	return "", fmt.Errorf("unknown wait %q", wait)
