@@ -34,15 +34,19 @@ import (
 //
 // impl=go dials one warm-up connection first (warmup_us; cmtime makes one
 // too) and closes it, then reports the set-up time per connection (the wall
-// time of all n dials over n, at most connsDialers in flight) and the file
-// descriptors each holds, then, with a goroutine per
-// connection parked in CQ.Await (the netpoller), the OS threads of the
-// process, GOMAXPROCS, and the memory per connection (RSS and the Go heap
-// and stacks, each the growth from before the timed dials, over n); then the
-// aggregate 64-byte RDMA-write rate over all n, in rounds that alternate
-// with its C twin driving the same QPs (cwrites.go, one thread polling every
-// CQ in turn, as ib_write_bw -q n does): rate_ratio is the median of each Go
-// round's rate over the C round's after it. impl=cmtime reports cmtime's
+// time of all n dials over n, at most connsDialers in flight), the file
+// descriptors each holds and the OS threads once dialed, then, with a
+// goroutine per connection parked in CQ.Await (the netpoller), the OS
+// threads of the process, GOMAXPROCS, and the memory per connection (RSS
+// and the Go heap and stacks, each the growth from before the timed dials,
+// over n); then the aggregate 64-byte RDMA-write rate over all n, in rounds
+// of three, each driving the same QPs: a goroutine per connection woken by
+// its completions (Mpps), one goroutine polling every CQ in turn
+// (goPollRound, poll_Mpps) and their C twin, that loop in C (cwrites.go, as
+// ib_write_bw -q n drives its QPs from one thread, c_Mpps). rate_ratio and
+// poll_ratio are the medians of each Go round's rate over the C round's
+// after it; cpu_ns/write, poll_cpu_ns/write and c_cpu_ns/write the process's
+// CPU time (getrusage) per write of each. impl=cmtime reports cmtime's
 // "full connect" time per connection (avg/conn: the wall time from the
 // first rdma_create_id to the last connection established, over n).
 func BenchmarkConns(b *testing.B) {
@@ -52,8 +56,8 @@ func BenchmarkConns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Each rdma.Conn holds five file descriptors (see connsFDLimit); the
-	// guest's limit of 4096 stops a process at about 810 connections.
+	// Each rdma.Conn holds four file descriptors (see connsFDLimit); the
+	// guest's limit of 4096 stops a process a little over 1000 connections.
 	if err := raiseFDLimit(connsFDLimit); err != nil {
 		b.Fatal(err)
 	}
@@ -206,6 +210,7 @@ func benchConnsGo(b *testing.B, na, nb rxetest.Node, n int) error {
 	}
 	b.ReportMetric(float64(setup.Microseconds())/float64(n), "setup_us/conn")
 	b.ReportMetric(float64(procFDs()-fds0)/float64(n), "fds/conn")
+	b.ReportMetric(float64(procThreads()), "threads_dialed")
 
 	if err := <-mrDone; err != nil {
 		return err
@@ -230,7 +235,8 @@ func benchConnsGo(b *testing.B, na, nb rxetest.Node, n int) error {
 
 	batches := max(1, (connsWrites+n*connsBatch-1)/(n*connsBatch))
 	writes := float64(n * batches * connsBatch)
-	var goRates, cRates, ratios []float64
+	works := cs.writeWorks()
+	var goRates, pollRates, cRates, ratios, pollRatios, goCPU, pollCPU, cCPU []float64
 	for round := range connsRounds {
 		var measure func()
 		if round == 0 {
@@ -246,33 +252,54 @@ func benchConnsGo(b *testing.B, na, nb rxetest.Node, n int) error {
 				b.ReportMetric((float64(stack)-float64(stack0))/float64(n), "stack_B/conn")
 			}
 		}
-		el, err := cs.goWriteRound(batches, measure)
+		cpu0 := cpuTime()
+		el, err := cs.goWriteRound(works, batches, measure)
 		if err != nil {
 			return err
 		}
-		gr := writes / el.Seconds() / 1e6
+		cpu1 := cpuTime()
+		pel, err := cs.goPollRound(works, batches)
+		if err != nil {
+			return err
+		}
+		cpu2 := cpuTime()
 		cel, err := w.run(batches, connsInflight)
 		if err != nil {
 			return err
 		}
-		cr := writes / cel.Seconds() / 1e6
-		goRates, cRates, ratios = append(goRates, gr), append(cRates, cr), append(ratios, gr/cr)
+		cpu3 := cpuTime()
+		gr, pr, cr := writes/el.Seconds()/1e6, writes/pel.Seconds()/1e6, writes/cel.Seconds()/1e6
+		goRates, pollRates, cRates = append(goRates, gr), append(pollRates, pr), append(cRates, cr)
+		ratios, pollRatios = append(ratios, gr/cr), append(pollRatios, pr/cr)
+		goCPU = append(goCPU, float64(cpu1-cpu0)/writes)
+		pollCPU = append(pollCPU, float64(cpu2-cpu1)/writes)
+		cCPU = append(cCPU, float64(cpu3-cpu2)/writes)
 	}
 	b.ReportMetric(median(goRates), "Mpps")
+	b.ReportMetric(median(pollRates), "poll_Mpps")
 	b.ReportMetric(median(cRates), "c_Mpps")
 	b.ReportMetric(median(ratios), "rate_ratio")
+	b.ReportMetric(median(pollRatios), "poll_ratio")
+	b.ReportMetric(median(goCPU), "cpu_ns/write")
+	b.ReportMetric(median(pollCPU), "poll_cpu_ns/write")
+	b.ReportMetric(median(cCPU), "c_cpu_ns/write")
 	return nil
 }
 
-// goWriteRound is one round of the Go write rate: a goroutine per
-// connection parks in CQ.Await; once all are parked, measure (if not nil)
-// runs, then one batch is posted on every connection, and each goroutine,
-// woken by its completions, keeps at most connsInflight batches
-// outstanding until batches have completed. Returns the time from the
-// first post to the last completion.
-func (cs *connSet) goWriteRound(batches int, measure func()) (time.Duration, error) {
-	n := len(cs.conns)
-	works := make([][]rdma.SendWork, n)
+// cpuTime is the CPU time the process has used, user and system, in ns
+// (getrusage).
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// writeWorks is each connection's batch of writes: connsBatch RDMA writes
+// of connsSize bytes into the peer's memory, the last signaled.
+func (cs *connSet) writeWorks() [][]rdma.SendWork {
+	works := make([][]rdma.SendWork, len(cs.conns))
 	for i := range works {
 		sg, _ := cs.mrs[i].SGE(0, connsSize)
 		ws := make([]rdma.SendWork, connsBatch)
@@ -283,6 +310,67 @@ func (cs *connSet) goWriteRound(batches int, measure func()) (time.Duration, err
 		ws[connsBatch-1].Flags = ibv.SendFlagsSignaled
 		works[i] = ws
 	}
+	return works
+}
+
+// goPollRound is the C twin's loop in Go (cwrites.go): one goroutine
+// posts connsInflight batches on every connection, then polls each
+// connection's CQ in turn (CQ.Poll), posting the next batch as one
+// completes, until batches have completed on every connection. Against
+// the twin it is the cost of rdma's calls per write on the same loop,
+// without the goroutine per connection and its events. Returns the time
+// from the first post to the last completion.
+func (cs *connSet) goPollRound(works [][]rdma.SendWork, batches int) (time.Duration, error) {
+	n := len(cs.conns)
+	posted, done := make([]int, n), make([]int, n)
+	var wcs [4]ibv.WC
+	start := time.Now()
+	post := func(i int) error {
+		for posted[i] < batches && posted[i]-done[i] < connsInflight {
+			if err := cs.conns[i].QP.PostSend(works[i]...); err != nil {
+				return fmt.Errorf("connection %d: %w", i, err)
+			}
+			posted[i]++
+		}
+		return nil
+	}
+	for i := range n {
+		if err := post(i); err != nil {
+			return 0, err
+		}
+	}
+	for left := n * batches; left > 0; {
+		for i, c := range cs.conns {
+			if done[i] == posted[i] {
+				continue
+			}
+			k, err := c.CQ.Poll(wcs[:])
+			if err != nil {
+				return 0, fmt.Errorf("connection %d: %w", i, err)
+			}
+			for _, wc := range wcs[:k] {
+				if wc.Status != ibv.WCStatusSuccess {
+					return 0, fmt.Errorf("connection %d: write: %s", i, ibv.WCStatusStr(wc.Status))
+				}
+			}
+			done[i] += k
+			left -= k
+			if err := post(i); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return time.Since(start), nil
+}
+
+// goWriteRound is one round of the Go write rate: a goroutine per
+// connection parks in CQ.Await; once all are parked, measure (if not nil)
+// runs, then one batch of works is posted on every connection, and each goroutine,
+// woken by its completions, keeps at most connsInflight batches
+// outstanding until batches have completed. Returns the time from the
+// first post to the last completion.
+func (cs *connSet) goWriteRound(works [][]rdma.SendWork, batches int, measure func()) (time.Duration, error) {
+	n := len(cs.conns)
 	var parked atomic.Int64
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -339,8 +427,8 @@ func (cs *connSet) goWriteRound(batches int, measure func()) (time.Duration, err
 	return el, nil
 }
 
-// close deregisters the sources and closes the connections, a few at a
-// time (each Close waits for its disconnect to complete).
+// close deregisters the sources and closes the connections, connsDialers
+// at a time (each Close waits for its disconnect to complete).
 func (cs *connSet) close() {
 	for _, m := range cs.mrs {
 		if m != nil {
@@ -354,7 +442,9 @@ func (cs *connSet) close() {
 }
 
 func closeConns(conns []*rdma.Conn) {
-	sem := make(chan struct{}, 64)
+	// No more at once than the dials: each Close's C calls block a thread,
+	// which the runtime keeps (see docs/benchmarks.md, OS threads).
+	sem := make(chan struct{}, connsDialers)
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		if c == nil {
@@ -370,10 +460,11 @@ func closeConns(conns []*rdma.Conn) {
 }
 
 // connsFDLimit is the limit on open files BenchmarkConns sets for itself
-// and its peer: an rdma.Conn holds five (its rdmacm event channel and
-// completion channel, each with the duplicate the netpoller waits on, and
-// its own duplicate of the device's async-event fd), and the guest's
-// default hard limit, 4096, stops a process at about 810 connections.
+// and its peer: an rdma.Conn holds four (its rdmacm event channel and
+// completion channel, each with the duplicate the netpoller waits on; the
+// device's async-event fd is duplicated once for all connections), and
+// the guest's default hard limit, 4096, stops a process a little over 1000
+// connections (five each, before the device was shared: about 810).
 const connsFDLimit = 1 << 16
 
 // raiseFDLimit raises this process's limit on open files (soft and hard:
