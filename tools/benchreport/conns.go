@@ -58,8 +58,15 @@ func reportConns(r *results) (string, error) {
 		threads, tTarget, tMet := "—", "—", "—"
 		if th, ok := r.get("Conns", "go", p, "threads"); ok {
 			threads = count(th)
+			var at []string
 			if before, ok := r.get("Conns", "go", p, "threads_before"); ok {
-				threads += fmt.Sprintf(" (%s before dialing)", count(before))
+				at = append(at, count(before)+" before dialing")
+			}
+			if dialed, ok := r.get("Conns", "go", p, "threads_dialed"); ok {
+				at = append(at, count(dialed)+" once dialed")
+			}
+			if len(at) > 0 {
+				threads += " (" + strings.Join(at, ", ") + ")"
 			}
 			if gm, ok := r.get("Conns", "go", p, "gomaxprocs"); ok {
 				tTarget, tMet = fmt.Sprintf("≤ %s", count(gm+threadsOver)), yesNo(th <= gm+threadsOver)
@@ -79,8 +86,8 @@ func reportConns(r *results) (string, error) {
 			threads, tTarget, tMet, mem("rss_KiB/conn", "KiB"), mem("heap_B/conn", "B"), mem("stack_B/conn", "B"), fds)
 	}
 	fmt.Fprintln(&b)
-	fmt.Fprintf(&b, "| connections | 64 B RDMA-write rate, goroutine per connection (Mpps) | C twin, one thread, same QPs (Mpps) | ratio, paired rounds | ratio by run |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| connections | 64 B RDMA-write rate, goroutine per connection (Mpps) | one goroutine polling every CQ (Mpps) | C twin, one thread, same QPs (Mpps) | ratio, goroutine per connection | ratio by run | ratio, one goroutine polling | ratio by run | CPU per write (µs): goroutine per connection, polling, C twin |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, n := range ns {
 		p := "n=" + strconv.Itoa(n)
 		g, ok1 := r.get("Conns", "go", p, "Mpps")
@@ -88,15 +95,33 @@ func reportConns(r *results) (string, error) {
 		if !ok1 || !ok2 {
 			continue
 		}
-		k := key{"Conns", "go", p, "rate_ratio"}
-		ratio, byRun := "—", "—"
-		if v, ok := r.median[k]; ok {
-			ratio = fmt.Sprintf("%.3f", v)
+		ratio := func(unit string) (string, string) {
+			k := key{"Conns", "go", p, unit}
+			v, ok := r.median[k]
+			if !ok {
+				return "—", "—"
+			}
+			byRun := "—"
+			if runs := r.runs[k]; len(runs) > 1 {
+				byRun = fmt.Sprintf("%.2f–%.2f", slices.Min(runs), slices.Max(runs))
+			}
+			return fmt.Sprintf("%.3f", v), byRun
 		}
-		if runs := r.runs[k]; len(runs) > 1 {
-			byRun = fmt.Sprintf("%.2f–%.2f", slices.Min(runs), slices.Max(runs))
+		rate, rateByRun := ratio("rate_ratio")
+		poll, pollByRun := ratio("poll_ratio")
+		pollV := "—"
+		if v, ok := r.get("Conns", "go", p, "poll_Mpps"); ok {
+			pollV = num(v)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", n, num(g), num(c), ratio, byRun)
+		var cpu []string
+		for _, unit := range []string{"cpu_ns/write", "poll_cpu_ns/write", "c_cpu_ns/write"} {
+			if v, ok := r.get("Conns", "go", p, unit); ok {
+				cpu = append(cpu, num(v/1e3))
+			} else {
+				cpu = append(cpu, "—")
+			}
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, num(g), pollV, num(c), rate, rateByRun, poll, pollByRun, strings.Join(cpu, ", "))
 	}
 	fmt.Fprintln(&b)
 	var warm []string

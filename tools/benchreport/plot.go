@@ -12,12 +12,12 @@ import (
 )
 
 // plotLatency draws send latency (t_typical, the median) by message size,
-// goverbs and ib_send_lat, each way of waiting, on a log scale (a
+// goverbs, its C twins and ib_send_lat, each way of waiting, on a log scale (a
 // busy-polled round trip is an order of magnitude shorter than one that
 // waits for events).
 func plotLatency(r *results, path string) error {
 	var sizes []int
-	for _, impl := range []string{"gopoll", "go", "goblocking"} {
+	for _, impl := range []string{"pairpoll", "pairblocking", "pairnetpoll"} {
 		sizes = append(sizes, paramsOf(r, "SendLat", impl, "size", "t_typical_us")...)
 	}
 	slices.Sort(sizes)
@@ -34,13 +34,15 @@ func plotLatency(r *results, path string) error {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{}
 	var lines []any
-	for _, impl := range []struct{ name, label string }{
-		{"gopoll", "goverbs, busy poll (CQ.Poll)"}, {"perftestpoll", "ib_send_lat"},
-		{"go", "goverbs, CompChannel.Wait"}, {"goblocking", "goverbs, CompChannel.WaitBlockingPoll"}, {"perftest", "ib_send_lat -e"},
+	for _, impl := range []struct{ name, unit, label string }{
+		{"pairpoll", "t_typical_us", "goverbs, busy poll (CQ.PollSpin)"}, {"pairpoll", "c_t_typical_us", "its C twin"},
+		{"perftestpoll", "t_typical_us", "ib_send_lat"},
+		{"pairblocking", "t_typical_us", "goverbs, CompChannel.WaitBlockingPoll"}, {"pairnetpoll", "t_typical_us", "goverbs, CompChannel.WaitPoll"},
+		{"pairblocking", "c_t_typical_us", "their C twin"}, {"perftest", "t_typical_us", "ib_send_lat -e"},
 	} {
 		var pts plotter.XYs
 		for _, s := range sizes {
-			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), "t_typical_us"); ok {
+			if v, ok := r.get("SendLat", impl.name, "size="+strconv.Itoa(s), impl.unit); ok {
 				pts = append(pts, plotter.XY{X: float64(s), Y: v})
 			}
 		}
