@@ -30,9 +30,15 @@ type CompChannel struct {
 	// fdBlocking: the fd is in blocking mode, for WaitBlocking's waker
 	// (see setFDBlocking); under the waiter's lock.
 	fdBlocking bool
-	// tryEvent's argument and results, under the waiter's lock: where to
-	// poll the event's CQ (WaitPoll), the CQ and the poll's count.
+	// tryEvent's argument and results, under the waiter's lock: how many
+	// completions to poll after the event (WaitPoll), the CQ and the
+	// poll's count. The poll goes to wcs, C memory of the channel's
+	// (grown to the largest count asked), and WaitPoll copies it to the
+	// caller's array: holding the caller's slice here, in the heap, would
+	// make every caller's array escape to the heap.
+	nPoll  int
 	wcs    []ibv.WC
+	wcsMem unsafe.Pointer
 	got    *CQ
 	polled int
 	// tryFn is tryEvent bound once (a method value made per Wait would
@@ -113,18 +119,26 @@ func (c *CompChannel) wait(ctx context.Context, op string, wcs []ibv.WC) (*CQ, i
 	if err := c.setFDBlocking(op, false); err != nil {
 		return nil, 0, err
 	}
-	c.wcs = wcs
+	if len(wcs) > len(c.wcs) {
+		if c.wcsMem != nil {
+			cFree(c.wcsMem)
+		}
+		c.wcsMem = cAlloc(uintptr(len(wcs)) * unsafe.Sizeof(ibv.WC{}))
+		c.wcs = unsafe.Slice((*ibv.WC)(c.wcsMem), len(wcs))
+	}
+	c.nPoll = len(wcs)
 	err := c.w.waitLocked(ctx, c.tryFn)
 	got, n := c.got, c.polled
-	c.wcs, c.got, c.polled = nil, nil, 0
+	c.nPoll, c.got, c.polled = 0, nil, 0
 	if got == nil {
 		n = 0
 	}
+	copy(wcs, c.wcs[:n])
 	return got, n, named(op, err)
 }
 
 // tryEvent is Wait's step once the fd may be readable (under the waiter's
-// lock): take one event, re-arm its CQ, poll it into c.wcs (if any) and
+// lock): take one event, re-arm its CQ, poll it into c.wcs[:c.nPoll] and
 // acknowledge the event, all in one C call (takeCQEvent), and leave the
 // CQ in c.got and the poll's count in c.polled. The C side works in C
 // memory (c.out), so nothing escapes.
@@ -141,7 +155,7 @@ func (c *CompChannel) tryEvent() error {
 	}
 	defer c.done()
 	for {
-		step, errno, rawCQ, polled := takeCQEvent(c.out, c.ch, c.wcs)
+		step, errno, rawCQ, polled := takeCQEvent(c.out, c.ch, c.wcs[:c.nPoll])
 		raw := (*ibv.CQ)(rawCQ)
 		switch step {
 		case takeGetEvent:
@@ -159,6 +173,15 @@ func (c *CompChannel) tryEvent() error {
 			return opErr("rdma.CompChannel.Wait", errForeignEvent)
 		}
 		if step == takeNotify {
+			// The re-arm of a CQ whose Close has begun fails (its kernel
+			// object goes before ibv_destroy_cq waits for the ack): the
+			// wait then fails with ErrClosed, as when Go re-armed the CQ
+			// under its use.
+			cq, _ := c.eventCQ("rdma.CompChannel.Wait", raw)
+			if cq == nil || cq.tryUse("rdma.CompChannel.Wait") != nil {
+				return opErr("rdma.CompChannel.Wait", ErrClosed)
+			}
+			cq.done()
 			return cerr.ZeroOrErrno("ibv_req_notify_cq", errno)
 		}
 		cq, err := c.eventCQ("rdma.CompChannel.Wait", raw)
@@ -223,6 +246,10 @@ func (c *CompChannel) Close() error {
 		}
 		c.freeBlocker()
 		cFree(unsafe.Pointer(c.out))
+		if c.wcsMem != nil {
+			cFree(c.wcsMem)
+			c.wcs, c.wcsMem = nil, nil
+		}
 		c.dev.disown("CompChannel")
 		return nil
 	})
