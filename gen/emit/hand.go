@@ -62,6 +62,21 @@ var Excluded = map[string]string{
 	"mlx4dv_set_ctrl_seg":   wqeHelper,
 	"mlx4dv_set_dgram_seg":  wqeHelper,
 	"mlx4dv_set_data_seg":   wqeHelper,
+	// mlx5dv.h's, and the accessors behind its DEVX_SET/DEVX_GET macros.
+	"mlx5dv_get_cqe_owner":  wqeHelper,
+	"mlx5dv_set_cqe_owner":  wqeHelper,
+	"mlx5dv_get_cqe_se":     wqeHelper,
+	"mlx5dv_get_cqe_format": wqeHelper,
+	"mlx5dv_get_cqe_opcode": wqeHelper,
+	"mlx5dv_set_ctrl_seg":   wqeHelper,
+	"mlx5dv_set_dgram_seg":  wqeHelper,
+	"mlx5dv_set_data_seg":   wqeHelper,
+	"mlx5dv_set_eth_seg":    wqeHelper,
+	"mlx5dv_ts_to_ns":       wqeHelper,
+	"_devx_set":             wqeHelper,
+	"_devx_get":             wqeHelper,
+	"_devx_set64":           wqeHelper,
+	"_devx_get64":           wqeHelper,
 }
 
 // wqeHelper is the reason of the direct verbs' inline WQE builders.
