@@ -12,23 +12,23 @@ package mlx5dv
 // Spec functions without an exported binding, and why:
 //
 //   - __mlx5dv_create_flow: implementation of its public inline (the header's inline adds the size of the caller's structure); bound only through its public inline
-//   - _devx_get: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_get64: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_set: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_set64: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - _devx_get: bound by hand in mlx5dv/devx.go
+//   - _devx_get64: bound by hand in mlx5dv/devx.go
+//   - _devx_set: bound by hand in mlx5dv/devx.go
+//   - _devx_set64: bound by hand in mlx5dv/devx.go
 //   - _mlx5dv_get_export_sizes: implementation of its public inline (the header's inline adds the size of the caller's structure); bound only through its public inline
 //   - _mlx5dv_mkey_check: implementation of its public inline (the header's inline adds the size of the caller's structure); bound only through its public inline
 //   - _mlx5dv_query_port: implementation of its public inline (the header's inline adds the size of the caller's structure); bound only through its public inline
-//   - mlx5dv_get_cqe_format: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_opcode: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_se: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_ctrl_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_data_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_dgram_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_eth_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_ts_to_ns: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - mlx5dv_get_cqe_format: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_opcode: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_owner: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_se: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_cqe_owner: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_ctrl_seg: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_data_seg: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_dgram_seg: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_eth_seg: bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_ts_to_ns: bound by hand in mlx5dv/wqe.go
 //
 // Declarations not generated, and why:
 //
@@ -46,23 +46,23 @@ package mlx5dv
 //   - DEVX_UN_SZ_BYTES: function-like macro
 //   - DEVX_UN_SZ_DW: function-like macro
 //   - MLX5DV_ALWAYS_INLINE: macro is not an integer constant
-//   - _devx_get: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_get64: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_set: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - _devx_set64: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - _devx_get: static inline bound by hand in mlx5dv/devx.go
+//   - _devx_get64: static inline bound by hand in mlx5dv/devx.go
+//   - _devx_set: static inline bound by hand in mlx5dv/devx.go
+//   - _devx_set64: static inline bound by hand in mlx5dv/devx.go
 //   - mlx5dv_create_flow: declared by rdma-core 33 but not by the newest input
 //   - mlx5dv_create_flow: declared by rdma-core 44 but not by the newest input
 //   - mlx5dv_create_flow: declared by rdma-core 56 but not by the newest input
-//   - mlx5dv_get_cqe_format: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_opcode: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_get_cqe_se: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_ctrl_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_data_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_dgram_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_set_eth_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx5dv_ts_to_ns: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - mlx5dv_get_cqe_format: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_opcode: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_owner: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_get_cqe_se: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_cqe_owner: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_ctrl_seg: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_data_seg: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_dgram_seg: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_set_eth_seg: static inline bound by hand in mlx5dv/wqe.go
+//   - mlx5dv_ts_to_ns: static inline bound by hand in mlx5dv/wqe.go
 //
 // Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 38, enum or flag type 10, int 8, result 12, slice 10, uint8 1.
 //
