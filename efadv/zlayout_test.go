@@ -24,11 +24,11 @@ func layoutTable() *layouttest.Table {
 		Package: "efadv",
 	}
 	{
-		var v DeviceAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_device_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -95,16 +95,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AHAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AHAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_ah_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -129,16 +129,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SQDepthAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SQDepthAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_sq_depth_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -177,16 +177,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RQDepthAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RQDepthAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_rq_depth_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -204,16 +204,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -265,7 +265,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -8,
 				"44": -8,
@@ -274,11 +274,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v WQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_wq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -338,16 +338,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_qp",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -365,16 +365,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -441,7 +441,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"44": -40,
 				"56": -40,
@@ -449,11 +449,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v CQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -492,16 +492,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -526,16 +526,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{"44": -8},
 		})
 	}
 	{
-		var v MemoryLocation
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MemoryLocation]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_memory_location",
 			Fields: []layouttest.Field{{
 				C:          "ptr",
@@ -588,16 +588,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_comp_cntr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -636,16 +636,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MRAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MRAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_mr_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -684,7 +684,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

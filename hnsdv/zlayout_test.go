@@ -24,11 +24,11 @@ func layoutTable() *layouttest.Table {
 		Package: "hnsdv",
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct hnsdv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -60,16 +60,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct hnsdv_context",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -101,7 +101,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -24,50 +24,50 @@ func layoutTable() *layouttest.Table {
 		Package: "ibv",
 	}
 	{
-		var v PthreadMutex
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PthreadMutex]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "pthread_mutex_t",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PthreadCond
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PthreadCond]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "pthread_cond_t",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Timespec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Timespec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct timespec",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPKeymatAesGcm
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPKeymatAesGcm]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_keymat_aes_gcm",
 			Fields: []layouttest.Field{{
 				C:          "iv",
@@ -113,16 +113,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPReplayBmp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPReplayBmp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_replay_bmp",
 			Fields: []layouttest.Field{{
 				C:          "size",
@@ -133,16 +133,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPEncap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPEncap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_encap",
 			Fields: []layouttest.Field{{
 				C:          "val_ptr",
@@ -188,16 +188,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp",
 			Fields: []layouttest.Field{{
 				C:          "spi",
@@ -236,16 +236,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsQueryPortRespEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQueryPortRespEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_query_port_resp_ex",
 			Fields: []layouttest.Field{{
 				C:          "legacy_resp",
@@ -280,16 +280,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsQPCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQPCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_qp_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_send_wr",
@@ -328,16 +328,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsGIDEntry
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsGIDEntry]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_gid_entry",
 			Fields: []layouttest.Field{{
 				C:          "gid",
@@ -376,16 +376,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsBufferDesc
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsBufferDesc]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_buffer_desc",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -431,16 +431,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GID
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GID]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "union ibv_gid",
 			Fields: []layouttest.Field{{
 				C:          "raw",
@@ -472,16 +472,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GIDEntry
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GIDEntry]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_gid_entry",
 			Fields: []layouttest.Field{{
 				C:          "gid",
@@ -520,16 +520,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AllocDMAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AllocDMAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_alloc_dm_attr",
 			Fields: []layouttest.Field{{
 				C:          "length",
@@ -554,16 +554,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DM
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DM]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dm",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -602,16 +602,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DeviceAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device_attr",
 			Fields: []layouttest.Field{{
 				C:          "fw_ver",
@@ -895,16 +895,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QueryDeviceExInput
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QueryDeviceExInput]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_query_device_ex_input",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -915,16 +915,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ODPCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ODPCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_odp_caps",
 			Fields: []layouttest.Field{{
 				C:          "general_caps",
@@ -963,16 +963,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TSOCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TSOCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tso_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_tso",
@@ -990,16 +990,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RSSCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RSSCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rss_caps",
 			Fields: []layouttest.Field{{
 				C:          "supported_qpts",
@@ -1038,16 +1038,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PacketPacingCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PacketPacingCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_packet_pacing_caps",
 			Fields: []layouttest.Field{{
 				C:          "qp_rate_limit_min",
@@ -1072,16 +1072,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TMCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TMCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tm_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_rndv_hdr_size",
@@ -1120,16 +1120,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQModerationCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQModerationCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_moderation_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_cq_count",
@@ -1147,16 +1147,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PCIAtomicCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PCIAtomicCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_pci_atomic_caps",
 			Fields: []layouttest.Field{{
 				C:          "fetch_add",
@@ -1181,16 +1181,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DeviceAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "orig_attr",
@@ -1313,16 +1313,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PortAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PortAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_port_attr",
 			Fields: []layouttest.Field{{
 				C:          "state",
@@ -1487,7 +1487,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -4,
 				"44": -4,
@@ -1495,11 +1495,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v AsyncEvent
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AsyncEvent]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_async_event",
 			Fields: []layouttest.Field{{
 				C:          "element",
@@ -1552,16 +1552,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -1656,16 +1656,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WC
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WC]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wc",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -1767,16 +1767,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MWBindInfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MWBindInfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw_bind_info",
 			Fields: []layouttest.Field{{
 				C:          "mr",
@@ -1808,16 +1808,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mr",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -1870,16 +1870,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DMAH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DMAH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dmah",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -1890,16 +1890,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_pd",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -1917,16 +1917,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TDInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TDInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_td_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1937,16 +1937,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_td",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -1957,16 +1957,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v XRCDInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[XRCDInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_xrcd_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1991,16 +1991,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v XRCD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[XRCD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_xrcd",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -2011,16 +2011,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MRInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MRInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "length",
@@ -2087,16 +2087,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MW
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MW]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -2135,16 +2135,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GlobalRoute
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GlobalRoute]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_global_route",
 			Fields: []layouttest.Field{{
 				C:          "dgid",
@@ -2183,16 +2183,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GRH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GRH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_grh",
 			Fields: []layouttest.Field{{
 				C:          "version_tclass_flow",
@@ -2238,16 +2238,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AHAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AHAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ah_attr",
 			Fields: []layouttest.Field{{
 				C:          "grh",
@@ -2300,16 +2300,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_attr",
 			Fields: []layouttest.Field{{
 				C:          "max_wr",
@@ -2334,16 +2334,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "srq_context",
@@ -2361,16 +2361,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TMCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TMCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tm_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_num_tags",
@@ -2388,16 +2388,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "srq_context",
@@ -2457,16 +2457,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "wq_context",
@@ -2526,16 +2526,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq_attr",
 			Fields: []layouttest.Field{{
 				C:          "attr_mask",
@@ -2574,16 +2574,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQIndTable
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQIndTable]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rwq_ind_table",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -2615,16 +2615,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQIndTableInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQIndTableInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rwq_ind_table_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "log_ind_tbl_size",
@@ -2649,16 +2649,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_send_wr",
@@ -2697,16 +2697,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "qp_context",
@@ -2759,16 +2759,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RxHashConf
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RxHashConf]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rx_hash_conf",
 			Fields: []layouttest.Field{{
 				C:          "rx_hash_function",
@@ -2800,16 +2800,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "qp_context",
@@ -2925,16 +2925,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPOpenAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPOpenAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_open_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -2973,16 +2973,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_attr",
 			Fields: []layouttest.Field{{
 				C:          "qp_state",
@@ -3168,16 +3168,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPRateLimitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPRateLimitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_rate_limit_attr",
 			Fields: []layouttest.Field{{
 				C:          "rate_limit",
@@ -3209,16 +3209,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DataBuf
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DataBuf]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_data_buf",
 			Fields: []layouttest.Field{{
 				C:          "addr",
@@ -3236,16 +3236,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SGE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SGE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_sge",
 			Fields: []layouttest.Field{{
 				C:          "addr",
@@ -3270,16 +3270,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FDArr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FDArr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_fd_arr",
 			Fields: []layouttest.Field{{
 				C:          "arr",
@@ -3297,16 +3297,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SendWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SendWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_send_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -3534,16 +3534,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ah",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -3568,16 +3568,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RecvWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RecvWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_recv_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -3609,16 +3609,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v OpsWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[OpsWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ops_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -3713,16 +3713,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MWBind
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MWBind]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw_bind",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -3747,16 +3747,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -3809,16 +3809,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -3913,16 +3913,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -3989,16 +3989,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_ex",
 			Fields: []layouttest.Field{{
 				C:          "qp_base",
@@ -4184,7 +4184,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -16,
 				"44": -8,
@@ -4192,11 +4192,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v ECE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ECE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ece",
 			Fields: []layouttest.Field{{
 				C:          "vendor_id",
@@ -4221,16 +4221,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompChannel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompChannel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_channel",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -4255,16 +4255,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PollCQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PollCQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_poll_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -4275,16 +4275,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WCTMInfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WCTMInfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wc_tm_info",
 			Fields: []layouttest.Field{{
 				C:          "tag",
@@ -4302,16 +4302,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_ex",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -4525,16 +4525,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ModerateCQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ModerateCQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_moderate_cq",
 			Fields: []layouttest.Field{{
 				C:          "cq_count",
@@ -4552,16 +4552,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ModifyCQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ModifyCQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_modify_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "attr_mask",
@@ -4579,16 +4579,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowEthFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowEthFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_eth_filter",
 			Fields: []layouttest.Field{{
 				C:          "dst_mac",
@@ -4620,16 +4620,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecEth
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecEth]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_eth",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4661,16 +4661,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV4Filter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV4Filter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv4_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
@@ -4688,16 +4688,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV4
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV4]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv4",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4729,16 +4729,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV4ExtFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV4ExtFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv4_ext_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
@@ -4784,16 +4784,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV4Ext
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV4Ext]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv4_ext",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4825,16 +4825,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV6Filter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV6Filter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv6_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
@@ -4880,16 +4880,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV6
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV6]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv6",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4921,16 +4921,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowESPFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowESPFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_esp_filter",
 			Fields: []layouttest.Field{{
 				C:          "spi",
@@ -4948,16 +4948,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecESP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecESP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_esp",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4989,16 +4989,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowTCPUDPFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowTCPUDPFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_tcp_udp_filter",
 			Fields: []layouttest.Field{{
 				C:          "dst_port",
@@ -5016,16 +5016,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecTCPUDP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecTCPUDP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_tcp_udp",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5057,16 +5057,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowGREFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowGREFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_gre_filter",
 			Fields: []layouttest.Field{{
 				C:          "c_ks_res0_ver",
@@ -5091,16 +5091,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecGRE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecGRE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_gre",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5132,16 +5132,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowMPLSFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowMPLSFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_mpls_filter",
 			Fields: []layouttest.Field{{
 				C:          "label",
@@ -5152,16 +5152,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecMPLS
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecMPLS]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_mpls",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5193,16 +5193,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowTunnelFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowTunnelFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_tunnel_filter",
 			Fields: []layouttest.Field{{
 				C:          "tunnel_id",
@@ -5213,16 +5213,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecTunnel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecTunnel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_tunnel",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5254,16 +5254,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionTag
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionTag]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_tag",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5288,16 +5288,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionDrop
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionDrop]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_drop",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5315,16 +5315,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionHandle
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionHandle]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_handle",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5349,16 +5349,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecCounterAction
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecCounterAction]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_counter_action",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -5383,16 +5383,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec",
 			Fields: []layouttest.Field{{
 				C:          "hdr",
@@ -5508,16 +5508,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -5570,16 +5570,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Flow
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Flow]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -5604,16 +5604,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowAction
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowAction]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_action",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -5624,16 +5624,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_action_esp_attr",
 			Fields: []layouttest.Field{{
 				C:          "esp_attr",
@@ -5707,16 +5707,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v IBVDeviceOps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[IBVDeviceOps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct _ibv_device_ops",
 			Fields: []layouttest.Field{{
 				C:          "_dummy1",
@@ -5734,16 +5734,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Device
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Device]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device",
 			Fields: []layouttest.Field{{
 				C:          "_ops",
@@ -5796,16 +5796,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ContextOps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ContextOps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_context_ops",
 			Fields: []layouttest.Field{{
 				C:          "_compat_query_device",
@@ -6033,16 +6033,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_context",
 			Fields: []layouttest.Field{{
 				C:          "device",
@@ -6095,16 +6095,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "cqe",
@@ -6164,16 +6164,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_value",
@@ -6198,16 +6198,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -6225,16 +6225,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -6259,16 +6259,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPAttachCompCntrAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPAttachCompCntrAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_attach_comp_cntr_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -6286,16 +6286,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ParentDomainInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ParentDomainInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_parent_domain_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "pd",
@@ -6341,16 +6341,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DMAHInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DMAHInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dmah_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -6382,16 +6382,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CountersInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CountersInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counters_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -6402,16 +6402,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Counters
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Counters]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counters",
 			Fields: []layouttest.Field{{
 				C:          "context",
@@ -6422,16 +6422,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CounterAttachAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CounterAttachAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counter_attach_attr",
 			Fields: []layouttest.Field{{
 				C:          "counter_desc",
@@ -6456,16 +6456,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ValuesEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ValuesEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_values_ex",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -6483,16 +6483,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v VerbsContext
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[VerbsContext]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct verbs_context",
 			Fields: []layouttest.Field{{
 				C:          "free_buf",
@@ -6989,7 +6989,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff: nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -48,
 				"44": -48,
@@ -6998,15 +6998,15 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v UverbsQueryPortResp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQueryPortResp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct ib_uverbs_query_port_resp",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -24,11 +24,11 @@ func layoutTable() *layouttest.Table {
 		Package: "manadv",
 	}
 	{
-		var v CtxAllocators
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CtxAllocators]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_ctx_allocators",
 			Fields: []layouttest.Field{{
 				C:          "alloc",
@@ -53,16 +53,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_qp",
 			Fields: []layouttest.Field{{
 				C:          "sq_buf",
@@ -108,16 +108,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_cq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -142,16 +142,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_rwq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -190,16 +190,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_pd",
 			Fields: []layouttest.Field{{
 				C:          "pdn",
@@ -210,16 +210,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Obj
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Obj]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_obj",
 			Fields: []layouttest.Field{{
 				C:          "qp",
@@ -307,7 +307,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"44": -16,
 				"56": -16,

@@ -24,11 +24,11 @@ func layoutTable() *layouttest.Table {
 		Package: "mlx4dv",
 	}
 	{
-		var v ErrCQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ErrCQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_err_cqe",
 			Fields: []layouttest.Field{{
 				C:          "vlan_my_qpn",
@@ -81,16 +81,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_cqe",
 			Fields: []layouttest.Field{{
 				C:          "vlan_my_qpn",
@@ -192,16 +192,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_qp",
 			Fields: []layouttest.Field{{
 				C:          "rdb",
@@ -317,16 +317,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_cq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -407,16 +407,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_srq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -476,16 +476,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_rwq",
 			Fields: []layouttest.Field{{
 				C:          "rdb",
@@ -552,16 +552,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Obj
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Obj]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_obj",
 			Fields: []layouttest.Field{{
 				C:          "qp",
@@ -649,16 +649,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeLocalInvalSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeLocalInvalSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_local_inval_seg",
 			Fields: []layouttest.Field{{
 				C:          "reserved1",
@@ -690,16 +690,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeBindSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeBindSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_bind_seg",
 			Fields: []layouttest.Field{{
 				C:          "flags1",
@@ -745,16 +745,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeCtrlSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeCtrlSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_ctrl_seg",
 			Fields: []layouttest.Field{{
 				C:          "owner_opcode",
@@ -807,16 +807,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Av
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Av]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_av",
 			Fields: []layouttest.Field{{
 				C:          "port_pd",
@@ -890,16 +890,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDatagramSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDatagramSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_datagram_seg",
 			Fields: []layouttest.Field{{
 				C:          "av",
@@ -938,16 +938,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDataSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDataSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_data_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -972,16 +972,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeInlineSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeInlineSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_inline_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -992,16 +992,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeSRQNextSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeSRQNextSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_srq_next_seg",
 			Fields: []layouttest.Field{{
 				C:          "reserved1",
@@ -1026,16 +1026,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeRaddrSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeRaddrSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_raddr_seg",
 			Fields: []layouttest.Field{{
 				C:          "raddr",
@@ -1060,16 +1060,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeLsoSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeLsoSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_lso_seg",
 			Fields: []layouttest.Field{{
 				C:          "mss_hdr_size",
@@ -1086,16 +1086,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeAtomicSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeAtomicSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_atomic_seg",
 			Fields: []layouttest.Field{{
 				C:          "swap_add",
@@ -1113,16 +1113,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1140,16 +1140,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_context",
 			Fields: []layouttest.Field{{
 				C:          "version",
@@ -1174,16 +1174,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CtxAllocators
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CtxAllocators]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_ctx_allocators",
 			Fields: []layouttest.Field{{
 				C:          "alloc",
@@ -1208,7 +1208,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

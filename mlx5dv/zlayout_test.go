@@ -24,24 +24,24 @@ func layoutTable() *layouttest.Table {
 		Package: "mlx5dv",
 	}
 	{
-		var v IOFile
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[IOFile]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct _IO_FILE",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxAsyncCmdHdr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxAsyncCmdHdr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_ib_uapi_devx_async_cmd_hdr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
@@ -58,16 +58,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxAsyncEventHdr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxAsyncEventHdr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_ib_uapi_devx_async_event_hdr",
 			Fields: []layouttest.Field{{
 				C:          "cookie",
@@ -84,16 +84,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Reg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Reg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_ib_uapi_reg",
 			Fields: []layouttest.Field{{
 				C:          "value",
@@ -111,16 +111,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Port
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Port]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_ib_uapi_query_port",
 			Fields: []layouttest.Field{{
 				C:          "flags",
@@ -180,16 +180,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQECompCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQECompCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_cqe_comp_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_num",
@@ -207,16 +207,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SwParsingCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SwParsingCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sw_parsing_caps",
 			Fields: []layouttest.Field{{
 				C:          "sw_parsing_offloads",
@@ -234,16 +234,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v StridingRQCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[StridingRQCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_striding_rq_caps",
 			Fields: []layouttest.Field{{
 				C:          "min_single_stride_log_num_of_bytes",
@@ -282,16 +282,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DciStreamsCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DciStreamsCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dci_streams_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_log_num_concurent",
@@ -309,16 +309,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SigCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_caps",
 			Fields: []layouttest.Field{{
 				C:          "block_size",
@@ -350,16 +350,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CryptoCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CryptoCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_crypto_caps",
 			Fields: []layouttest.Field{{
 				C:          "failed_selftests",
@@ -398,16 +398,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v OooRecvWrsCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[OooRecvWrsCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_ooo_recv_wrs_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_rc",
@@ -446,16 +446,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_context",
 			Fields: []layouttest.Field{{
 				C:          "version",
@@ -606,7 +606,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -96,
 				"44": -48,
@@ -614,11 +614,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v CQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_cq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -650,16 +650,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MkeyInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MkeyInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_mkey_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "pd",
@@ -684,16 +684,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Mkey
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Mkey]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_mkey",
 			Fields: []layouttest.Field{{
 				C:          "lkey",
@@ -711,16 +711,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DciStreams
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DciStreams]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dci_streams",
 			Fields: []layouttest.Field{{
 				C:          "log_num_concurent",
@@ -738,16 +738,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DCInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DCInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dc_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "dc_type",
@@ -772,16 +772,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -813,16 +813,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MRInterleaved
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MRInterleaved]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_mr_interleaved",
 			Fields: []layouttest.Field{{
 				C:          "addr",
@@ -854,16 +854,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SigT10dif
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigT10dif]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_t10dif",
 			Fields: []layouttest.Field{{
 				C:          "bg_type",
@@ -902,16 +902,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SigCrc
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigCrc]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_crc",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -929,16 +929,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SigBlockDomain
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigBlockDomain]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_block_domain",
 			Fields: []layouttest.Field{{
 				C:          "sig_type",
@@ -984,16 +984,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SigBlockAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigBlockAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_block_attr",
 			Fields: []layouttest.Field{{
 				C:          "mem",
@@ -1039,16 +1039,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CryptoAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CryptoAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_crypto_attr",
 			Fields: []layouttest.Field{{
 				C:          "crypto_standard",
@@ -1108,16 +1108,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MkeyConfAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MkeyConfAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_mkey_conf_attr",
 			Fields: []layouttest.Field{{
 				C:          "conf_flags",
@@ -1135,16 +1135,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_qp_ex",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1239,16 +1239,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{"33": -72},
 		})
 	}
 	{
-		var v SigErr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SigErr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sig_err",
 			Fields: []layouttest.Field{{
 				C:          "actual_value",
@@ -1273,16 +1273,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MkeyErr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MkeyErr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_mkey_err",
 			Fields: []layouttest.Field{{
 				C:          "err_type",
@@ -1307,16 +1307,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CryptoLoginAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CryptoLoginAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_crypto_login_attr",
 			Fields: []layouttest.Field{{
 				C:          "credential_id",
@@ -1348,16 +1348,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CryptoLoginAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CryptoLoginAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_crypto_login_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "credential_id",
@@ -1396,16 +1396,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CryptoLoginQueryAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CryptoLoginQueryAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_crypto_login_query_attr",
 			Fields: []layouttest.Field{{
 				C:          "state",
@@ -1423,16 +1423,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DekInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DekInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dek_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "key_size",
@@ -1492,16 +1492,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DekAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DekAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dek_attr",
 			Fields: []layouttest.Field{{
 				C:          "state",
@@ -1526,16 +1526,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_flow_action_esp",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1553,16 +1553,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowMatchParameters
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowMatchParameters]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_flow_match_parameters",
 			Fields: []layouttest.Field{{
 				C:          "match_sz",
@@ -1579,16 +1579,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowMatcherAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowMatcherAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_flow_matcher_attr",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -1648,16 +1648,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SteeringAnchorAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SteeringAnchorAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_steering_anchor_attr",
 			Fields: []layouttest.Field{{
 				C:          "ft_type",
@@ -1682,16 +1682,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SteeringAnchor
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SteeringAnchor]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_steering_anchor",
 			Fields: []layouttest.Field{{
 				C:          "id",
@@ -1702,16 +1702,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_flow_action_attr",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -1780,7 +1780,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -8,
 				"44": -8,
@@ -1789,11 +1789,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_qp",
 			Fields: []layouttest.Field{{
 				C:          "dbrec",
@@ -1930,16 +1930,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_cq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -1992,16 +1992,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_srq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -2054,16 +2054,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_rwq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -2102,16 +2102,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AllocDMAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AllocDMAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_alloc_dm_attr",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -2129,16 +2129,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DM
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DM]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dm",
 			Fields: []layouttest.Field{{
 				C:          "buf",
@@ -2170,16 +2170,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_ah",
 			Fields: []layouttest.Field{{
 				C:          "av",
@@ -2197,16 +2197,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_pd",
 			Fields: []layouttest.Field{{
 				C:          "pdn",
@@ -2224,16 +2224,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Devx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Devx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx",
 			Fields: []layouttest.Field{{
 				C:          "handle",
@@ -2244,16 +2244,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Obj
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Obj]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_obj",
 			Fields: []layouttest.Field{{
 				C:          "qp",
@@ -2425,7 +2425,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -16,
 				"44": -16,
@@ -2433,11 +2433,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v StridingRQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[StridingRQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_striding_rq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "single_stride_log_num_of_bytes",
@@ -2462,16 +2462,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_wq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -2489,16 +2489,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ErrCQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ErrCQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_err_cqe",
 			Fields: []layouttest.Field{{
 				C:          "rsvd0",
@@ -2565,16 +2565,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TMCQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TMCQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_tm_cqe",
 			Fields: []layouttest.Field{{
 				C:          "success",
@@ -2599,16 +2599,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Cqe64
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Cqe64]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_cqe64",
 			Fields: []layouttest.Field{{
 				C:          "rsvd0",
@@ -2773,16 +2773,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeSRQNextSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeSRQNextSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_srq_next_seg",
 			Fields: []layouttest.Field{{
 				C:          "rsvd0",
@@ -2814,16 +2814,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDataSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDataSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_data_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -2848,16 +2848,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeCtrlSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeCtrlSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_ctrl_seg",
 			Fields: []layouttest.Field{{
 				C:          "opmod_idx_opcode",
@@ -2903,16 +2903,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MprqWqe
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MprqWqe]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_mprq_wqe",
 			Fields: []layouttest.Field{{
 				C:          "nseg",
@@ -2930,16 +2930,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeAv
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeAv]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_av",
 			Fields: []layouttest.Field{{
 				C:          "key",
@@ -3048,16 +3048,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDatagramSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDatagramSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_datagram_seg",
 			Fields: []layouttest.Field{{
 				C:          "av",
@@ -3068,16 +3068,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeRaddrSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeRaddrSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_raddr_seg",
 			Fields: []layouttest.Field{{
 				C:          "raddr",
@@ -3102,16 +3102,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeAtomicSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeAtomicSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_atomic_seg",
 			Fields: []layouttest.Field{{
 				C:          "swap_add",
@@ -3129,16 +3129,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeInlDataSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeInlDataSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_inl_data_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -3149,16 +3149,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeEthSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeEthSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_eth_seg",
 			Fields: []layouttest.Field{{
 				C:          "rsvd0",
@@ -3218,16 +3218,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeTMSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeTMSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_tm_seg",
 			Fields: []layouttest.Field{{
 				C:          "opcode",
@@ -3287,16 +3287,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeUmrCtrlSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeUmrCtrlSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_umr_ctrl_seg",
 			Fields: []layouttest.Field{{
 				C:          "flags",
@@ -3349,16 +3349,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeUmrKlmSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeUmrKlmSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_umr_klm_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -3383,16 +3383,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeUmrInlineSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeUmrInlineSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "union mlx5_wqe_umr_inline_seg",
 			Fields: []layouttest.Field{{
 				C:          "klm",
@@ -3403,16 +3403,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeUmrRepeatEntSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeUmrRepeatEntSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_umr_repeat_ent_seg",
 			Fields: []layouttest.Field{{
 				C:          "stride",
@@ -3444,16 +3444,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeUmrRepeatBlockSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeUmrRepeatBlockSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_umr_repeat_block_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
@@ -3498,16 +3498,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeMkeyContextSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeMkeyContextSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5_wqe_mkey_context_seg",
 			Fields: []layouttest.Field{{
 				C:          "free",
@@ -3622,16 +3622,16 @@ func layoutTable() *layouttest.Table {
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CtxAllocators
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CtxAllocators]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_ctx_allocators",
 			Fields: []layouttest.Field{{
 				C:          "alloc",
@@ -3656,16 +3656,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ClockInfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ClockInfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_clock_info",
 			Fields: []layouttest.Field{{
 				C:          "nsec",
@@ -3711,16 +3711,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ContextAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ContextAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_context_attr",
 			Fields: []layouttest.Field{{
 				C:          "flags",
@@ -3745,7 +3745,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -8,
 				"44": -8,
@@ -3754,11 +3754,11 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v VfioContextAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[VfioContextAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_vfio_context_attr",
 			Fields: []layouttest.Field{{
 				C:          "pci_name",
@@ -3783,16 +3783,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxUmem
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxUmem]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_umem",
 			Fields: []layouttest.Field{{
 				C:          "umem_id",
@@ -3803,16 +3803,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxUmemIn
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxUmemIn]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_umem_in",
 			Fields: []layouttest.Field{{
 				C:          "addr",
@@ -3858,16 +3858,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxUAR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxUAR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_uar",
 			Fields: []layouttest.Field{{
 				C:          "reg_addr",
@@ -3906,16 +3906,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Var
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Var]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_var",
 			Fields: []layouttest.Field{{
 				C:          "page_id",
@@ -3947,16 +3947,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ExportSizes
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ExportSizes]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_export_sizes",
 			Fields: []layouttest.Field{{
 				C:          "var_attrs_size",
@@ -3981,16 +3981,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxCmdComp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxCmdComp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_cmd_comp",
 			Fields: []layouttest.Field{{
 				C:          "fd",
@@ -4001,16 +4001,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxEventChannel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxEventChannel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_event_channel",
 			Fields: []layouttest.Field{{
 				C:          "fd",
@@ -4021,16 +4021,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DrFlowMeterAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DrFlowMeterAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dr_flow_meter_attr",
 			Fields: []layouttest.Field{{
 				C:          "next_table",
@@ -4069,16 +4069,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DrFlowSamplerAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DrFlowSamplerAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dr_flow_sampler_attr",
 			Fields: []layouttest.Field{{
 				C:          "sample_ratio",
@@ -4117,16 +4117,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DrMatcherLayout
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DrMatcherLayout]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dr_matcher_layout",
 			Fields: []layouttest.Field{{
 				C:          "flags",
@@ -4144,16 +4144,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DrActionDestReformat
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DrActionDestReformat]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dr_action_dest_reformat",
 			Fields: []layouttest.Field{{
 				C:          "reformat",
@@ -4171,16 +4171,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DrActionDestAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DrActionDestAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_dr_action_dest_attr",
 			Fields: []layouttest.Field{{
 				C:          "type",
@@ -4205,16 +4205,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Pp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Pp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_pp",
 			Fields: []layouttest.Field{{
 				C:          "index",
@@ -4225,16 +4225,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SchedAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SchedAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_sched_attr",
 			Fields: []layouttest.Field{{
 				C:          "parent",
@@ -4273,16 +4273,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxMsiVector
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxMsiVector]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_msi_vector",
 			Fields: []layouttest.Field{{
 				C:          "vector",
@@ -4300,16 +4300,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DevxEq
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DevxEq]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx5dv_devx_eq",
 			Fields: []layouttest.Field{{
 				C:          "vaddr",
@@ -4320,20 +4320,20 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v IBVTmh
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[IBVTmh]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct ibv_tmh",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -27,37 +27,37 @@ func layoutTable() *layouttest.Table {
 		Package: "rdmacm",
 	}
 	{
-		var v Sockaddr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Sockaddr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct sockaddr",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SockaddrStorage
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SockaddrStorage]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct sockaddr_storage",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SAPathRec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SAPathRec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_sa_path_rec",
 			Fields: []layouttest.Field{{
 				C:          "dgid",
@@ -194,16 +194,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SAMcmemberRec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SAMcmemberRec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_sa_mcmember_rec",
 			Fields: []layouttest.Field{{
 				C:          "mgid",
@@ -333,16 +333,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SAServiceRec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SAServiceRec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_sa_service_rec",
 			Fields: []layouttest.Field{{
 				C:          "id",
@@ -416,16 +416,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PathRecord
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PathRecord]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_path_record",
 			Fields: []layouttest.Field{{
 				C:          "service_id",
@@ -534,16 +534,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PathData
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PathData]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_path_data",
 			Fields: []layouttest.Field{{
 				C:          "flags",
@@ -568,42 +568,42 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SockaddrIn
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SockaddrIn]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct sockaddr_in",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SockaddrIn6
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SockaddrIn6]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct sockaddr_in6",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v IBAddr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[IBAddr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_ib_addr",
 			Fields: []layouttest.Field{{
 				C:          "sgid",
@@ -628,16 +628,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Addr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Addr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_addr",
 			Fields: []layouttest.Field{{
 				C:          "src_addr",
@@ -711,16 +711,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Route
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Route]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_route",
 			Fields: []layouttest.Field{{
 				C:          "addr",
@@ -745,16 +745,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v EventChannel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[EventChannel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_event_channel",
 			Fields: []layouttest.Field{{
 				C:          "fd",
@@ -765,16 +765,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CMID
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CMID]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_cm_id",
 			Fields: []layouttest.Field{{
 				C:          "verbs",
@@ -883,16 +883,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CMEvent
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CMEvent]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_cm_event",
 			Fields: []layouttest.Field{{
 				C:          "id",
@@ -952,16 +952,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ConnParam
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ConnParam]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_conn_param",
 			Fields: []layouttest.Field{{
 				C:          "private_data",
@@ -1028,16 +1028,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UDParam
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UDParam]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_ud_param",
 			Fields: []layouttest.Field{{
 				C:          "private_data",
@@ -1076,16 +1076,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Addrinfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Addrinfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_addrinfo",
 			Fields: []layouttest.Field{{
 				C:          "ai_flags",
@@ -1194,16 +1194,16 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CMJoinMcAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CMJoinMcAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rdma_cm_join_mc_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
@@ -1228,7 +1228,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -24,11 +24,11 @@ func layoutTable() *layouttest.Table {
 		Package: "rpma",
 	}
 	{
-		var v ConnPrivateData
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ConnPrivateData]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rpma_conn_private_data",
 			Fields: []layouttest.Field{{
 				C:          "ptr",
@@ -46,7 +46,7 @@ func layoutTable() *layouttest.Table {
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -44,14 +44,16 @@ func (e *Emitter) layoutTest(f *jen.File) error {
 			}
 		}
 		body = append(body, jen.Block(
-			jen.Var().Id("v").Id(name),
-			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id("v"))),
+			// On the heap, where it cannot move between two of the
+			// addresses whose differences are the offsets (layouttest.New).
+			jen.Id("v").Op(":=").Add(lt("New")).Types(jen.Id(name)).Call(),
+			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("v"))),
 			jen.Id("_").Op("=").Id("b"),
 			jen.Id("tb").Dot("Records").Op("=").Append(jen.Id("tb").Dot("Records"), lt("Record").Values(jen.Dict{
 				jen.Id("C"):        jen.Lit(s.Key),
 				jen.Id("In"):       versions(s.In),
-				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Id("v")),
-				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Id("v")),
+				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Op("*").Id("v")),
+				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Op("*").Id("v")),
 				jen.Id("SizeDiff"): sizeDiff(s),
 				jen.Id("Fields"):   jen.Index().Add(lt("Field")).Values(fields...),
 			})),
@@ -137,6 +139,9 @@ func (e *Emitter) fieldEntriesIn(top, s *ir.Struct, base int64, cPath, val strin
 		case s.Union && (fd.Type.Kind == ir.Pointer || fd.Type.Kind == ir.FuncPtr):
 			// The accessor returns the value: the member lies at the union's start.
 			gptr = "&" + val
+			if val == "v" {
+				gptr = val // the top-level record: v is a pointer to it
+			}
 			gval = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
 			cp = cPath + fd.Name
 		case s.Union:

@@ -73,3 +73,20 @@ func has(in []string, v string) bool {
 	}
 	return false
 }
+
+// New returns a zeroed T on the heap, where it never moves. The layout
+// tables take member offsets as differences of addresses; a T on the stack
+// moves when a call grows the stack between two of them (efadv's table
+// under -race read offsets 0x6a000 apart), so the generated tables allocate
+// each record here. Bytes follow T in the same allocation, so that the
+// address of a flexible array member at T's end is valid for checkptr
+// (-race). It is not inlined, so that the allocation escapes.
+//
+//go:noinline
+func New[T any]() *T {
+	p := new(struct {
+		v T
+		_ [64]byte
+	})
+	return &p.v
+}
