@@ -90,10 +90,15 @@ func (e *Emitter) funcs(f *jen.File) error {
 				c, b, err = e.ctxShim(fn)
 				ctxShims = ctxShims || c != ""
 			}
+			sized := false
+			if err == nil && c == "" {
+				b, err = e.sizedShim(fn)
+				sized = b != nil
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", fn.Name, err)
 			}
-			e.shimmed[fn.Name] = c != ""
+			e.shimmed[fn.Name] = c != "" || sized
 			pre.WriteString(c)
 			bodies = append(bodies, b...)
 			continue

@@ -48,6 +48,11 @@ type Field struct {
 	// Flex marks a flexible array member (header[] or header[0]): only its
 	// offset is compared; its Size is 0.
 	Flex bool
+	// InUnion marks a member of a union or of a record inside one: a newer
+	// one is an alternative an older release does not know (its tag is
+	// new too), so it may lie inside the older size
+	// (mlx5dv_flow_action_attr's bulk_obj, rdma-core 65).
+	InUnion bool
 }
 
 // Const is an enumerator or integer macro with the bits of its Go value.
