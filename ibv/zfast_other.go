@@ -3,7 +3,10 @@
 
 package ibv
 
-import "unsafe"
+import (
+	"structs"
+	"unsafe"
+)
 
 // FastPollCQOp is 0 in a build that cannot call C.
 func FastPollCQOp(_ *CQ) uintptr {
@@ -431,3 +434,86 @@ func FastWRSetXRCSRQNOp(_ *QPEx) uintptr {
 
 // FastWRSetXRCSRQN does nothing in a build that cannot call C (no object exists to call it on).
 func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSRQN uint32) {}
+
+// PollCQExOps are the ops of one struct ibv_cq_ex that FastPollCQEx and FastReadWCEx call, read once by FastPollCQExOps: ibv_start_poll, ibv_next_poll, ibv_end_poll, and the getter of each field the object was created with (0: not read), and where the members wr_id and status are in the object. Its layout is the C side's (asserted at compile time).
+type PollCQExOps struct {
+	_                         structs.HostLayout
+	StartPoll                 uintptr // start_poll
+	NextPoll                  uintptr // next_poll
+	EndPoll                   uintptr // end_poll
+	ReadOpcode                uintptr // read_opcode
+	ReadVendorErr             uintptr // read_vendor_err
+	ReadWCFlags               uintptr // read_wc_flags
+	ReadByteLen               uintptr // read_byte_len
+	ReadImmData               uintptr // read_imm_data
+	ReadQPNum                 uintptr // read_qp_num
+	ReadSrcQP                 uintptr // read_src_qp
+	ReadSLID                  uintptr // read_slid
+	ReadSL                    uintptr // read_sl
+	ReadDLIDPathBits          uintptr // read_dlid_path_bits
+	ReadCompletionTS          uintptr // read_completion_ts
+	ReadCompletionWallclockNS uintptr // read_completion_wallclock_ns
+	ReadCVLAN                 uintptr // read_cvlan
+	ReadFlowTag               uintptr // read_flow_tag
+	ReadTMInfo                uintptr // read_tm_info
+	WRIDOffset                uintptr // of wr_id in the object
+	StatusOffset              uintptr // of status in the object
+	Err                       int32   // set by FastPollCQEx: the error of ibv_next_poll after the completions it returned, else 0
+}
+
+var _ = [1]struct{}{}[unsafe.Offsetof(PollCQExOps{}.Err)-160]
+
+// WCEx is one completion of a struct ibv_cq_ex as FastPollCQEx and FastReadWCEx read it: the members wr_id and status as ibv_start_poll and ibv_next_poll leave them, and each getter's value (0 where the ops have no getter). Its layout is the C side's (asserted at compile time).
+type WCEx struct {
+	_                     structs.HostLayout
+	WRID                  uint64   // wr_id, as ibv_start_poll and ibv_next_poll leave it
+	CompletionTS          uint64   // ibv_wc_read_completion_ts, with CreateCQWCFlagsCompletionTimestamp
+	CompletionWallclockNS uint64   // ibv_wc_read_completion_wallclock_ns, with CreateCQWCFlagsCompletionTimestampWallclock
+	TMInfo                WCTMInfo // ibv_wc_read_tm_info, with CreateCQWCFlagsTMInfo
+	Status                WCStatus // status, as ibv_start_poll and ibv_next_poll leave it
+	Opcode                WCOpcode // ibv_wc_read_opcode
+	VendorErr             uint32   // ibv_wc_read_vendor_err
+	WCFlags               uint32   // ibv_wc_read_wc_flags
+	ByteLen               uint32   // ibv_wc_read_byte_len, with CreateCQWCFlagsByteLen
+	ImmData               uint32   // ibv_wc_read_imm_data (also ibv_wc_read_invalidated_rkey), with CreateCQWCFlagsImm
+	QPNum                 uint32   // ibv_wc_read_qp_num, with CreateCQWCFlagsQPNum
+	SrcQP                 uint32   // ibv_wc_read_src_qp, with CreateCQWCFlagsSrcQP
+	SLID                  uint32   // ibv_wc_read_slid, with CreateCQWCFlagsSLID
+	FlowTag               uint32   // ibv_wc_read_flow_tag, with CreateCQWCFlagsFlowTag
+	CVLAN                 uint16   // ibv_wc_read_cvlan, with CreateCQWCFlagsCVLAN
+	SL                    uint8    // ibv_wc_read_sl, with CreateCQWCFlagsSL
+	DLIDPathBits          uint8    // ibv_wc_read_dlid_path_bits, with CreateCQWCFlagsDLIDPathBits
+}
+
+// The layout of WCEx, as the C side asserts it.
+var _ = [1]struct{}{}[unsafe.Sizeof(WCEx{})-88]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WRID)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionTS)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionWallclockNS)-16]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.TMInfo)-24]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Status)-40]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Opcode)-44]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.VendorErr)-48]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WCFlags)-52]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ByteLen)-56]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ImmData)-60]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.QPNum)-64]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SrcQP)-68]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SLID)-72]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.FlowTag)-76]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CVLAN)-80]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SL)-82]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.DLIDPathBits)-83]
+
+// FastPollCQExOps reads nothing in a build that cannot call C.
+func FastPollCQExOps(_ *CQEx, _ CreateCQWCFlags) PollCQExOps {
+	return PollCQExOps{}
+}
+
+// FastPollCQEx does nothing in a build that cannot call C (no object exists to call it on).
+func FastPollCQEx(ops *PollCQExOps, obj uintptr, n int32, wcs *WCEx) int32 {
+	return 0
+}
+
+// FastReadWCEx does nothing in a build that cannot call C.
+func FastReadWCEx(ops *PollCQExOps, obj uintptr, wc *WCEx) {}
