@@ -46,7 +46,8 @@ type QP struct {
 	postSend, postRecv, addr uintptr
 	destroy                  func() error
 	sendOps                  ibv.QPCreateSendOpsFlags
-	srq                      *SRQ // the QP's shared receive queue, or nil
+	opBits                   uint32 // the opcodes PostSend takes on the QP's type, as bits (sendOpBits)
+	srq                      *SRQ   // the QP's shared receive queue, or nil
 	// udMTU is, for a UD QP moved to INIT with a port, that port's active
 	// MTU in bytes: the longest message a send may carry. 0 until known.
 	udMTU atomic.Int32
@@ -156,7 +157,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, err
 	}
 	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type, srq: cfg.SRQ,
-		caps: caps, destroy: destroy, sendOps: cfg.SendOps,
+		caps: caps, destroy: destroy, sendOps: cfg.SendOps, opBits: sendOpBits(cfg.Type),
 		postSend: ibv.FastPostSendOp(raw), postRecv: ibv.FastPostRecvOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	*out = q
 	q.kind = "QP"
