@@ -218,6 +218,7 @@ static int gvs_poll_cq(struct gvs_cq *cq, int ne, struct gvs_wc *wc)
 	int npolled, r = 0;
 
 	pthread_spin_lock(&cq->lock);
+	cq->calls++;
 	gvs_device_complete(cq, cq->ready);
 	for (npolled = 0; npolled < ne; ++npolled) {
 		r = gvs_poll_one(cq, wc + npolled);
@@ -293,6 +294,7 @@ static int gvs_start_poll(struct gvs_ibv_cq_ex *ibcq, struct gvs_poll_cq_attr *a
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
+	cq->calls++;
 	gvs_device_complete(cq, cq->ready);
 	cqe = gvs_next_cqe(cq);
 	if (!cqe) {
@@ -1102,7 +1104,7 @@ void gvs_qp_free(struct gvs_qp *qp)
  * (cq->context->ops.poll_cq, cq->start_poll, ...), iters times. ---- */
 
 void gvs_noop(void) {}
-void gvs_noop_args(uintptr_t a, uintptr_t b, void *p) { (void)a; (void)b; (void)p; }
+void gvs_noop_args(uintptr_t a, uintptr_t b, struct gvs_mem *p) { (void)a; (void)b; (void)p; }
 
 int64_t gvs_loop_poll_cq(struct gvs_cq *cq, int n, struct gvs_wc *wc, int64_t iters)
 {

@@ -4,6 +4,8 @@ package stubprovider
 
 /*
 #cgo CFLAGS: -O2
+#cgo noescape gvs_noop_args
+#cgo nocallback gvs_noop_args
 #include <stdlib.h>
 #include "stub.h"
 */
@@ -80,6 +82,9 @@ func (cq *CQ) SetReady(k int) { cq.c.ready = C.uint32_t(k) }
 
 // Polled is the number of completions the CQ has handed out.
 func (cq *CQ) Polled() uint64 { return uint64(cq.c.polled) }
+
+// Calls is the number of poll_cq and start_poll calls taken.
+func (cq *CQ) Calls() uint64 { return uint64(cq.c.calls) }
 
 // Arms is the number of req_notify_cq calls taken.
 func (cq *CQ) Arms() uint64 { return uint64(cq.c.arms) }
@@ -358,9 +363,10 @@ func RecvChain(n int, lkey uint32, addr uint64, sgeLen uint32) []ibv.RecvWR {
 func Noop() { C.gvs_noop() }
 
 // NoopArgs is one cgo call of an empty C function of two integers and a
-// pointer, the shape of ibv's fast-path trampolines.
+// pointer, declared noescape and nocallback: the shape of ibv's fast-path
+// trampolines.
 func NoopArgs(a, b uintptr, p *uint64) {
-	C.gvs_noop_args(C.uintptr_t(a), C.uintptr_t(b), unsafe.Pointer(p))
+	C.gvs_noop_args(C.uintptr_t(a), C.uintptr_t(b), (*C.struct_gvs_mem)(unsafe.Pointer(p)))
 }
 
 // LoopPollCQ polls (ibv_poll_cq) up to n completions into wcs (C memory

@@ -354,6 +354,7 @@ struct gvs_cq {
 	struct gvs_qp *qp;		/* the one QP whose completions the device makes */
 	uint8_t *opcodes;		/* per ring slot: the entry opcode the device writes */
 	uint64_t polled;		/* completions handed out, for tests */
+	uint64_t calls;			/* poll_cq and start_poll calls, for tests */
 	uint64_t arms;
 	uint64_t ts_mult;
 	uint32_t ts_shift;
@@ -416,7 +417,10 @@ void gvs_qp_free(struct gvs_qp *qp);
 /* ---- The C loops: the work the Go benchmarks do, from C, iters times. ---- */
 
 void gvs_noop(void);
-void gvs_noop_args(uintptr_t a, uintptr_t b, void *p);
+/* Go memory as ibv's fast-path trampolines take it: a pointer to a type
+ * without pointers, which cgo does not check at run time. */
+struct gvs_mem { unsigned char opaque; };
+void gvs_noop_args(uintptr_t a, uintptr_t b, struct gvs_mem *p);
 int64_t gvs_loop_poll_cq(struct gvs_cq *cq, int n, struct gvs_wc *wc, int64_t iters);
 int64_t gvs_loop_req_notify_cq(struct gvs_cq *cq, int64_t iters);
 int64_t gvs_loop_post_send(struct gvs_qp *qp, struct gvs_send_wr *wrs, int n, int64_t iters);
