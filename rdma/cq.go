@@ -16,11 +16,14 @@ type CQ struct {
 	ex  *ibv.CQEx // for CQs from NewCQEx
 	dev *Device
 	ch  *CompChannel
-	// poll is the provider's poll_cq, read once: the data path does not
-	// chase context->ops on every call. poll and addr (the struct ibv_cq)
-	// are C addresses, as ibv's fast-path trampolines take them
-	// (ibv.FastPollCQ).
-	poll, addr uintptr
+	// poll and notify are the provider's poll_cq and req_notify_cq, read
+	// once: the data path does not chase context->ops on every call. They
+	// and addr (the struct ibv_cq) are C addresses, as ibv's fast-path
+	// trampolines take them (ibv.FastPollCQ, ibv.FastReqNotifyCQ).
+	poll, notify, addr uintptr
+	// exOps are an extended CQ's ops for PollEx (ibv.FastPollCQExOps),
+	// read at NewCQEx.
+	exOps ibv.PollCQExOps
 	// wcs is the CQ's own completion array for PollBatch, in C memory
 	// (made on first use, freed by Close).
 	wcs     []ibv.WC
@@ -63,11 +66,15 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: ibv.FastPollCQOp(raw), addr: uintptr(unsafe.Pointer(raw))}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: ibv.FastPollCQOp(raw), notify: ibv.FastReqNotifyCQOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	cq.kind = "CQ"
 	if cq.poll == 0 {
 		raw.Destroy()
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
+	}
+	if cq.notify == 0 && ch != nil {
+		raw.Destroy()
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_req_notify_cq", Op: "context->ops.req_notify_cq"})
 	}
 	if ch != nil {
 		if err := raw.ReqNotify(false); err != nil {
@@ -246,14 +253,17 @@ func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
 	}
 }
 
-// rearm requests the next completion event (ibv_req_notify_cq), unless
-// the CQ is being closed.
+// rearm requests the next completion event (ibv_req_notify_cq, one call
+// of the provider's op), unless the CQ is being closed.
 func (cq *CQ) rearm() error {
 	if err := cq.tryUse("rdma.CQ.Wait"); err != nil {
 		return err
 	}
 	defer cq.done()
-	return cq.cq.ReqNotify(false)
+	if rc := ibv.FastReqNotifyCQ(cq.notify, cq.addr, 0); rc != 0 {
+		return cerr.ZeroOrErrno("ibv_req_notify_cq", rc)
+	}
+	return nil
 }
 
 // Close destroys the CQ (ibv_destroy_cq) once no QP uses it (else a

@@ -40,6 +40,11 @@ type SRQ struct {
 
 // NewSRQ creates a shared receive queue (ibv_create_srq) on the PD.
 func (p *PD) NewSRQ(cfg SRQConfig) (*SRQ, error) {
+	return p.newSRQ(cfg, func(init *ibv.SRQInitAttr) (*ibv.SRQ, error) { return p.pd.CreateSRQ(init) })
+}
+
+// newSRQ checks cfg, creates the SRQ with create and wraps it.
+func (p *PD) newSRQ(cfg SRQConfig, create func(*ibv.SRQInitAttr) (*ibv.SRQ, error)) (*SRQ, error) {
 	const op = "rdma.PD.NewSRQ"
 	if cfg.MaxWR == 0 {
 		cfg.MaxWR = 64
@@ -60,7 +65,7 @@ func (p *PD) NewSRQ(cfg SRQConfig) (*SRQ, error) {
 	}
 	defer p.done()
 	init := ibv.SRQInitAttr{Attr: ibv.SRQAttr{MaxWR: uint32(cfg.MaxWR), MaxSGE: uint32(cfg.MaxSGE), SRQLimit: uint32(cfg.Limit)}}
-	raw, err := p.pd.CreateSRQ(&init)
+	raw, err := create(&init)
 	if err != nil {
 		return nil, err
 	}
