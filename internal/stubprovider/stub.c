@@ -968,6 +968,13 @@ void gvs_cq_attach(struct gvs_cq *cq, struct gvs_qp *qp)
 	}
 }
 
+void gvs_cq_complete(struct gvs_cq *cq, uint32_t k)
+{
+	pthread_spin_lock(&cq->lock);
+	gvs_device_complete(cq, k);
+	pthread_spin_unlock(&cq->lock);
+}
+
 void gvs_cq_free(struct gvs_cq *cq)
 {
 	pthread_spin_destroy(&cq->lock);

@@ -80,6 +80,10 @@ func (cq *CQ) Entries() int { return int(cq.c.ncqe) }
 // poll (poll_cq, start_poll); 0 leaves the CQ empty.
 func (cq *CQ) SetReady(k int) { cq.c.ready = C.uint32_t(k) }
 
+// Complete has the device hand over k completions now (besides those
+// SetReady hands over before each poll).
+func (cq *CQ) Complete(k int) { C.gvs_cq_complete(cq.c, C.uint32_t(k)) }
+
 // Polled is the number of completions the CQ has handed out.
 func (cq *CQ) Polled() uint64 { return uint64(cq.c.polled) }
 

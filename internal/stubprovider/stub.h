@@ -404,6 +404,8 @@ void gvs_context_free(struct gvs_context *ctx, size_t vctx_size);
  * only the getters a CQ was created with. */
 struct gvs_cq *gvs_cq_new(struct gvs_context *ctx, uint32_t ncqe, int ex, uint64_t wc_flags);
 void gvs_cq_attach(struct gvs_cq *cq, struct gvs_qp *qp);
+/* gvs_cq_complete: the device hands over k entries now. */
+void gvs_cq_complete(struct gvs_cq *cq, uint32_t k);
 void gvs_cq_free(struct gvs_cq *cq);
 
 struct gvs_srq *gvs_srq_new(struct gvs_context *ctx, uint32_t max, uint32_t max_gs);
