@@ -1,3 +1,5 @@
+//go:build !rxe
+
 package rdma
 
 import (

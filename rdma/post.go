@@ -86,12 +86,15 @@ func (e *PostError) Unwrap() error { return e.Err }
 //     other QP refuses AH, RemoteQPN and RemoteQKey.
 func (q *QP) PostSend(ws ...SendWork) error {
 	const op = "rdma.QP.PostSend"
-	if err := q.use(op); err != nil {
-		return err
+	if q == nil {
+		return nilErr(op)
 	}
-	defer q.done()
+	// The queue's lock alone, which Close takes too (see queuesClosed).
 	q.sendMu.Lock()
 	defer q.sendMu.Unlock()
+	if q.queuesClosed {
+		return opErr(op, ErrClosed)
+	}
 	var heldAHs [8]*AH
 	held, err := q.fillSend(op, ws, heldAHs[:0])
 	defer releaseAHs(held)
@@ -304,10 +307,14 @@ func releaseAHs(held []*AH) {
 // every message it receives (see GRH).
 func (q *QP) PostRecv(ws ...RecvWork) error {
 	const op = "rdma.QP.PostRecv"
-	if err := q.use(op); err != nil {
-		return err
+	if q == nil {
+		return nilErr(op)
 	}
-	defer q.done()
+	q.recvMu.Lock()
+	defer q.recvMu.Unlock()
+	if q.queuesClosed {
+		return opErr(op, ErrClosed)
+	}
 	if q.srq != nil {
 		return &PostError{Err: invalid(op, "the QP takes its receives from its shared receive queue: post them with SRQ.PostRecv")}
 	}
@@ -315,8 +322,6 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 	if q.typ == ibv.QPTypeUD {
 		minLen = GRHLen
 	}
-	q.recvMu.Lock()
-	defer q.recvMu.Unlock()
 	if err := fillRecv(op, ws, q.rwr, q.rsge, int(q.caps.MaxRecvSGE), minLen); err != nil {
 		return err
 	}
