@@ -30,14 +30,39 @@ func (q *QP) Ex() (*ibv.QPEx, error) {
 // whose completions carry the fields in wcFlags, optionally on ch. It is a
 // CQ like any other (Poll, Wait, Await, Close) and also has PollEx and Ex.
 func (d *Device) NewCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags) (*CQ, error) {
-	return d.newCQEx(n, ch, wcFlags, func(rawch *ibv.CompChannel) (*ibv.CQEx, error) {
+	return d.newCQEx(n, ch, wcFlags, d.singleExPoll(), func(rawch *ibv.CompChannel) (*ibv.CQEx, error) {
 		return d.ctx.CreateCQEx(&ibv.CQInitAttrEx{CQE: uint32(n), CQContext: ch.cqContext(), Channel: rawch, WCFlags: uint64(wcFlags)})
 	})
 }
 
+// rxeVendorID is the vendor ID of the kernel's soft-RoCE driver.
+const rxeVendorID = 0xffffff
+
+// rxeNextPollFixed is the first rdma-core release whose librxe keeps a
+// poll open when ibv_next_poll finds no more completion, as
+// ibv_create_cq_ex(3) says. Before it librxe ends the poll itself (it
+// stores the consumer index and unlocks the CQ), so the ibv_end_poll the
+// page asks for then unlocks the CQ twice, and before 55 moves the
+// consumer index past the producer's: the CQ then hands out stale entries
+// as completions (rdma-core#1512, #1617; seen on 44 by TestExtendedVerbs).
+const rxeNextPollFixed = 59
+
+// singleExPoll reports whether PollEx must take one completion per
+// ibv_start_poll ... ibv_end_poll on d, never calling ibv_next_poll: on
+// rxe before rxeNextPollFixed (or when the release is unknown).
+func (d *Device) singleExPoll() bool {
+	attr, err := d.ctx.QueryDevice()
+	if err != nil || attr.VendorID != rxeVendorID {
+		return false
+	}
+	r, err := ibv.Release()
+	return err != nil || r < rxeNextPollFixed
+}
+
 // newCQEx creates an extended CQ with create and wraps it, its ops for
-// PollEx read once.
-func (d *Device) newCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags, create func(*ibv.CompChannel) (*ibv.CQEx, error)) (*CQ, error) {
+// PollEx read once; one makes PollEx take a completion per poll (see
+// singleExPoll).
+func (d *Device) newCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags, one bool, create func(*ibv.CompChannel) (*ibv.CQEx, error)) (*CQ, error) {
 	cq, err := d.newCQ("rdma.Device.NewCQEx", n, ch, func(rawch *ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) {
 		ex, err := create(rawch)
 		if err != nil {
@@ -48,7 +73,7 @@ func (d *Device) newCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags, cr
 	if err != nil {
 		return nil, err
 	}
-	cq.exOps = ibv.FastPollCQExOps(cq.ex, wcFlags)
+	cq.exOps, cq.exOne = ibv.FastPollCQExOps(cq.ex, wcFlags), one
 	return cq, nil
 }
 
@@ -62,7 +87,10 @@ func (d *Device) newCQEx(n int, ch *CompChannel, wcFlags ibv.CreateCQWCFlags, cr
 // Ex's methods crosses once per getter and per completion. It does not
 // allocate; wcs may be any memory (ibv.WCEx holds no pointers). A CQ not
 // made by NewCQEx is an error wrapping unix.EINVAL. An error of
-// ibv_next_poll after completions were read is returned with them.
+// ibv_next_poll after completions were read is returned with them. On rxe
+// before rdma-core 59, whose ibv_next_poll ends the poll itself (against
+// ibv_create_cq_ex(3)), it takes one completion per ibv_start_poll ...
+// ibv_end_poll instead, a crossing each.
 func (cq *CQ) PollEx(wcs []ibv.WCEx) (int, error) {
 	const op = "rdma.CQ.PollEx"
 	if err := cq.use(op); err != nil {
@@ -79,6 +107,20 @@ func (cq *CQ) PollEx(wcs []ibv.WCEx) (int, error) {
 	ops := cq.exOps
 	if ops.StartPoll == 0 || ops.NextPoll == 0 || ops.EndPoll == 0 {
 		return 0, opErr(op, &ibv.NilOpError{Func: "ibv_start_poll", Op: "start_poll, next_poll or end_poll"})
+	}
+	if cq.exOne {
+		// One completion per poll: ibv_next_poll is never called.
+		k := 0
+		for ; k < len(wcs); k++ {
+			n := ibv.FastPollCQEx(&ops, cq.addr, 1, &wcs[k])
+			if n < 0 && k == 0 {
+				return 0, cerr.ZeroOrErrno("ibv_start_poll", -n)
+			}
+			if n <= 0 {
+				break
+			}
+		}
+		return k, nil
 	}
 	n := ibv.FastPollCQEx(&ops, cq.addr, int32(min(len(wcs), 1<<30)), &wcs[0])
 	if n < 0 {

@@ -54,50 +54,19 @@ func TestExtendedVerbs(t *testing.T) {
 	require.NoError(t, qpx.Connect(path, 11, eb))
 	require.NoError(t, b.qp.Connect(path, 22, ea))
 
-	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
-	msg := "sent with ibv_wr_send"
-	copy(a.buf.Bytes(), msg)
+	// Two sends, their completions read by PollEx: the fields the CQ was
+	// created with, the others 0. First: the ibv_next_poll that ends the
+	// getters' poll below leaves librxe before rdma-core 55 with a
+	// consumer index past the producer's (rxeNextPollFixed), whose entries
+	// PollEx would read.
+	assert.Equal(t, env.Release < rxeNextPollFixed, cqx.exOne, "one completion per poll on rxe before %d", rxeNextPollFixed)
 	x, err := qpx.Ex()
 	require.NoError(t, err)
-	require.NoError(t, x.Start())
-	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
-	require.NoError(t, x.Send())
-	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
-	require.NoError(t, x.Complete())
-
+	msg := "sent with ibv_wr_send"
+	copy(a.buf.Bytes(), msg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	wcs := make([]ibv.WC, 2)
-	n, err := b.cq.Await(ctx, wcs)
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	assert.Equal(t, msg, string(b.buf.Bytes()[:wcs[0].ByteLen]))
-
-	// The sender's completion, through the extended poll interface.
-	cx, err := cqx.Ex()
-	require.NoError(t, err)
-	for {
-		err = cx.CallStartPoll(&ibv.PollCQAttr{})
-		if err == nil {
-			break
-		}
-		require.ErrorIs(t, err, unix.ENOENT, "ibv_start_poll: ENOENT means empty")
-		require.NoError(t, ctx.Err())
-		time.Sleep(time.Millisecond)
-	}
-	assert.Equal(t, uint64(77), cx.WRID)
-	assert.Equal(t, ibv.WCStatusSuccess, cx.Status)
-	op, err := cx.WCReadOpcode()
-	require.NoError(t, err)
-	assert.Equal(t, ibv.WCOpcodeSend, op)
-	qpn, err := cx.WCReadQPNum()
-	require.NoError(t, err)
-	assert.Equal(t, qpx.Num(), qpn)
-	require.ErrorIs(t, cx.CallNextPoll(), unix.ENOENT)
-	require.NoError(t, cx.CallEndPoll())
-
-	// Two more, their completions read by PollEx in one crossing: the
-	// fields the CQ was created with, the others 0.
 	for id := uint64(78); id <= 79; id++ {
 		require.NoError(t, b.qp.PostRecv(RecvWork{ID: id, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
 		require.NoError(t, x.Start())
@@ -129,6 +98,41 @@ func TestExtendedVerbs(t *testing.T) {
 		require.NoError(t, err)
 		drained += n
 	}
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
+	require.NoError(t, x.Start())
+	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
+	require.NoError(t, x.Send())
+	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
+	require.NoError(t, x.Complete())
+
+	n, err := b.cq.Await(ctx, wcs)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, msg, string(b.buf.Bytes()[:wcs[0].ByteLen]))
+
+	// The sender's completion, through the extended poll interface.
+	cx, err := cqx.Ex()
+	require.NoError(t, err)
+	for {
+		err = cx.CallStartPoll(&ibv.PollCQAttr{})
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, unix.ENOENT, "ibv_start_poll: ENOENT means empty")
+		require.NoError(t, ctx.Err())
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, uint64(77), cx.WRID)
+	assert.Equal(t, ibv.WCStatusSuccess, cx.Status)
+	op, err := cx.WCReadOpcode()
+	require.NoError(t, err)
+	assert.Equal(t, ibv.WCOpcodeSend, op)
+	qpn, err := cx.WCReadQPNum()
+	require.NoError(t, err)
+	assert.Equal(t, qpx.Num(), qpn)
+	require.ErrorIs(t, cx.CallNextPoll(), unix.ENOENT)
+	require.NoError(t, cx.CallEndPoll())
+
 	_, err = a.cq.PollEx(make([]ibv.WCEx, 1))
 	require.ErrorIs(t, err, unix.EINVAL, "a CQ not made by NewCQEx")
 }

@@ -48,6 +48,24 @@ func TestPollEx(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 
+	// One completion per poll (rxe before rdma-core 59): the same
+	// completions, and the stub's poll count shows no batch.
+	cq.exOne = true
+	s.SetReady(0)
+	s.Complete(3)
+	calls := s.Calls()
+	n, err = cq.PollEx(wcs)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	assert.Equal(t, uint64(4), s.Calls()-calls, "three polls of one, and one that found none")
+	for i, w := range wcs[:n] {
+		assert.Equal(t, uint64(0x5000+5+i)+uint64((5+i)%2)*0x2000, w.WRID, "completion %d", 5+i)
+	}
+	n, err = cq.PollEx(wcs)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	cq.exOne = false
+
 	plain, _ := e.cq(t, 8, 0)
 	_, err = plain.PollEx(wcs)
 	assert.True(t, errors.Is(err, unix.EINVAL), "%v", err)

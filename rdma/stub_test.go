@@ -48,7 +48,7 @@ func (e *stubEnv) cq(tb testing.TB, n int, wcFlags ibv.CreateCQWCFlags) (*CQ, *s
 	var cq *CQ
 	var err error
 	if wcFlags != 0 {
-		cq, err = e.dev.newCQEx(n, nil, wcFlags, func(*ibv.CompChannel) (*ibv.CQEx, error) { return s.RawEx(), nil })
+		cq, err = e.dev.newCQEx(n, nil, wcFlags, false, func(*ibv.CompChannel) (*ibv.CQEx, error) { return s.RawEx(), nil })
 	} else {
 		cq, err = e.dev.newCQ("rdma.Device.NewCQ", n, nil, func(*ibv.CompChannel) (*ibv.CQ, *ibv.CQEx, error) { return s.Raw(), nil, nil })
 	}
