@@ -109,7 +109,6 @@ import (
 #cgo nocallback zfast_ibv_poll_cq_ex_current
 #include <stdint.h>
 #include <errno.h>
-#include <stddef.h>
 struct zfast_mem { unsigned char opaque; };
 static int32_t zfast_ibv_poll_cq(uintptr_t fn, uintptr_t a0, int32_t a1, struct zfast_mem *a2) { return ((int32_t (*)(void *, int32_t, void *))fn)((void *)a0, a1, a2); }
 static int32_t zfast_ibv_req_notify_cq(uintptr_t fn, uintptr_t a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)((void *)a0, a1); }
@@ -159,26 +158,26 @@ static void zfast_ibv_wr_set_inline_data_list(uintptr_t fn, uintptr_t a0, uint64
 static void zfast_ibv_wr_set_ud_addr(uintptr_t fn, uintptr_t a0, struct zfast_mem *a1, uint32_t a2, uint32_t a3) { ((void (*)(void *, void *, uint32_t, uint32_t))fn)((void *)a0, a1, a2, a3); }
 static void zfast_ibv_wr_set_xrc_srqn(uintptr_t fn, uintptr_t a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)((void *)a0, a1); }
 struct zfast_ibv_poll_cq_ex_ops { uintptr_t start_poll; uintptr_t next_poll; uintptr_t end_poll; uintptr_t read_opcode; uintptr_t read_vendor_err; uintptr_t read_wc_flags; uintptr_t read_byte_len; uintptr_t read_imm_data; uintptr_t read_qp_num; uintptr_t read_src_qp; uintptr_t read_slid; uintptr_t read_sl; uintptr_t read_dlid_path_bits; uintptr_t read_completion_ts; uintptr_t read_completion_wallclock_ns; uintptr_t read_cvlan; uintptr_t read_flow_tag; uintptr_t read_tm_info; uintptr_t wr_id_off; uintptr_t status_off; int32_t err; };
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_ops, err) == 160, "zfast_ibv_poll_cq_ex_ops.err");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_ops, err) == 160, "zfast_ibv_poll_cq_ex_ops.err");
 struct zfast_ibv_poll_cq_ex_wc { uint64_t wr_id; uint64_t completion_ts; uint64_t completion_wallclock_ns; _Alignas(8) unsigned char tm_info[16]; uint32_t status; uint32_t opcode; uint32_t vendor_err; uint32_t wc_flags; uint32_t byte_len; uint32_t imm_data; uint32_t qp_num; uint32_t src_qp; uint32_t slid; uint32_t flow_tag; uint16_t cvlan; uint8_t sl; uint8_t dlid_path_bits; };
 _Static_assert(sizeof(struct zfast_ibv_poll_cq_ex_wc) == 88, "zfast_ibv_poll_cq_ex_wc");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, wr_id) == 0, "zfast_ibv_poll_cq_ex_wc.wr_id");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_ts) == 8, "zfast_ibv_poll_cq_ex_wc.completion_ts");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_wallclock_ns) == 16, "zfast_ibv_poll_cq_ex_wc.completion_wallclock_ns");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, tm_info) == 24, "zfast_ibv_poll_cq_ex_wc.tm_info");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, status) == 40, "zfast_ibv_poll_cq_ex_wc.status");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, opcode) == 44, "zfast_ibv_poll_cq_ex_wc.opcode");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, vendor_err) == 48, "zfast_ibv_poll_cq_ex_wc.vendor_err");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, wc_flags) == 52, "zfast_ibv_poll_cq_ex_wc.wc_flags");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, byte_len) == 56, "zfast_ibv_poll_cq_ex_wc.byte_len");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, imm_data) == 60, "zfast_ibv_poll_cq_ex_wc.imm_data");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, qp_num) == 64, "zfast_ibv_poll_cq_ex_wc.qp_num");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, src_qp) == 68, "zfast_ibv_poll_cq_ex_wc.src_qp");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, slid) == 72, "zfast_ibv_poll_cq_ex_wc.slid");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, flow_tag) == 76, "zfast_ibv_poll_cq_ex_wc.flow_tag");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, cvlan) == 80, "zfast_ibv_poll_cq_ex_wc.cvlan");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, sl) == 82, "zfast_ibv_poll_cq_ex_wc.sl");
-_Static_assert(offsetof(struct zfast_ibv_poll_cq_ex_wc, dlid_path_bits) == 83, "zfast_ibv_poll_cq_ex_wc.dlid_path_bits");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, wr_id) == 0, "zfast_ibv_poll_cq_ex_wc.wr_id");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_ts) == 8, "zfast_ibv_poll_cq_ex_wc.completion_ts");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_wallclock_ns) == 16, "zfast_ibv_poll_cq_ex_wc.completion_wallclock_ns");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, tm_info) == 24, "zfast_ibv_poll_cq_ex_wc.tm_info");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, status) == 40, "zfast_ibv_poll_cq_ex_wc.status");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, opcode) == 44, "zfast_ibv_poll_cq_ex_wc.opcode");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, vendor_err) == 48, "zfast_ibv_poll_cq_ex_wc.vendor_err");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, wc_flags) == 52, "zfast_ibv_poll_cq_ex_wc.wc_flags");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, byte_len) == 56, "zfast_ibv_poll_cq_ex_wc.byte_len");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, imm_data) == 60, "zfast_ibv_poll_cq_ex_wc.imm_data");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, qp_num) == 64, "zfast_ibv_poll_cq_ex_wc.qp_num");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, src_qp) == 68, "zfast_ibv_poll_cq_ex_wc.src_qp");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, slid) == 72, "zfast_ibv_poll_cq_ex_wc.slid");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, flow_tag) == 76, "zfast_ibv_poll_cq_ex_wc.flow_tag");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, cvlan) == 80, "zfast_ibv_poll_cq_ex_wc.cvlan");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, sl) == 82, "zfast_ibv_poll_cq_ex_wc.sl");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, dlid_path_bits) == 83, "zfast_ibv_poll_cq_ex_wc.dlid_path_bits");
 static inline __attribute__((always_inline)) void zfast_ibv_poll_cq_ex_read(const struct zfast_ibv_poll_cq_ex_ops *o, char *p, struct zfast_ibv_poll_cq_ex_wc *w) {
 	w->wr_id = *(uint64_t *)(p + o->wr_id_off);
 	w->completion_ts = o->read_completion_ts ? ((uint64_t (*)(void *))o->read_completion_ts)(p) : 0;
@@ -709,52 +708,90 @@ func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSRQN uint32) {
 
 // PollCQExOps are the ops of one struct ibv_cq_ex that FastPollCQEx and FastReadWCEx call, read once by FastPollCQExOps: ibv_start_poll, ibv_next_poll, ibv_end_poll, and the getter of each field the object was created with (0: not read), and where the members wr_id and status are in the object. Its layout is the C side's (asserted at compile time).
 type PollCQExOps struct {
-	_                         structs.HostLayout
-	StartPoll                 uintptr // start_poll
-	NextPoll                  uintptr // next_poll
-	EndPoll                   uintptr // end_poll
-	ReadOpcode                uintptr // read_opcode
-	ReadVendorErr             uintptr // read_vendor_err
-	ReadWCFlags               uintptr // read_wc_flags
-	ReadByteLen               uintptr // read_byte_len
-	ReadImmData               uintptr // read_imm_data
-	ReadQPNum                 uintptr // read_qp_num
-	ReadSrcQP                 uintptr // read_src_qp
-	ReadSLID                  uintptr // read_slid
-	ReadSL                    uintptr // read_sl
-	ReadDLIDPathBits          uintptr // read_dlid_path_bits
-	ReadCompletionTS          uintptr // read_completion_ts
-	ReadCompletionWallclockNS uintptr // read_completion_wallclock_ns
-	ReadCVLAN                 uintptr // read_cvlan
-	ReadFlowTag               uintptr // read_flow_tag
-	ReadTMInfo                uintptr // read_tm_info
-	WRIDOffset                uintptr // of wr_id in the object
-	StatusOffset              uintptr // of status in the object
-	Err                       int32   // set by FastPollCQEx: the error of ibv_next_poll after the completions it returned, else 0
+	_ structs.HostLayout
+	// StartPoll is the object's start_poll (0: none).
+	StartPoll uintptr
+	// NextPoll is the object's next_poll (0: none).
+	NextPoll uintptr
+	// EndPoll is the object's end_poll (0: none).
+	EndPoll uintptr
+	// ReadOpcode is the object's read_opcode (0: none).
+	ReadOpcode uintptr
+	// ReadVendorErr is the object's read_vendor_err (0: none).
+	ReadVendorErr uintptr
+	// ReadWCFlags is the object's read_wc_flags (0: none).
+	ReadWCFlags uintptr
+	// ReadByteLen is the object's read_byte_len (0: none).
+	ReadByteLen uintptr
+	// ReadImmData is the object's read_imm_data (0: none).
+	ReadImmData uintptr
+	// ReadQPNum is the object's read_qp_num (0: none).
+	ReadQPNum uintptr
+	// ReadSrcQP is the object's read_src_qp (0: none).
+	ReadSrcQP uintptr
+	// ReadSLID is the object's read_slid (0: none).
+	ReadSLID uintptr
+	// ReadSL is the object's read_sl (0: none).
+	ReadSL uintptr
+	// ReadDLIDPathBits is the object's read_dlid_path_bits (0: none).
+	ReadDLIDPathBits uintptr
+	// ReadCompletionTS is the object's read_completion_ts (0: none).
+	ReadCompletionTS uintptr
+	// ReadCompletionWallclockNS is the object's read_completion_wallclock_ns (0: none).
+	ReadCompletionWallclockNS uintptr
+	// ReadCVLAN is the object's read_cvlan (0: none).
+	ReadCVLAN uintptr
+	// ReadFlowTag is the object's read_flow_tag (0: none).
+	ReadFlowTag uintptr
+	// ReadTMInfo is the object's read_tm_info (0: none).
+	ReadTMInfo uintptr
+	// WRIDOffset is where wr_id is in the object.
+	WRIDOffset uintptr
+	// StatusOffset is where status is in the object.
+	StatusOffset uintptr
+	// Err is set by FastPollCQEx: the error of ibv_next_poll after the completions it returned, else 0.
+	Err int32
 }
 
 var _ = [1]struct{}{}[unsafe.Offsetof(PollCQExOps{}.Err)-160]
 
 // WCEx is one completion of a struct ibv_cq_ex as FastPollCQEx and FastReadWCEx read it: the members wr_id and status as ibv_start_poll and ibv_next_poll leave them, and each getter's value (0 where the ops have no getter). Its layout is the C side's (asserted at compile time).
 type WCEx struct {
-	_                     structs.HostLayout
-	WRID                  uint64   // wr_id, as ibv_start_poll and ibv_next_poll leave it
-	CompletionTS          uint64   // ibv_wc_read_completion_ts, with CreateCQWCFlagsCompletionTimestamp
-	CompletionWallclockNS uint64   // ibv_wc_read_completion_wallclock_ns, with CreateCQWCFlagsCompletionTimestampWallclock
-	TMInfo                WCTMInfo // ibv_wc_read_tm_info, with CreateCQWCFlagsTMInfo
-	Status                WCStatus // status, as ibv_start_poll and ibv_next_poll leave it
-	Opcode                WCOpcode // ibv_wc_read_opcode
-	VendorErr             uint32   // ibv_wc_read_vendor_err
-	WCFlags               uint32   // ibv_wc_read_wc_flags
-	ByteLen               uint32   // ibv_wc_read_byte_len, with CreateCQWCFlagsByteLen
-	ImmData               uint32   // ibv_wc_read_imm_data (also ibv_wc_read_invalidated_rkey), with CreateCQWCFlagsImm
-	QPNum                 uint32   // ibv_wc_read_qp_num, with CreateCQWCFlagsQPNum
-	SrcQP                 uint32   // ibv_wc_read_src_qp, with CreateCQWCFlagsSrcQP
-	SLID                  uint32   // ibv_wc_read_slid, with CreateCQWCFlagsSLID
-	FlowTag               uint32   // ibv_wc_read_flow_tag, with CreateCQWCFlagsFlowTag
-	CVLAN                 uint16   // ibv_wc_read_cvlan, with CreateCQWCFlagsCVLAN
-	SL                    uint8    // ibv_wc_read_sl, with CreateCQWCFlagsSL
-	DLIDPathBits          uint8    // ibv_wc_read_dlid_path_bits, with CreateCQWCFlagsDLIDPathBits
+	_ structs.HostLayout
+	// WRID is the object's wr_id, as ibv_start_poll and ibv_next_poll leave it.
+	WRID uint64
+	// CompletionTS is what ibv_wc_read_completion_ts returns, for an object created with CreateCQWCFlagsCompletionTimestamp; else 0.
+	CompletionTS uint64
+	// CompletionWallclockNS is what ibv_wc_read_completion_wallclock_ns returns, for an object created with CreateCQWCFlagsCompletionTimestampWallclock; else 0.
+	CompletionWallclockNS uint64
+	// TMInfo is what ibv_wc_read_tm_info fills in, for an object created with CreateCQWCFlagsTMInfo; else 0.
+	TMInfo WCTMInfo
+	// Status is the object's status, as ibv_start_poll and ibv_next_poll leave it.
+	Status WCStatus
+	// Opcode is what ibv_wc_read_opcode returns (every object has the getter).
+	Opcode WCOpcode
+	// VendorErr is what ibv_wc_read_vendor_err returns (every object has the getter).
+	VendorErr uint32
+	// WCFlags is what ibv_wc_read_wc_flags returns (every object has the getter).
+	WCFlags uint32
+	// ByteLen is what ibv_wc_read_byte_len returns, for an object created with CreateCQWCFlagsByteLen; else 0.
+	ByteLen uint32
+	// ImmData is what ibv_wc_read_imm_data returns (and ibv_wc_read_invalidated_rkey, which calls the same op), for an object created with CreateCQWCFlagsImm; else 0.
+	ImmData uint32
+	// QPNum is what ibv_wc_read_qp_num returns, for an object created with CreateCQWCFlagsQPNum; else 0.
+	QPNum uint32
+	// SrcQP is what ibv_wc_read_src_qp returns, for an object created with CreateCQWCFlagsSrcQP; else 0.
+	SrcQP uint32
+	// SLID is what ibv_wc_read_slid returns, for an object created with CreateCQWCFlagsSLID; else 0.
+	SLID uint32
+	// FlowTag is what ibv_wc_read_flow_tag returns, for an object created with CreateCQWCFlagsFlowTag; else 0.
+	FlowTag uint32
+	// CVLAN is what ibv_wc_read_cvlan returns, for an object created with CreateCQWCFlagsCVLAN; else 0.
+	CVLAN uint16
+	// SL is what ibv_wc_read_sl returns, for an object created with CreateCQWCFlagsSL; else 0.
+	SL uint8
+	// DLIDPathBits is what ibv_wc_read_dlid_path_bits returns, for an object created with CreateCQWCFlagsDLIDPathBits; else 0.
+	DLIDPathBits uint8
 }
 
 // The layout of WCEx, as the C side asserts it.

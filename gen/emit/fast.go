@@ -51,7 +51,7 @@ func (e *Emitter) fast(f *jen.File) error {
 	}
 	pre.WriteString("#include <stdint.h>\n")
 	if pollC.Len() > 0 {
-		pre.WriteString("#include <errno.h>\n#include <stddef.h>\n")
+		pre.WriteString("#include <errno.h>\n")
 	}
 	fmt.Fprintf(&pre, "struct %s { unsigned char opaque; };\n", fastMem)
 	for _, name := range names {

@@ -225,7 +225,7 @@ func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stu
 			nOps++
 		}
 	}
-	fmt.Fprintf(&c, "_Static_assert(offsetof(struct %s, err) == %d, \"%s.err\");\n", opsC, 8*nOps, opsC)
+	fmt.Fprintf(&c, "_Static_assert(__builtin_offsetof(struct %s, err) == %d, \"%s.err\");\n", opsC, 8*nOps, opsC)
 	fmt.Fprintf(&c, "struct %s {", wcC)
 	for _, f := range fields {
 		if f.cType == "" {
@@ -237,7 +237,7 @@ func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stu
 	c.WriteString(" };\n")
 	fmt.Fprintf(&c, "_Static_assert(sizeof(struct %s) == %d, \"%s\");\n", wcC, size, wcC)
 	for _, f := range fields {
-		fmt.Fprintf(&c, "_Static_assert(offsetof(struct %s, %s) == %d, \"%s.%s\");\n", wcC, f.cName, f.off, wcC, f.cName)
+		fmt.Fprintf(&c, "_Static_assert(__builtin_offsetof(struct %s, %s) == %d, \"%s.%s\");\n", wcC, f.cName, f.off, wcC, f.cName)
 	}
 	fmt.Fprintf(&c, "static inline __attribute__((always_inline)) void %s_read(const struct %s *o, char *p, struct %s *w) {\n", tramp, opsC, wcC)
 	for _, f := range fields {
@@ -272,14 +272,14 @@ func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stu
 	var types []jen.Code
 	opsFields := []jen.Code{jen.Id("_").Qual("structs", "HostLayout")}
 	for _, o := range ops {
-		opsFields = append(opsFields, jen.Id(o.field).Uintptr().Comment(o.cName))
+		opsFields = append(opsFields, jen.Comment(fmt.Sprintf("%s is the object's %s (0: none).", o.field, o.cName)), jen.Id(o.field).Uintptr())
 	}
 	for _, f := range fields {
 		if f.getter == nil {
-			opsFields = append(opsFields, jen.Id(f.goName+"Offset").Uintptr().Comment(fmt.Sprintf("of %s in the object", f.cName)))
+			opsFields = append(opsFields, jen.Comment(fmt.Sprintf("%sOffset is where %s is in the object.", f.goName, f.cName)), jen.Id(f.goName+"Offset").Uintptr())
 		}
 	}
-	opsFields = append(opsFields, jen.Id("Err").Int32().Comment(fmt.Sprintf("set by %s: the error of %s after the completions it returned, else 0", fastGo, p.Next)))
+	opsFields = append(opsFields, jen.Comment(fmt.Sprintf("Err is set by %s: the error of %s after the completions it returned, else 0.", fastGo, p.Next)), jen.Id("Err").Int32())
 	types = append(types,
 		jen.Comment(fmt.Sprintf("%s are the ops of one %s that %s and %s call, read once by %s: %s, %s, %s, and the getter of each field the object was created with (0: not read), and where the members %s are in the object. Its layout is the C side's (asserted at compile time).",
 			opsGo, objKey, fastGo, fastRec, fastOps, p.Start, p.Next, p.End, strings.Join(p.Members, " and "))),
@@ -291,21 +291,27 @@ func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stu
 	recFields := []jen.Code{jen.Id("_").Qual("structs", "HostLayout")}
 	var asserts []jen.Code
 	for _, f := range fields {
-		what := fmt.Sprintf("%s, as %s and %s leave it", f.cName, p.Start, p.Next)
+		doc := fmt.Sprintf("%s is the object's %s, as %s and %s leave it.", f.goName, f.cName, p.Start, p.Next)
 		if f.getter != nil {
 			g := seenOp[f.getter.cName]
-			what = g
+			verb := "returns"
+			if f.viaPointer {
+				verb = "fills in"
+			}
+			doc = fmt.Sprintf("%s is what %s %s", f.goName, g, verb)
 			for _, gg := range p.Getters {
 				if o2 := e.Pkg.Func(gg.Function); gg.Function != g && o2 != nil && o2.Body != nil && o2.Body.Forward != nil &&
 					len(o2.Body.Forward.Path) == 1 && o2.Body.Forward.Path[0] == f.getter.cName {
-					what += " (also " + gg.Function + ")"
+					doc += " (and " + gg.Function + ", which calls the same op)"
 				}
 			}
 			if f.flag != "" {
-				what += ", with " + f.flag
+				doc += ", for an object created with " + f.flag + "; else 0."
+			} else {
+				doc += " (every object has the getter)."
 			}
 		}
-		recFields = append(recFields, jen.Id(f.goName).Add(f.goType).Comment(what))
+		recFields = append(recFields, jen.Comment(doc), jen.Id(f.goName).Add(f.goType))
 		asserts = append(asserts, jen.Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().Index(
 			jen.Qual("unsafe", "Offsetof").Call(jen.Id(p.Record).Values().Dot(f.goName)).Op("-").Lit(int(f.off))))
 	}
