@@ -21,24 +21,66 @@ import (
 // The host group of make bench (make bench-host, docs/benchmarks.md, "What
 // the binding costs on the host CPU"): each data-path verb's work done
 // against internal/stubprovider's stub provider in C memory, no device, in
-// several ways side by side: impl=c, the same work as a C loop (the
-// stubprovider's Loop* functions, iters calls in one cgo call); impl=ibv,
-// the generated checked bindings ((*ibv.CQ).Poll, ...); impl=fast, ibv's
+// several ways side by side, all on the same stub objects: impl=c, the
+// same work as a C loop (the stubprovider's Loop* functions, iters calls in
+// one cgo call); impl=c2, the C loop again (the measurement's own spread:
+// its ratio to impl=c would be 1 on a quiet machine); impl=ibv, the
+// generated checked bindings ((*ibv.CQ).Poll, ...); impl=fast, ibv's
 // fast-path trampolines (ibv.FastPollCQ, ...), which package rdma uses;
-// impl=rdma, this package's API. BenchmarkHostCgo is the floor: a cgo call
-// of an empty C function. TestHostVerbs runs every variant briefly under
-// make test: it asserts that each did its work and allocated nothing, and
-// no time.
+// impl=rdma, this package's API. impl=cgo, an empty cgo call, is every
+// group's floor. TestHostVerbs runs every way briefly under make test: it
+// asserts that each did its work and allocated nothing, and no time.
 
 // hostRing is the entries of the benchmarks' CQs.
 const hostRing = 1024
 
-// hostVariant is one way of doing one verb's work.
+// hostAddr is the address and key of the memory the work requests name:
+// the stub never touches it.
+const (
+	hostAddr  = 0x10000
+	hostLKey  = 0x77
+	hostRAddr = 0x20000
+	hostRKey  = 0x99
+)
+
+// stdTS are the fields of the extended CQs here: the standard ones and the
+// completion time stamp (the wr_id, the status and eleven getters per
+// completion).
+const stdTS = ibv.CreateCQWCFlagsByteLen | ibv.CreateCQWCFlagsImm | ibv.CreateCQWCFlagsQPNum | ibv.CreateCQWCFlagsSrcQP |
+	ibv.CreateCQWCFlagsSLID | ibv.CreateCQWCFlagsSL | ibv.CreateCQWCFlagsDLIDPathBits | ibv.CreateCQWCFlagsCompletionTimestamp
+
+// hostFixture is the stub objects one group of ways shares (one verb, one
+// batch), wrapped by this package as its constructors wrap real ones, and
+// the C memory of the C loop and the raw ways.
+type hostFixture struct {
+	*stubEnv
+	n    int // completions or work requests per call
+	cq   *CQ
+	scq  *stubprovider.CQ
+	qp   *QP
+	sqp  *stubprovider.QP
+	srq  *SRQ
+	ssrq *stubprovider.SRQ
+	swrs []ibv.SendWR // n linked RDMA writes, in C memory
+	rwrs []ibv.RecvWR // n linked receives, in C memory
+	// counts reads what the stub did for the verb (two counters: calls
+	// and completions, or work requests and 0), per says how much one call
+	// adds to each.
+	counts func() [2]uint64
+	per    [2]uint64
+}
+
+// hostGroup builds a group's fixture.
+type hostGroup func(tb testing.TB) *hostFixture
+
+// hostWay is one way of doing the group's work: run makes iters calls.
+type hostWay func(f *hostFixture) func(iters int)
+
+// hostVariant is one way of one group.
 type hostVariant struct {
 	bench, param, impl string
-	// make builds the variant's objects; run makes iters calls, check
-	// fails tb unless the stub did the work of iters calls since make.
-	make func(tb testing.TB) (run func(iters int), check func(tb testing.TB, iters int))
+	group              hostGroup
+	way                hostWay
 }
 
 func (v hostVariant) sub() string {
@@ -55,197 +97,184 @@ func must(tb testing.TB, n int64) {
 	}
 }
 
-// hostAddr is the address and key of the memory the work requests name:
-// the stub never touches it.
-const (
-	hostAddr  = 0x10000
-	hostLKey  = 0x77
-	hostRAddr = 0x20000
-	hostRKey  = 0x99
-)
+// pollGroup: a CQ (extended for wcFlags != 0) whose device makes n
+// completions ready before each poll, for a QP on it.
+func pollGroup(n int, wcFlags ibv.CreateCQWCFlags) hostGroup {
+	return func(tb testing.TB) *hostFixture {
+		f := &hostFixture{stubEnv: newStubEnv(tb), n: n}
+		f.cq, f.scq = f.stubEnv.cq(tb, hostRing, wcFlags)
+		f.stubEnv.qp(tb, QPConfig{SendCQ: f.cq, RecvCQ: f.cq, MaxSend: hostRing, MaxRecv: hostRing}, f.scq, f.scq, nil, false)
+		f.scq.SetReady(n)
+		f.counts = func() [2]uint64 { return [2]uint64{f.scq.Calls(), f.scq.Polled()} }
+		f.per = [2]uint64{1, uint64(n)}
+		return f
+	}
+}
 
-// stdTS are the fields of the extended CQs here: the standard ones and the
-// completion time stamp (twelve values per completion).
-const stdTS = ibv.CreateCQWCFlagsByteLen | ibv.CreateCQWCFlagsImm | ibv.CreateCQWCFlagsQPNum | ibv.CreateCQWCFlagsSrcQP |
-	ibv.CreateCQWCFlagsSLID | ibv.CreateCQWCFlagsSL | ibv.CreateCQWCFlagsDLIDPathBits | ibv.CreateCQWCFlagsCompletionTimestamp
+// postGroup: a QP of 256 send and receive slots, with an SRQ for srq, and
+// chains of n work requests in C memory; counted: the send queue's work
+// requests (count "send"), the receive queue's ("recv") or the SRQ's.
+func postGroup(n int, count string) hostGroup {
+	return func(tb testing.TB) *hostFixture {
+		f := &hostFixture{stubEnv: newStubEnv(tb), n: n}
+		f.cq, f.scq = f.stubEnv.cq(tb, hostRing, 0)
+		cfg := QPConfig{SendCQ: f.cq, RecvCQ: f.cq, MaxSend: 256, MaxRecv: 256}
+		if count == "srq" {
+			f.srq, f.ssrq = f.stubEnv.srq(tb, SRQConfig{MaxWR: 256})
+			cfg.SRQ = f.srq
+		}
+		f.qp, f.sqp = f.stubEnv.qp(tb, cfg, f.scq, f.scq, f.ssrq, count == "wr")
+		f.swrs = stubprovider.SendChain(n, ibv.WROpcodeRDMAWrite, hostLKey, hostAddr, 64, hostRKey, hostRAddr)
+		f.rwrs = stubprovider.RecvChain(n, hostLKey, hostAddr, 64)
+		tb.Cleanup(func() {
+			stubprovider.Free(unsafe.Pointer(&f.swrs[0]))
+			stubprovider.Free(unsafe.Pointer(&f.rwrs[0]))
+		})
+		switch count {
+		case "send", "wr":
+			f.counts = func() [2]uint64 { return [2]uint64{f.sqp.SendPosted()} }
+		case "recv":
+			f.counts = func() [2]uint64 { return [2]uint64{f.sqp.RecvPosted()} }
+		case "srq":
+			f.counts = func() [2]uint64 { return [2]uint64{f.ssrq.Posted()} }
+		}
+		f.per = [2]uint64{uint64(n)}
+		return f
+	}
+}
 
 func hostVariants() []hostVariant {
 	var vs []hostVariant
-	add := func(bench, param, impl string, make func(tb testing.TB) (func(int), func(testing.TB, int))) {
-		vs = append(vs, hostVariant{bench, param, impl, make})
+	add := func(bench, param, impl string, g hostGroup, w hostWay) {
+		vs = append(vs, hostVariant{bench, param, impl, g, w})
 	}
 	// A cgo call of an empty C function as ibv's fast-path trampolines are
 	// called: two integers and a pointer to pointer-free memory, noescape
-	// and nocallback (the floor, impl=cgo, is added to every group).
-	add("HostCgo", "", "args", func(tb testing.TB) (func(int), func(testing.TB, int)) {
-		calls := 0
-		var x uint64
+	// and nocallback (the floor, impl=cgo, an empty call without
+	// arguments, is added to every group).
+	var x uint64
+	cgoGroup := func(tb testing.TB) *hostFixture {
+		f := &hostFixture{}
+		f.counts = func() [2]uint64 { return [2]uint64{x} }
+		f.per = [2]uint64{1}
+		return f
+	}
+	add("HostCgo", "", "args", cgoGroup, func(f *hostFixture) func(int) {
 		return func(iters int) {
-				for i := range iters {
-					stubprovider.NoopArgs(uintptr(i), 1, &x)
-				}
-				calls += iters
-			}, func(tb testing.TB, iters int) {
-				assert.Equal(tb, iters, calls)
+			for range iters {
+				stubprovider.NoopArgs(1, 2, &x)
+				x++
 			}
+		}
 	})
 
 	// poll_cq: an empty CQ polled for up to 16, and n ready polled for n.
 	for _, n := range []int{0, 1, 16, 256} {
-		param := fmt.Sprintf("n=%d", n)
-		num := max(n, 16)
-		if n > 0 {
-			num = n
+		param, g := fmt.Sprintf("n=%d", n), pollGroup(n, 0)
+		num := n
+		if n == 0 {
+			num = 16
 		}
-		poll := func(impl func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int)) func(tb testing.TB) (func(int), func(testing.TB, int)) {
-			return func(tb testing.TB) (func(int), func(testing.TB, int)) {
-				e := newStubEnv(tb)
-				cq, s := e.cq(tb, hostRing, 0)
-				e.qp(tb, QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: hostRing, MaxRecv: hostRing}, s, s, nil, false)
-				s.SetReady(n)
-				calls0, polled0 := s.Calls(), s.Polled()
-				return impl(e, cq, s), func(tb testing.TB, iters int) {
-					assert.Equal(tb, uint64(iters), s.Calls()-calls0, "polls")
-					assert.Equal(tb, uint64(iters*n), s.Polled()-polled0, "completions")
-				}
-			}
-		}
-		add("HostPollCQ", param, "c", poll(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+		cLoop := func(f *hostFixture) func(int) {
 			wcs := (*ibv.WC)(stubprovider.Alloc(uintptr(num) * unsafe.Sizeof(ibv.WC{})))
-			e.cleanup(func() { stubprovider.Free(unsafe.Pointer(wcs)) })
-			return func(iters int) { must(e.tb, stubprovider.LoopPollCQ(s, num, wcs, iters)) }
-		}))
-		add("HostPollCQ", param, "ibv", poll(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			wcs, raw := make([]ibv.WC, num), s.Raw()
+			f.cleanup(func() { stubprovider.Free(unsafe.Pointer(wcs)) })
+			return func(iters int) { must(f.tb, stubprovider.LoopPollCQ(f.scq, num, wcs, iters)) }
+		}
+		add("HostPollCQ", param, "c", g, cLoop)
+		add("HostPollCQ", param, "c2", g, cLoop)
+		add("HostPollCQ", param, "ibv", g, func(f *hostFixture) func(int) {
+			wcs, raw := make([]ibv.WC, num), f.scq.Raw()
 			return func(iters int) {
 				for range iters {
 					if _, err := raw.Poll(wcs); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPollCQ", param, "fast", poll(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			wcs, raw := make([]ibv.WC, num), s.Raw()
+		})
+		add("HostPollCQ", param, "fast", g, func(f *hostFixture) func(int) {
+			wcs, raw := make([]ibv.WC, num), f.scq.Raw()
 			op, addr := ibv.FastPollCQOp(raw), uintptr(unsafe.Pointer(raw))
 			return func(iters int) {
 				for range iters {
 					if ibv.FastPollCQ(op, addr, int32(num), &wcs[0]) < 0 {
-						e.tb.Fatal("poll_cq failed")
+						f.tb.Fatal("poll_cq failed")
 					}
 				}
 			}
-		}))
-		add("HostPollCQ", param, "rdma", poll(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+		})
+		add("HostPollCQ", param, "rdma", g, func(f *hostFixture) func(int) {
 			wcs := make([]ibv.WC, num)
 			return func(iters int) {
 				for range iters {
-					if _, err := cq.Poll(wcs); err != nil {
-						e.tb.Fatal(err)
+					if _, err := f.cq.Poll(wcs); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPollCQ", param, "rdmabatch", poll(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+		})
+		add("HostPollCQ", param, "rdmabatch", g, func(f *hostFixture) func(int) {
 			return func(iters int) {
 				for range iters {
-					if _, err := cq.PollBatch(num); err != nil {
-						e.tb.Fatal(err)
+					if _, err := f.cq.PollBatch(num); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
+		})
 	}
 
 	// req_notify_cq.
-	arm := func(impl func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int)) func(tb testing.TB) (func(int), func(testing.TB, int)) {
-		return func(tb testing.TB) (func(int), func(testing.TB, int)) {
-			e := newStubEnv(tb)
-			cq, s := e.cq(tb, hostRing, 0)
-			arms0 := s.Arms()
-			return impl(e, cq, s), func(tb testing.TB, iters int) {
-				assert.Equal(tb, uint64(iters), s.Arms()-arms0, "arms")
-			}
-		}
+	arm := func(tb testing.TB) *hostFixture {
+		f := &hostFixture{stubEnv: newStubEnv(tb)}
+		f.cq, f.scq = f.stubEnv.cq(tb, hostRing, 0)
+		f.counts = func() [2]uint64 { return [2]uint64{f.scq.Arms()} }
+		f.per = [2]uint64{1}
+		return f
 	}
-	add("HostReqNotifyCQ", "", "c", arm(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-		return func(iters int) { must(e.tb, stubprovider.LoopReqNotifyCQ(s, iters)) }
-	}))
-	add("HostReqNotifyCQ", "", "ibv", arm(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-		raw := s.Raw()
+	cArm := func(f *hostFixture) func(int) {
+		return func(iters int) { must(f.tb, stubprovider.LoopReqNotifyCQ(f.scq, iters)) }
+	}
+	add("HostReqNotifyCQ", "", "c", arm, cArm)
+	add("HostReqNotifyCQ", "", "c2", arm, cArm)
+	add("HostReqNotifyCQ", "", "ibv", arm, func(f *hostFixture) func(int) {
+		raw := f.scq.Raw()
 		return func(iters int) {
 			for range iters {
 				if err := raw.ReqNotify(false); err != nil {
-					e.tb.Fatal(err)
+					f.tb.Fatal(err)
 				}
 			}
 		}
-	}))
-	add("HostReqNotifyCQ", "", "fast", arm(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-		raw := s.Raw()
+	})
+	add("HostReqNotifyCQ", "", "fast", arm, func(f *hostFixture) func(int) {
+		raw := f.scq.Raw()
 		op, addr := ibv.FastReqNotifyCQOp(raw), uintptr(unsafe.Pointer(raw))
 		return func(iters int) {
 			for range iters {
 				if ibv.FastReqNotifyCQ(op, addr, 0) != 0 {
-					e.tb.Fatal("req_notify_cq failed")
+					f.tb.Fatal("req_notify_cq failed")
 				}
 			}
 		}
-	}))
+	})
 	// rdma arms a CQ in CompChannel.Wait and CQ.Wait, after each event:
 	// CQ.rearm.
-	add("HostReqNotifyCQ", "", "rdma", arm(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+	add("HostReqNotifyCQ", "", "rdma", arm, func(f *hostFixture) func(int) {
 		return func(iters int) {
 			for range iters {
-				if err := cq.rearm(); err != nil {
-					e.tb.Fatal(err)
+				if err := f.cq.rearm(); err != nil {
+					f.tb.Fatal(err)
 				}
 			}
 		}
-	}))
+	})
 
 	// post_send, post_recv, post_srq_recv: n work requests of one SGE per
 	// call, each with the next wr_id of a counter (the rest of each work
 	// request made once): RDMA writes of 64 bytes, the last signaled.
 	for _, n := range []int{1, 16, 256} {
 		param := fmt.Sprintf("n=%d", n)
-		type qpEnv struct {
-			*stubEnv
-			qp  *QP
-			s   *stubprovider.QP
-			srq *SRQ
-			ss  *stubprovider.SRQ
-		}
-		post := func(useSRQ bool, impl func(e qpEnv) func(int)) func(tb testing.TB) (func(int), func(testing.TB, int)) {
-			return func(tb testing.TB) (func(int), func(testing.TB, int)) {
-				e := qpEnv{stubEnv: newStubEnv(tb)}
-				cq, s := e.cq(tb, hostRing, 0)
-				cfg := QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 256, MaxRecv: 256}
-				if useSRQ {
-					e.srq, e.ss = e.stubEnv.srq(tb, SRQConfig{MaxWR: 256})
-					cfg.SRQ = e.srq
-				}
-				e.qp, e.s = e.stubEnv.qp(tb, cfg, s, s, e.ss, false)
-				posted := func() uint64 { return e.s.SendPosted() + e.s.RecvPosted() }
-				if useSRQ {
-					posted = e.ss.Posted
-				}
-				posted0 := posted()
-				return impl(e), func(tb testing.TB, iters int) {
-					assert.Equal(tb, uint64(iters*n), posted()-posted0, "work requests posted")
-				}
-			}
-		}
-		sendChain := func(e qpEnv) []ibv.SendWR {
-			wrs := stubprovider.SendChain(n, ibv.WROpcodeRDMAWrite, hostLKey, hostAddr, 64, hostRKey, hostRAddr)
-			e.cleanup(func() { stubprovider.Free(unsafe.Pointer(&wrs[0])) })
-			return wrs
-		}
-		recvChain := func(e qpEnv) []ibv.RecvWR {
-			wrs := stubprovider.RecvChain(n, hostLKey, hostAddr, 64)
-			e.cleanup(func() { stubprovider.Free(unsafe.Pointer(&wrs[0])) })
-			return wrs
-		}
 		sendWork := func() []SendWork {
 			ws := make([]SendWork, n)
 			sges := make([]ibv.SGE, n)
@@ -266,178 +295,191 @@ func hostVariants() []hostVariant {
 			return ws
 		}
 
-		add("HostPostSend", param, "c", post(false, func(e qpEnv) func(int) {
-			wrs := sendChain(e)
-			return func(iters int) { must(e.tb, stubprovider.LoopPostSend(e.s, wrs, iters)) }
-		}))
-		add("HostPostSend", param, "ibv", post(false, func(e qpEnv) func(int) {
-			wrs, raw, id := sendChain(e), e.s.Raw(), uint64(0)
+		send := postGroup(n, "send")
+		cSend := func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostSend(f.sqp, f.swrs, iters)) }
+		}
+		add("HostPostSend", param, "c", send, cSend)
+		add("HostPostSend", param, "c2", send, cSend)
+		add("HostPostSend", param, "ibv", send, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.swrs, f.sqp.Raw(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					if _, err := raw.PostSend(&wrs[0]); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPostSend", param, "fast", post(false, func(e qpEnv) func(int) {
-			wrs, raw, id := sendChain(e), e.s.Raw(), uint64(0)
+		})
+		add("HostPostSend", param, "fast", send, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.swrs, f.sqp.Raw(), uint64(0)
 			op, addr := ibv.FastPostSendOp(raw), uintptr(unsafe.Pointer(raw))
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					var bad uintptr
 					if ibv.FastPostSend(op, addr, &wrs[0], &bad) != 0 {
-						e.tb.Fatal("post_send failed")
+						f.tb.Fatal("post_send failed")
 					}
 				}
 			}
-		}))
-		add("HostPostSend", param, "rdma", post(false, func(e qpEnv) func(int) {
+		})
+		add("HostPostSend", param, "rdma", send, func(f *hostFixture) func(int) {
 			ws, id := sendWork(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id
 					for j := range ws {
-						ws[j].ID = id
-						id++
+						ws[j].ID = next
+						next++
 					}
-					if err := e.qp.PostSend(ws...); err != nil {
-						e.tb.Fatal(err)
+					id = next
+					if err := f.qp.PostSend(ws...); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
+		})
 
-		add("HostPostRecv", param, "c", post(false, func(e qpEnv) func(int) {
-			wrs := recvChain(e)
-			return func(iters int) { must(e.tb, stubprovider.LoopPostRecv(e.s, wrs, iters)) }
-		}))
-		add("HostPostRecv", param, "ibv", post(false, func(e qpEnv) func(int) {
-			wrs, raw, id := recvChain(e), e.s.Raw(), uint64(0)
+		recv := postGroup(n, "recv")
+		cRecv := func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostRecv(f.sqp, f.rwrs, iters)) }
+		}
+		add("HostPostRecv", param, "c", recv, cRecv)
+		add("HostPostRecv", param, "c2", recv, cRecv)
+		add("HostPostRecv", param, "ibv", recv, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.rwrs, f.sqp.Raw(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					if _, err := raw.PostRecv(&wrs[0]); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPostRecv", param, "fast", post(false, func(e qpEnv) func(int) {
-			wrs, raw, id := recvChain(e), e.s.Raw(), uint64(0)
+		})
+		add("HostPostRecv", param, "fast", recv, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.rwrs, f.sqp.Raw(), uint64(0)
 			op, addr := ibv.FastPostRecvOp(raw), uintptr(unsafe.Pointer(raw))
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					var bad uintptr
 					if ibv.FastPostRecv(op, addr, &wrs[0], &bad) != 0 {
-						e.tb.Fatal("post_recv failed")
+						f.tb.Fatal("post_recv failed")
 					}
 				}
 			}
-		}))
-		add("HostPostRecv", param, "rdma", post(false, func(e qpEnv) func(int) {
+		})
+		add("HostPostRecv", param, "rdma", recv, func(f *hostFixture) func(int) {
 			ws, id := recvWork(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id
 					for j := range ws {
-						ws[j].ID = id
-						id++
+						ws[j].ID = next
+						next++
 					}
-					if err := e.qp.PostRecv(ws...); err != nil {
-						e.tb.Fatal(err)
+					id = next
+					if err := f.qp.PostRecv(ws...); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
+		})
 
-		add("HostPostSRQRecv", param, "c", post(true, func(e qpEnv) func(int) {
-			wrs := recvChain(e)
-			return func(iters int) { must(e.tb, stubprovider.LoopPostSRQRecv(e.ss, wrs, iters)) }
-		}))
-		add("HostPostSRQRecv", param, "ibv", post(true, func(e qpEnv) func(int) {
-			wrs, raw, id := recvChain(e), e.ss.Raw(), uint64(0)
+		srq := postGroup(n, "srq")
+		cSRQ := func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostSRQRecv(f.ssrq, f.rwrs, iters)) }
+		}
+		add("HostPostSRQRecv", param, "c", srq, cSRQ)
+		add("HostPostSRQRecv", param, "c2", srq, cSRQ)
+		add("HostPostSRQRecv", param, "ibv", srq, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.rwrs, f.ssrq.Raw(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					if _, err := raw.PostRecv(&wrs[0]); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPostSRQRecv", param, "fast", post(true, func(e qpEnv) func(int) {
-			wrs, raw, id := recvChain(e), e.ss.Raw(), uint64(0)
+		})
+		add("HostPostSRQRecv", param, "fast", srq, func(f *hostFixture) func(int) {
+			wrs, raw, id := f.rwrs, f.ssrq.Raw(), uint64(0)
 			op, addr := ibv.FastPostSRQRecvOp(raw), uintptr(unsafe.Pointer(raw))
 			return func(iters int) {
 				for range iters {
+					next := id // a local: id lives in the closure
 					for j := range wrs {
-						wrs[j].WRID = id
-						id++
+						wrs[j].WRID = next
+						next++
 					}
+					id = next
 					var bad uintptr
 					if ibv.FastPostSRQRecv(op, addr, &wrs[0], &bad) != 0 {
-						e.tb.Fatal("post_srq_recv failed")
+						f.tb.Fatal("post_srq_recv failed")
 					}
 				}
 			}
-		}))
-		add("HostPostSRQRecv", param, "rdma", post(true, func(e qpEnv) func(int) {
+		})
+		add("HostPostSRQRecv", param, "rdma", srq, func(f *hostFixture) func(int) {
 			ws, id := recvWork(), uint64(0)
 			return func(iters int) {
 				for range iters {
+					next := id
 					for j := range ws {
-						ws[j].ID = id
-						id++
+						ws[j].ID = next
+						next++
 					}
-					if err := e.srq.PostRecv(ws...); err != nil {
-						e.tb.Fatal(err)
+					id = next
+					if err := f.srq.PostRecv(ws...); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
+		})
 	}
 
 	// The extended CQ: n ready completions per ibv_start_poll ...
 	// ibv_end_poll, every field of the CQ (stdTS) read for each.
 	for _, n := range []int{1, 16, 256} {
-		param := fmt.Sprintf("n=%d", n)
-		pollEx := func(impl func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int)) func(tb testing.TB) (func(int), func(testing.TB, int)) {
-			return func(tb testing.TB) (func(int), func(testing.TB, int)) {
-				e := newStubEnv(tb)
-				cq, s := e.cq(tb, hostRing, stdTS)
-				e.qp(tb, QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: hostRing, MaxRecv: hostRing}, s, s, nil, false)
-				s.SetReady(n)
-				calls0, polled0 := s.Calls(), s.Polled()
-				return impl(e, cq, s), func(tb testing.TB, iters int) {
-					assert.Equal(tb, uint64(iters), s.Calls()-calls0, "start_poll calls")
-					assert.Equal(tb, uint64(iters*n), s.Polled()-polled0, "completions")
-				}
-			}
-		}
-		add("HostPollCQEx", param, "c", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+		param, g := fmt.Sprintf("n=%d", n), pollGroup(n, stdTS)
+		cEx := func(f *hostFixture) func(int) {
 			out := (*stubprovider.WCEx)(stubprovider.Alloc(uintptr(n) * unsafe.Sizeof(stubprovider.WCEx{})))
-			e.cleanup(func() { stubprovider.Free(unsafe.Pointer(out)) })
-			return func(iters int) { must(e.tb, stubprovider.LoopPollEx(s, n, out, iters)) }
-		}))
-		add("HostPollCQEx", param, "ibv", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			out, ex := make([]stubprovider.WCEx, n), s.RawEx()
+			f.cleanup(func() { stubprovider.Free(unsafe.Pointer(out)) })
+			return func(iters int) { must(f.tb, stubprovider.LoopPollEx(f.scq, n, out, iters)) }
+		}
+		add("HostPollCQEx", param, "c", g, cEx)
+		add("HostPollCQEx", param, "c2", g, cEx)
+		add("HostPollCQEx", param, "ibv", g, func(f *hostFixture) func(int) {
+			out, ex := make([]stubprovider.WCEx, n), f.scq.RawEx()
 			var attr ibv.PollCQAttr
 			return func(iters int) {
 				for range iters {
@@ -445,7 +487,7 @@ func hostVariants() []hostVariant {
 						if errors.Is(err, unix.ENOENT) {
 							continue
 						}
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 					for k := 0; ; {
 						w := &out[k]
@@ -462,7 +504,7 @@ func hostVariants() []hostVariant {
 						bits, err10 := ex.WCReadDLIDPathBits()
 						ts, err11 := ex.WCReadCompletionTS()
 						if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8, err9, err10, err11); err != nil {
-							e.tb.Fatal(err)
+							f.tb.Fatal(err)
 						}
 						w.Opcode, w.VendorErr, w.ByteLen, w.ImmData, w.QPNum, w.SrcQP = uint32(op), verr, blen, imm, qpn, src
 						w.WCFlags, w.SLID, w.SL, w.DLIDPathBits, w.CompletionTS = uint32(flags), slid, sl, bits, ts
@@ -473,17 +515,17 @@ func hostVariants() []hostVariant {
 							if errors.Is(err, unix.ENOENT) {
 								break
 							}
-							e.tb.Fatal(err)
+							f.tb.Fatal(err)
 						}
 					}
 					if err := ex.CallEndPoll(); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostPollCQEx", param, "fast", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			out, ex := make([]stubprovider.WCEx, n), s.RawEx()
+		})
+		add("HostPollCQEx", param, "fast", g, func(f *hostFixture) func(int) {
+			out, ex := make([]stubprovider.WCEx, n), f.scq.RawEx()
 			addr := uintptr(unsafe.Pointer(ex))
 			start, next, end := ibv.FastStartPollOp(ex), ibv.FastNextPollOp(ex), ibv.FastEndPollOp(ex)
 			rOp, rVerr, rLen, rImm := ibv.FastWCReadOpcodeOp(ex), ibv.FastWCReadVendorErrOp(ex), ibv.FastWCReadByteLenOp(ex), ibv.FastWCReadImmDataOp(ex)
@@ -497,7 +539,7 @@ func hostVariants() []hostVariant {
 					case int32(unix.ENOENT):
 						continue
 					default:
-						e.tb.Fatal("start_poll failed")
+						f.tb.Fatal("start_poll failed")
 					}
 					for k := 0; ; {
 						w := &out[k]
@@ -520,17 +562,17 @@ func hostVariants() []hostVariant {
 							if rc == int32(unix.ENOENT) {
 								break
 							}
-							e.tb.Fatal("next_poll failed")
+							f.tb.Fatal("next_poll failed")
 						}
 					}
 					ibv.FastEndPoll(end, addr)
 				}
 			}
-		}))
-		// The ibv trampolines' start, next and end, and one crossing per
+		})
+		// The trampolines' start, next and end, and one crossing per
 		// completion for all its fields (ibv.FastReadWCEx).
-		add("HostPollCQEx", param, "fastread", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			out, ex := make([]ibv.WCEx, n), s.RawEx()
+		add("HostPollCQEx", param, "fastread", g, func(f *hostFixture) func(int) {
+			out, ex := make([]ibv.WCEx, n), f.scq.RawEx()
 			addr := uintptr(unsafe.Pointer(ex))
 			ops := ibv.FastPollCQExOps(ex, stdTS)
 			var attr ibv.PollCQAttr
@@ -541,7 +583,7 @@ func hostVariants() []hostVariant {
 					case int32(unix.ENOENT):
 						continue
 					default:
-						e.tb.Fatal("start_poll failed")
+						f.tb.Fatal("start_poll failed")
 					}
 					for k := 0; ; {
 						ibv.FastReadWCEx(&ops, addr, &out[k])
@@ -552,36 +594,36 @@ func hostVariants() []hostVariant {
 							if rc == int32(unix.ENOENT) {
 								break
 							}
-							e.tb.Fatal("next_poll failed")
+							f.tb.Fatal("next_poll failed")
 						}
 					}
 					ibv.FastEndPoll(ops.EndPoll, addr)
 				}
 			}
-		}))
+		})
 		// One crossing per poll (ibv.FastPollCQEx).
-		add("HostPollCQEx", param, "fastbatch", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
-			out, ex := make([]ibv.WCEx, n), s.RawEx()
+		add("HostPollCQEx", param, "fastbatch", g, func(f *hostFixture) func(int) {
+			out, ex := make([]ibv.WCEx, n), f.scq.RawEx()
 			addr := uintptr(unsafe.Pointer(ex))
 			ops := ibv.FastPollCQExOps(ex, stdTS)
 			return func(iters int) {
 				for range iters {
 					if ibv.FastPollCQEx(&ops, addr, int32(n), &out[0]) < 0 {
-						e.tb.Fatal("start_poll failed")
+						f.tb.Fatal("start_poll failed")
 					}
 				}
 			}
-		}))
-		add("HostPollCQEx", param, "rdma", pollEx(func(e *stubEnv, cq *CQ, s *stubprovider.CQ) func(int) {
+		})
+		add("HostPollCQEx", param, "rdma", g, func(f *hostFixture) func(int) {
 			out := make([]ibv.WCEx, n)
 			return func(iters int) {
 				for range iters {
-					if _, err := cq.PollEx(out); err != nil {
-						e.tb.Fatal(err)
+					if _, err := f.cq.PollEx(out); err != nil {
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
+		})
 	}
 
 	// The extended QP: ibv_wr_start, n RDMA writes of 64 bytes (wr_id and
@@ -589,27 +631,18 @@ func hostVariants() []hostVariant {
 	// ibv_wr_complete. QP.Ex hands out the ibv.QPEx itself: impl=ibv is
 	// what a program on rdma runs.
 	for _, n := range []int{1, 16, 256} {
-		param := fmt.Sprintf("n=%d", n)
-		wr := func(impl func(e *stubEnv, s *stubprovider.QP) func(int)) func(tb testing.TB) (func(int), func(testing.TB, int)) {
-			return func(tb testing.TB) (func(int), func(testing.TB, int)) {
-				e := newStubEnv(tb)
-				cq, s := e.cq(tb, hostRing, 0)
-				_, sq := e.qp(tb, QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 256, MaxRecv: 1}, s, s, nil, true)
-				posted0 := sq.SendPosted()
-				return impl(e, sq), func(tb testing.TB, iters int) {
-					assert.Equal(tb, uint64(iters*n), sq.SendPosted()-posted0, "work requests posted")
-				}
-			}
+		param, g := fmt.Sprintf("n=%d", n), postGroup(n, "wr")
+		cWR := func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopWR(f.sqp, n, hostLKey, hostAddr, iters)) }
 		}
-		add("HostWR", param, "c", wr(func(e *stubEnv, s *stubprovider.QP) func(int) {
-			return func(iters int) { must(e.tb, stubprovider.LoopWR(s, n, hostLKey, hostAddr, iters)) }
-		}))
-		add("HostWR", param, "ibv", wr(func(e *stubEnv, s *stubprovider.QP) func(int) {
-			qx, id := s.RawEx(), uint64(0)
+		add("HostWR", param, "c", g, cWR)
+		add("HostWR", param, "c2", g, cWR)
+		add("HostWR", param, "ibv", g, func(f *hostFixture) func(int) {
+			qx, id := f.sqp.RawEx(), uint64(0)
 			return func(iters int) {
 				for range iters {
 					if err := qx.Start(); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 					for j := range n {
 						qx.WRID, qx.WRFlags = id, 0
@@ -618,20 +651,20 @@ func hostVariants() []hostVariant {
 						}
 						id++
 						if err := qx.RDMAWrite(hostRKey, hostRAddr+64*uint64(j)); err != nil {
-							e.tb.Fatal(err)
+							f.tb.Fatal(err)
 						}
 						if err := qx.SetSGE(hostLKey, hostAddr+64*uint64(j), 64); err != nil {
-							e.tb.Fatal(err)
+							f.tb.Fatal(err)
 						}
 					}
 					if err := qx.Complete(); err != nil {
-						e.tb.Fatal(err)
+						f.tb.Fatal(err)
 					}
 				}
 			}
-		}))
-		add("HostWR", param, "fast", wr(func(e *stubEnv, s *stubprovider.QP) func(int) {
-			qx, id := s.RawEx(), uint64(0)
+		})
+		add("HostWR", param, "fast", g, func(f *hostFixture) func(int) {
+			qx, id := f.sqp.RawEx(), uint64(0)
 			addr := uintptr(unsafe.Pointer(qx))
 			start, write, sge, complete := ibv.FastWRStartOp(qx), ibv.FastWRRDMAWriteOp(qx), ibv.FastWRSetSGEOp(qx), ibv.FastWRCompleteOp(qx)
 			return func(iters int) {
@@ -647,23 +680,32 @@ func hostVariants() []hostVariant {
 						ibv.FastWRSetSGE(sge, addr, hostLKey, hostAddr+64*uint64(j), 64)
 					}
 					if ibv.FastWRComplete(complete, addr) != 0 {
-						e.tb.Fatal("wr_complete failed")
+						f.tb.Fatal("wr_complete failed")
 					}
 				}
 			}
-		}))
+		})
 	}
 	return vs
 }
 
-// hostChunk is how long one variant runs at a time in a round.
+// hostFloor is a group's empty cgo call.
+func hostFloor(f *hostFixture) func(int) {
+	return func(iters int) {
+		for range iters {
+			stubprovider.Noop()
+		}
+	}
+}
+
+// hostChunk is how long one way runs at a time in a round.
 const hostChunk = time.Millisecond
 
-// hostBench measures bench's variants, a group per parameter (n=16, ...),
-// each group in b.N rounds: in each round every variant of the group, and
-// an empty cgo call (impl=cgo, the floor), makes calls for about
-// hostChunk, in an order rotated from round to round, so that the ways
-// compared run interleaved in time on the shared, noisy host and the
+// hostBench measures bench's ways, a group per parameter (n=16, ...),
+// each group on one fixture in b.N rounds: in each round every way of the
+// group, and an empty cgo call (impl=cgo, the floor), makes calls for
+// about hostChunk, in an order rotated from round to round, so that the
+// ways compared run interleaved in time on the shared, noisy host and the
 // ratios are taken within each round. It reports per impl: the median
 // nanoseconds per call over the rounds (IMPL-ns/call), the median of the
 // rounds' ratios to the C loop (IMPL-x) and of their overheads over it in
@@ -683,7 +725,7 @@ func hostBench(b *testing.B, bench string) {
 		groups[v.param] = append(groups[v.param], v)
 	}
 	for _, p := range params {
-		vs := append([]hostVariant{hostFloor(bench, p)}, groups[p]...)
+		vs := groups[p]
 		if p == "" {
 			measureHost(b, vs)
 			continue
@@ -692,46 +734,44 @@ func hostBench(b *testing.B, bench string) {
 	}
 }
 
-// hostFloor is the group's empty cgo call.
-func hostFloor(bench, param string) hostVariant {
-	return hostVariant{bench, param, "cgo", func(tb testing.TB) (func(int), func(testing.TB, int)) {
-		calls := 0
-		return func(iters int) {
-				for range iters {
-					stubprovider.Noop()
-				}
-				calls += iters
-			}, func(tb testing.TB, iters int) {
-				assert.Equal(tb, iters, calls)
-			}
-	}}
-}
-
 func measureHost(b *testing.B, vs []hostVariant) {
 	type state struct {
-		run   func(int)
-		check func(testing.TB, int)
-		iters int       // calls per chunk
-		calls int       // made in all
-		ns    []float64 // per call, by round
+		impl   string
+		run    func(int)
+		iters  int       // calls per chunk
+		ns     []float64 // per call, by round
+		allocs float64
 	}
-	st := make([]*state, len(vs))
-	allocs := make([]float64, len(vs))
-	for i, v := range vs {
-		run, check := v.make(b)
-		s := &state{run: run, check: check}
-		s.calls += 11 // AllocsPerRun's
-		allocs[i] = testing.AllocsPerRun(10, func() { run(1) })
+	f := vs[0].group(b)
+	count := func(s *state, iters int) {
+		if s.impl == "cgo" { // the floor does no work of the verb
+			s.run(iters)
+			return
+		}
+		before := f.counts()
+		s.run(iters)
+		after := f.counts()
+		if got, want := after[0]-before[0], uint64(iters)*f.per[0]; got != want {
+			b.Fatalf("impl=%s: %d calls did %d of the work, not %d", s.impl, iters, got, want)
+		}
+		if got, want := after[1]-before[1], uint64(iters)*f.per[1]; got != want {
+			b.Fatalf("impl=%s: %d calls did %d of the work, not %d", s.impl, iters, got, want)
+		}
+	}
+	st := []*state{{impl: "cgo", run: hostFloor(f)}}
+	for _, v := range vs {
+		st = append(st, &state{impl: v.impl, run: v.way(f)})
+	}
+	for _, s := range st {
+		s.allocs = testing.AllocsPerRun(10, func() { s.run(1) })
 		for s.iters = 1; ; s.iters *= 2 { // calibrate: calls per chunk
 			t0 := time.Now()
-			run(s.iters)
-			s.calls += s.iters
+			count(s, s.iters)
 			if d := time.Since(t0); d >= hostChunk/4 {
 				s.iters = max(1, int(float64(s.iters)*float64(hostChunk)/float64(d)))
 				break
 			}
 		}
-		st[i] = s
 	}
 	runtime.GC()
 	b.ResetTimer()
@@ -741,26 +781,24 @@ func measureHost(b *testing.B, vs []hostVariant) {
 			t0 := time.Now()
 			s.run(s.iters)
 			s.ns = append(s.ns, float64(time.Since(t0).Nanoseconds())/float64(s.iters))
-			s.calls += s.iters
 		}
 	}
 	b.StopTimer()
-	for _, s := range st {
-		s.check(b, s.calls)
+	for _, s := range st[1:] { // each way still does its work
+		count(s, 1)
 	}
 	var c, floor *state
-	for i, v := range vs {
-		switch v.impl {
+	for _, s := range st {
+		switch s.impl {
 		case "c":
-			c = st[i]
+			c = s
 		case "cgo":
-			floor = st[i]
+			floor = s
 		}
 	}
-	for i, v := range vs {
-		s := st[i]
-		b.ReportMetric(medianOf(s.ns), v.impl+"-ns/call")
-		b.ReportMetric(allocs[i], v.impl+"-allocs/call")
+	for _, s := range st {
+		b.ReportMetric(medianOf(s.ns), s.impl+"-ns/call")
+		b.ReportMetric(s.allocs, s.impl+"-allocs/call")
 		if c == nil || s == c || s == floor {
 			continue
 		}
@@ -769,8 +807,8 @@ func measureHost(b *testing.B, vs []hostVariant) {
 			ratio[r] = s.ns[r] / c.ns[r]
 			over[r] = (s.ns[r] - c.ns[r]) / floor.ns[r]
 		}
-		b.ReportMetric(medianOf(ratio), v.impl+"-x")
-		b.ReportMetric(medianOf(over), v.impl+"-over")
+		b.ReportMetric(medianOf(ratio), s.impl+"-x")
+		b.ReportMetric(medianOf(over), s.impl+"-over")
 	}
 	b.ReportMetric(0, "ns/op")
 }
@@ -792,32 +830,35 @@ func BenchmarkHostPostSRQRecv(b *testing.B) { hostBench(b, "HostPostSRQRecv") }
 func BenchmarkHostPollCQEx(b *testing.B)    { hostBench(b, "HostPollCQEx") }
 func BenchmarkHostWR(b *testing.B)          { hostBench(b, "HostWR") }
 
-// TestHostVerbs is the host group's smoke run (make test): every variant
-// of every host benchmark makes a few calls, does their work (the stub
-// counts it) and allocates nothing. No time is asserted.
+// TestHostVerbs is the host group's smoke run (make test): every way of
+// every host benchmark, on a fixture of its own, makes a few calls, does
+// their work (the stub counts it) and allocates nothing. No time is
+// asserted.
 func TestHostVerbs(t *testing.T) {
 	benches := map[string]bool{}
 	for _, v := range hostVariants() {
-		if !benches[v.bench] {
-			benches[v.bench] = true
-			v := hostFloor(v.bench, "")
-			t.Run(v.bench+"/"+v.sub(), func(t *testing.T) {
-				run, check := v.make(t)
-				run(3)
-				check(t, 3)
-			})
-		}
+		benches[v.bench] = true
 		t.Run(v.bench+"/"+v.sub(), func(t *testing.T) {
-			run, check := v.make(t)
-			run(3)
-			check(t, 3)
-			allocs := testing.AllocsPerRun(20, func() { run(1) })
-			assert.Zero(t, allocs, "allocations per call")
-			check(t, 3+21)
+			f := v.group(t)
+			run := v.way(f)
+			for _, calls := range []int{3, 1} {
+				before := f.counts()
+				run(calls)
+				after := f.counts()
+				for i := range after {
+					assert.Equal(t, uint64(calls)*f.per[i], after[i]-before[i], "counter %d after %d calls", i, calls)
+				}
+			}
+			assert.Zero(t, testing.AllocsPerRun(20, func() { run(1) }), "allocations per call")
+			if f.stubEnv != nil {
+				before := f.counts()
+				hostFloor(f)(2)
+				assert.Equal(t, before, f.counts(), "the floor does no work")
+			}
 		})
 	}
-	// Every benchmark function has variants (a renamed one would run none).
+	// Every benchmark function has ways (a renamed one would run none).
 	for _, b := range []string{"HostCgo", "HostPollCQ", "HostReqNotifyCQ", "HostPostSend", "HostPostRecv", "HostPostSRQRecv", "HostPollCQEx", "HostWR"} {
-		assert.True(t, benches[b], "no variant of Benchmark%s", b)
+		assert.True(t, benches[b], "no way of Benchmark%s", b)
 	}
 }
