@@ -18,7 +18,7 @@ import (
 // The targets for the binding on the host CPU: a call's overhead
 // over the same work from C at most overTarget empty cgo calls; at
 // bigBatch completions or work requests per call, at most bigTarget times
-// C.
+// C (the table judges such a call by the ratio alone).
 const (
 	overTarget = 1.5
 	bigTarget  = 1.05
@@ -65,6 +65,10 @@ func perCompletion(n int) int { return 2*n + 1 }
 func perBuilder(n int) int { return 2*n + 2 }
 
 var (
+	// implC2 is the C loop measured again beside itself: its ratio is the
+	// measurement's own spread (1 on a quiet machine), shown without a
+	// target.
+	implC2   = hostImpl{"c2", "C loop, again (the measurement's own spread)", nil}
 	implIBV  = hostImpl{"ibv", "ibv, checked binding", nil}
 	implFast = hostImpl{"fast", "ibv fast path", nil}
 )
@@ -73,20 +77,20 @@ var (
 // requires.
 var hostVerbs = []hostVerb{
 	{"HostPollCQ", "poll_cq", "completion", []string{"n=0", "n=1", "n=16", "n=256"},
-		[]hostImpl{implIBV, implFast, {"rdma", "rdma CQ.Poll", nil}, {"rdmabatch", "rdma CQ.PollBatch", nil}}},
+		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma CQ.Poll", nil}, {"rdmabatch", "rdma CQ.PollBatch", nil}}},
 	{"HostReqNotifyCQ", "req_notify_cq", "", []string{""},
-		[]hostImpl{implIBV, implFast, {"rdma", "rdma (CQ re-arm, as Wait does)", nil}}},
+		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma (CQ re-arm, as Wait does)", nil}}},
 	{"HostPostSend", "post_send", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implIBV, implFast, {"rdma", "rdma QP.PostSend", nil}}},
+		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma QP.PostSend", nil}}},
 	{"HostPostRecv", "post_recv", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implIBV, implFast, {"rdma", "rdma QP.PostRecv", nil}}},
+		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma QP.PostRecv", nil}}},
 	{"HostPostSRQRecv", "post_srq_recv", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implIBV, implFast, {"rdma", "rdma SRQ.PostRecv", nil}}},
+		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma SRQ.PostRecv", nil}}},
 	{"HostPollCQEx", "extended CQ, start_poll … end_poll", "completion", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{{"ibv", "ibv, checked getters", perGetter}, {"fast", "ibv fast path, a call per getter", perGetter},
+		[]hostImpl{implC2, {"ibv", "ibv, checked getters", perGetter}, {"fast", "ibv fast path, a call per getter", perGetter},
 			{"fastread", "ibv fast path, FastReadWCEx", perCompletion}, {"fastbatch", "ibv.FastPollCQEx", nil}, {"rdma", "rdma CQ.PollEx", nil}}},
 	{"HostWR", "extended QP, wr_start … wr_complete", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{{"ibv", "ibv, checked builders (rdma's QP.Ex)", perBuilder}, {"fast", "ibv fast path", perBuilder}}},
+		[]hostImpl{implC2, {"ibv", "ibv, checked builders (rdma's QP.Ex)", perBuilder}, {"fast", "ibv fast path", perBuilder}}},
 }
 
 // hostN is the count of a parameter n=N, 0 for none.
@@ -145,18 +149,23 @@ func reportHost(r *results) (string, error) {
 				if runs := r.runs[ovk]; len(runs) > 1 {
 					overS += fmt.Sprintf(" (%.2f–%.2f)", slices.Min(runs)/cross, slices.Max(runs)/cross)
 				}
-				target := fmt.Sprintf("≤ %.1f cgo", overTarget)
-				met := over <= overTarget
+				// A call of bigBatch: its overhead is within the
+				// measurement's spread (the C loop against itself moves by
+				// a few per cent of thousands of ns, some empty cgo calls),
+				// so the ratio is its target.
+				target, met := fmt.Sprintf("≤ %.1f cgo", overTarget), yesNo(over <= overTarget)
 				if n == bigBatch {
-					target += fmt.Sprintf(", ≤ %.2f×", bigTarget)
-					met = met && ratio <= bigTarget
+					target, met = fmt.Sprintf("≤ %.2f×", bigTarget), yesNo(ratio <= bigTarget)
+				}
+				if im.impl == implC2.impl {
+					target, met = "—", "—"
 				}
 				allocs := "—"
 				if runs := r.runs[key{v.bench, "", p, im.impl + "-allocs/call"}]; len(runs) > 0 {
 					allocs = strconv.FormatFloat(slices.Max(runs), 'f', -1, 64)
 				}
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.3f | %s | %d | %s | %s | %s | %s |\n",
-					v.label, batch, im.label, num(g), perUnit, num(c), ratio, byPass, int(cross), overS, target, yesNo(met), allocs)
+					v.label, batch, im.label, num(g), perUnit, num(c), ratio, byPass, int(cross), overS, target, met, allocs)
 				rows++
 			}
 		}
@@ -227,9 +236,10 @@ func implNames(ims []hostImpl) []string {
 	return out
 }
 
-// plotHost draws, per verb with batches, the time per completion or work
-// request against the batch (both on log scales), each way a line: where
-// the lines meet the C loop's, the binding costs nothing.
+// plotHost draws, per verb with batches, each way's time against the C
+// loop's (the median of the rounds' ratios) by the batch, both on log
+// scales: where a way's line meets 1, the C loop's, the binding costs
+// nothing.
 func plotHost(r *results, path string) error {
 	var plots []*plot.Plot
 	for _, v := range hostVerbs {
@@ -239,18 +249,18 @@ func plotHost(r *results, path string) error {
 		p := plot.New()
 		p.Title.Text = v.label
 		p.X.Label.Text = v.per + "s per call (log)"
-		p.Y.Label.Text = "ns per " + v.per + " (log)"
+		p.Y.Label.Text = "time / the C loop's (log)"
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
 		p.Legend.Top = true
 		p.Legend.TextStyle.Font.Size = vg.Points(7)
 		var lines []any
-		for _, im := range append([]hostImpl{{"c", "C loop", nil}}, v.impls...) {
+		for _, im := range v.impls {
 			var pts plotter.XYs
 			for _, prm := range v.params {
 				n := hostN(prm)
-				if g, ok := r.get(v.bench, "", prm, im.impl+"-ns/call"); ok && n > 0 {
-					pts = append(pts, plotter.XY{X: float64(n), Y: g / float64(n)})
+				if x, ok := r.get(v.bench, "", prm, im.impl+"-x"); ok && n > 0 && x > 0 {
+					pts = append(pts, plotter.XY{X: float64(n), Y: x})
 				}
 			}
 			if len(pts) > 0 {
