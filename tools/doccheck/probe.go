@@ -58,6 +58,10 @@ type Probe struct {
 	GoNot string `yaml:"go_not"`
 
 	id int
+	// guard and evidence, for a probe spec/guards names as a guard's evidence: the C call
+	// reads rxe's object unchecked, the Go wrapper refuses it (dvreport.go).
+	guard    *spec.Guard
+	evidence *spec.GuardEvidence
 }
 
 // Untestable is a documented function doccheck does not drive on rxe, and why.
@@ -115,7 +119,7 @@ func LoadProbes(path string, set *spec.Set) (*Probes, error) {
 		}
 		all.Untestable = append(all.Untestable, p.Untestable...)
 	}
-	return all, nil
+	return all, linkGuards(all, set)
 }
 
 // parseProbes checks the probe file read from path; every error starts with "path:line: "
