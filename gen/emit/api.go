@@ -321,7 +321,7 @@ func (e *Emitter) api(f *jen.File) error {
 		f.Add(code)
 		f.Line()
 	}
-	return nil
+	return e.guardProvider(f, fs, links)
 }
 
 // mayMiss reports whether a call of fn can fail to happen at all: a shim
@@ -375,6 +375,9 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	}
 	if c := e.crashDoc(sf.Name); c != "" {
 		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
+	}
+	if g := e.guardDoc(a, links); g != "" {
+		b.WriteString("\n\n" + g)
 	}
 	if m := e.measuredDoc(sf.Name); m != "" {
 		b.WriteString("\n\n# Measured on rxe\n\n" + linkify(m, links))

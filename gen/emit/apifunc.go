@@ -304,7 +304,11 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 	// The call and the check of its result.
 	call := jen.Id("c_" + fn.Name).Call(args...)
 	check := naming.Camel(string(conv))
-	body := append([]jen.Code(nil), pre...)
+	body, err := e.guardStmts(a, names, fail)
+	if err != nil {
+		return "", nil, err
+	}
+	body = append(body, pre...)
 	lhsR := jen.Id("r")
 	if ret.Kind == ir.Void {
 		lhsR = jen.Id("_")

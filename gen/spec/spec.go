@@ -181,6 +181,9 @@ type Set struct {
 	since     map[string]*SinceFile
 	// crashes are the crash claims (spec/crashes), by function.
 	crashes map[string][]Crash
+	// guards are the device guards (spec/guards), by function; guardFiles by library.
+	guards     map[string]*Guard
+	guardFiles map[string]*GuardFile
 }
 
 // Lookup returns the function with C name name.
