@@ -73,7 +73,7 @@ func TestDeriveCoversEveryHeaderFunction(t *testing.T) {
 		}
 	}
 	assert.Equal(t, total, len(fns))
-	assert.Equal(t, 181+6+62+84+16+3+3+10, total) // + efadv.h, manadv.h, hnsdv.h, mlx4dv.h
+	assert.Equal(t, 181+6+62+84+16+3+3+10+171, total) // + efadv.h, manadv.h, hnsdv.h, mlx4dv.h, mlx5dv.h
 }
 
 func TestDeriveNothingUnclassified(t *testing.T) {
@@ -81,8 +81,10 @@ func TestDeriveNothingUnclassified(t *testing.T) {
 	assert.Empty(t, rep.Unclassified)
 	// 13 pages that need a decision, 15 undocumented functions decided, 18
 	// functions with curated Go shapes of parameters only, 2 inline bodies that set
-	// errno where the page says nothing of it (ibv_create_qp_ex, ibv_alloc_mw).
-	assert.Len(t, rep.Overridden, 48)
+	// errno where the page says nothing of it (ibv_create_qp_ex, ibv_alloc_mw);
+	// mlx5dv.h: 8 pages that need a decision, 3 undocumented functions decided
+	// and 25 functions with curated Go shapes only.
+	assert.Len(t, rep.Overridden, 48+36)
 }
 
 // Without overrides, the tool lists every function it could not classify.
@@ -104,7 +106,11 @@ func TestDeriveListsUnclassified(t *testing.T) {
 	want := []string{
 		"efadv_qp_from_ibv_qp_ex", "ibv_destroy_flow_action", "ibv_modify_flow_action_esp", "ibv_next_poll",
 		"ibv_qp_to_qp_ex", "ibv_rereg_mr", "ibv_start_poll", "ibv_wc_read_flow_tag",
-		"ibv_wc_read_vendor_err", "ibv_wr_complete", "rdma_getaddrinfo",
+		"ibv_wc_read_vendor_err", "ibv_wr_complete",
+		"mlx5dv_create_flow_action_esp", "mlx5dv_destroy_mkey", "mlx5dv_devx_subscribe_devx_event",
+		"mlx5dv_devx_subscribe_devx_event_fd", "mlx5dv_dr_domain_allow_duplicate_rules",
+		"mlx5dv_dr_domain_set_reclaim_device_memory", "mlx5dv_qp_ex_from_ibv_qp_ex", "mlx5dv_ts_to_ns",
+		"rdma_getaddrinfo",
 		"rpma_err_2str", "rpma_log_set_function",
 	}
 	sort.Strings(names)

@@ -6,7 +6,6 @@ package dl
 #cgo linux LDFLAGS: -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 // goverbs_dlopen opens name; on failure it returns NULL with dlerror's message copied into
@@ -16,7 +15,10 @@ package dl
 static void *goverbs_dlopen(const char *name, char *err, size_t n) {
 	void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
 	const char *e = h ? NULL : dlerror();
-	snprintf(err, n, "%s", e ? e : "dlopen failed without a message");
+	size_t i = 0;
+	if (!e) e = "dlopen failed without a message";
+	for (; n && i < n - 1 && e[i]; i++) err[i] = e[i];
+	if (n) err[i] = 0;
 	return h;
 }
 

@@ -155,6 +155,9 @@ func errnoOrZero(n int) string {
 // expectation, then the probe's check of what the call did: a result that holds by its
 // return value but fails its check is CheckFailed.
 func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
+	if o, ok := classifyDV(f, p, r); ok {
+		return o
+	}
 	o := classifyReturn(f, p, r)
 	if r.Check == "" || r.Status != "ok" {
 		return o

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/dl"
 	"github.com/goverbs/goverbs/rpma"
 )
 
@@ -114,5 +115,9 @@ func describe(r *Result, err error) {
 	var e *ibv.Error
 	if errors.As(err, &e) {
 		r.Func = e.Func
+	}
+	var d *dl.DeviceError
+	if errors.As(err, &d) {
+		r.Guard = d.Func
 	}
 }
