@@ -430,3 +430,96 @@ func LoopPollEx(cq *CQ, n int, out *WCEx, iters int) int64 {
 func LoopWR(q *QP, n int, lkey uint32, addr uint64, iters int) int64 {
 	return int64(C.gvs_loop_wr(q.c, C.int(n), C.uint32_t(lkey), C.uint64_t(addr), C.int64_t(iters)))
 }
+
+// SendDescs are a program's own descriptions of n send work requests, in
+// C memory, from which the C loop from descriptions builds new work
+// requests for each post (LoopPostSendDesc): each an op of one SGE of
+// sgeLen bytes at addr+64*i (lkey), the last signaled, RDMA operations
+// addressing raddr+64*i with rkey; and the memory that loop builds in.
+type SendDescs struct {
+	d    *C.struct_gvs_send_desc
+	wrs  *C.struct_gvs_send_wr
+	sges *C.struct_gvs_sge
+	n    int
+}
+
+// NewSendDescs makes n descriptions (see SendDescs). Free them with Free.
+func NewSendDescs(n int, op ibv.WROpcode, lkey uint32, addr uint64, sgeLen uint32, rkey uint32, raddr uint64) *SendDescs {
+	s := &SendDescs{n: n,
+		d:    (*C.struct_gvs_send_desc)(Alloc(uintptr(n) * C.sizeof_struct_gvs_send_desc)),
+		wrs:  (*C.struct_gvs_send_wr)(Alloc(uintptr(n) * C.sizeof_struct_gvs_send_wr)),
+		sges: (*C.struct_gvs_sge)(Alloc(uintptr(2*n) * C.sizeof_struct_gvs_sge)),
+	}
+	ds := unsafe.Slice(s.d, n)
+	src := unsafe.Slice(s.sges, 2*n)[n:] // the program's SGEs; the first n are the loop's
+	for i := range ds {
+		src[i] = C.struct_gvs_sge{addr: C.uint64_t(addr + 64*uint64(i)), length: C.uint32_t(sgeLen), lkey: C.uint32_t(lkey)}
+		ds[i] = C.struct_gvs_send_desc{wr_id: C.uint64_t(i), sges: &src[i], num_sge: 1, opcode: C.uint32_t(op),
+			remote_addr: C.uint64_t(raddr + 64*uint64(i)), rkey: C.uint32_t(rkey)}
+		if i == n-1 {
+			ds[i].flags = C.uint(ibv.SendFlagsSignaled)
+		}
+	}
+	return s
+}
+
+// Free frees the descriptions and the loop's memory.
+func (s *SendDescs) Free() {
+	C.free(unsafe.Pointer(s.d))
+	C.free(unsafe.Pointer(s.wrs))
+	C.free(unsafe.Pointer(s.sges))
+}
+
+// LoopPostSendDesc posts n new work requests per call iters times, as a
+// program does that builds each post from its own descriptions: each
+// description's wr_id set to the next of a counter from 0, then each work
+// request written from its description (wr_id, link, SGEs copied,
+// opcode, flags, immediate data, remote address and key) and the chain
+// posted (ibv_post_send). It returns the work requests posted (-1 on a
+// failure).
+func LoopPostSendDesc(q *QP, s *SendDescs, iters int) int64 {
+	return int64(C.gvs_loop_post_send_desc(q.c, s.d, s.wrs, s.sges, 1, C.int(s.n), C.int64_t(iters)))
+}
+
+// RecvDescs are a program's descriptions of n receive work requests, in C
+// memory: each of one SGE of sgeLen bytes at addr+sgeLen*i (lkey); and
+// the memory the C loop from descriptions builds in.
+type RecvDescs struct {
+	d    *C.struct_gvs_recv_desc
+	wrs  *C.struct_gvs_recv_wr
+	sges *C.struct_gvs_sge
+	n    int
+}
+
+// NewRecvDescs makes n descriptions (see RecvDescs). Free them with Free.
+func NewRecvDescs(n int, lkey uint32, addr uint64, sgeLen uint32) *RecvDescs {
+	s := &RecvDescs{n: n,
+		d:    (*C.struct_gvs_recv_desc)(Alloc(uintptr(n) * C.sizeof_struct_gvs_recv_desc)),
+		wrs:  (*C.struct_gvs_recv_wr)(Alloc(uintptr(n) * C.sizeof_struct_gvs_recv_wr)),
+		sges: (*C.struct_gvs_sge)(Alloc(uintptr(2*n) * C.sizeof_struct_gvs_sge)),
+	}
+	ds := unsafe.Slice(s.d, n)
+	src := unsafe.Slice(s.sges, 2*n)[n:]
+	for i := range ds {
+		src[i] = C.struct_gvs_sge{addr: C.uint64_t(addr + uint64(sgeLen)*uint64(i)), length: C.uint32_t(sgeLen), lkey: C.uint32_t(lkey)}
+		ds[i] = C.struct_gvs_recv_desc{wr_id: C.uint64_t(i), sges: &src[i], num_sge: 1}
+	}
+	return s
+}
+
+// Free frees the descriptions and the loop's memory.
+func (s *RecvDescs) Free() {
+	C.free(unsafe.Pointer(s.d))
+	C.free(unsafe.Pointer(s.wrs))
+	C.free(unsafe.Pointer(s.sges))
+}
+
+// LoopPostRecvDesc is LoopPostSendDesc for receives (ibv_post_recv).
+func LoopPostRecvDesc(q *QP, s *RecvDescs, iters int) int64 {
+	return int64(C.gvs_loop_post_recv_desc(q.c, nil, s.d, s.wrs, s.sges, 1, C.int(s.n), C.int64_t(iters)))
+}
+
+// LoopPostSRQRecvDesc is LoopPostRecvDesc on an SRQ (ibv_post_srq_recv).
+func LoopPostSRQRecvDesc(srq *SRQ, s *RecvDescs, iters int) int64 {
+	return int64(C.gvs_loop_post_recv_desc(nil, srq.c, s.d, s.wrs, s.sges, 1, C.int(s.n), C.int64_t(iters)))
+}
