@@ -237,6 +237,9 @@ _Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, wr_id) == 0, "z
 _Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, args) == 8, "zfast_ibv_wr_post_step.args");
 _Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, wr_flags) == 48, "zfast_ibv_wr_post_step.wr_flags");
 _Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, op) == 52, "zfast_ibv_wr_post_step.op");
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-crossjumping", "no-gcse")))
+#endif
 static int32_t zfast_ibv_wr_post(struct zfast_mem *ops, uintptr_t obj, int32_t n, struct zfast_mem *steps) {
 	struct zfast_ibv_wr_post_ops *o = (struct zfast_ibv_wr_post_ops *)ops;
 	const struct zfast_ibv_wr_post_step *s = (const struct zfast_ibv_wr_post_step *)steps;
@@ -248,134 +251,188 @@ static int32_t zfast_ibv_wr_post(struct zfast_mem *ops, uintptr_t obj, int32_t n
 	if (!o->wr_start || !o->wr_complete || !o->wr_abort)
 		return -EINVAL;
 	((void (*)(void *))o->wr_start)(p);
-	for (; i < n; i++) {
-		const struct zfast_ibv_wr_post_step *st = &s[i];
-		switch (st->op) {
-		case 1: // ibv_wr_send
-			if (!o->wr_send)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *))o->wr_send)(p);
-			break;
-		case 2: // ibv_wr_send_imm
-			if (!o->wr_send_imm)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t))o->wr_send_imm)(p, (uint32_t)st->args[0]);
-			break;
-		case 3: // ibv_wr_send_inv
-			if (!o->wr_send_inv)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t))o->wr_send_inv)(p, (uint32_t)st->args[0]);
-			break;
-		case 4: // ibv_wr_send_tso
-			if (!o->wr_send_tso)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, void *, uint16_t, uint16_t))o->wr_send_tso)(p, (void *)(uintptr_t)st->args[0], (uint16_t)st->args[1], (uint16_t)st->args[2]);
-			break;
-		case 5: // ibv_wr_rdma_write
-			if (!o->wr_rdma_write)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
-			break;
-		case 6: // ibv_wr_rdma_write_imm
-			if (!o->wr_rdma_write_imm)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_rdma_write_imm)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
-			break;
-		case 7: // ibv_wr_rdma_read
-			if (!o->wr_rdma_read)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_read)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
-			break;
-		case 8: // ibv_wr_atomic_cmp_swp
-			if (!o->wr_atomic_cmp_swp)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))o->wr_atomic_cmp_swp)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint64_t)st->args[3]);
-			break;
-		case 9: // ibv_wr_atomic_fetch_add
-			if (!o->wr_atomic_fetch_add)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t, uint64_t))o->wr_atomic_fetch_add)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2]);
-			break;
-		case 10: // ibv_wr_atomic_write
-			if (!o->wr_atomic_write)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t, void *))o->wr_atomic_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (void *)(uintptr_t)st->args[2]);
-			break;
-		case 11: // ibv_wr_flush
-			if (!o->wr_flush)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))o->wr_flush)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint8_t)st->args[3], (uint8_t)st->args[4]);
-			break;
-		case 12: // ibv_wr_local_inv
-			if (!o->wr_local_inv)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, uint32_t))o->wr_local_inv)(p, (uint32_t)st->args[0]);
-			break;
-		case 13: // ibv_wr_bind_mw
-			if (!o->wr_bind_mw)
-				goto bad;
-			*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
-			*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
-			((void (*)(void *, void *, uint32_t, void *))o->wr_bind_mw)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (void *)(uintptr_t)st->args[2]);
-			break;
-		case 14: // ibv_wr_set_sge
-			if (!o->wr_set_sge)
-				goto bad;
-			((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_set_sge)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
-			break;
-		case 15: // ibv_wr_set_sge_list
-			if (!o->wr_set_sge_list)
-				goto bad;
-			((void (*)(void *, uint64_t, void *))o->wr_set_sge_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
-			break;
-		case 16: // ibv_wr_set_inline_data
-			if (!o->wr_set_inline_data)
-				goto bad;
-			((void (*)(void *, void *, uint64_t))o->wr_set_inline_data)(p, (void *)(uintptr_t)st->args[0], (uint64_t)st->args[1]);
-			break;
-		case 17: // ibv_wr_set_inline_data_list
-			if (!o->wr_set_inline_data_list)
-				goto bad;
-			((void (*)(void *, uint64_t, void *))o->wr_set_inline_data_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
-			break;
-		case 18: // ibv_wr_set_ud_addr
-			if (!o->wr_set_ud_addr)
-				goto bad;
-			((void (*)(void *, void *, uint32_t, uint32_t))o->wr_set_ud_addr)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (uint32_t)st->args[2]);
-			break;
-		case 19: // ibv_wr_set_xrc_srqn
-			if (!o->wr_set_xrc_srqn)
-				goto bad;
-			((void (*)(void *, uint32_t))o->wr_set_xrc_srqn)(p, (uint32_t)st->args[0]);
-			break;
-		default:
-			goto bad;
-		}
-	}
+	static const void *const next[] = {&&bad, &&s1, &&s2, &&s3, &&s4, &&s5, &&s6, &&s7, &&s8, &&s9, &&s10, &&s11, &&s12, &&s13, &&s14, &&s15, &&s16, &&s17, &&s18, &&s19};
+	const struct zfast_ibv_wr_post_step *st = s;
+	goto *next[st->op <= 19 ? st->op : 0];
+s1: // ibv_wr_send
+	if (!o->wr_send)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *))o->wr_send)(p);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s2: // ibv_wr_send_imm
+	if (!o->wr_send_imm)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_send_imm)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s3: // ibv_wr_send_inv
+	if (!o->wr_send_inv)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_send_inv)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s4: // ibv_wr_send_tso
+	if (!o->wr_send_tso)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, void *, uint16_t, uint16_t))o->wr_send_tso)(p, (void *)(uintptr_t)st->args[0], (uint16_t)st->args[1], (uint16_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s5: // ibv_wr_rdma_write
+	if (!o->wr_rdma_write)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s6: // ibv_wr_rdma_write_imm
+	if (!o->wr_rdma_write_imm)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_rdma_write_imm)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s7: // ibv_wr_rdma_read
+	if (!o->wr_rdma_read)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_read)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s8: // ibv_wr_atomic_cmp_swp
+	if (!o->wr_atomic_cmp_swp)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))o->wr_atomic_cmp_swp)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint64_t)st->args[3]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s9: // ibv_wr_atomic_fetch_add
+	if (!o->wr_atomic_fetch_add)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t))o->wr_atomic_fetch_add)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s10: // ibv_wr_atomic_write
+	if (!o->wr_atomic_write)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, void *))o->wr_atomic_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (void *)(uintptr_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s11: // ibv_wr_flush
+	if (!o->wr_flush)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))o->wr_flush)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint8_t)st->args[3], (uint8_t)st->args[4]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s12: // ibv_wr_local_inv
+	if (!o->wr_local_inv)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_local_inv)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s13: // ibv_wr_bind_mw
+	if (!o->wr_bind_mw)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, void *, uint32_t, void *))o->wr_bind_mw)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (void *)(uintptr_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s14: // ibv_wr_set_sge
+	if (!o->wr_set_sge)
+		goto bad;
+	((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_set_sge)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s15: // ibv_wr_set_sge_list
+	if (!o->wr_set_sge_list)
+		goto bad;
+	((void (*)(void *, uint64_t, void *))o->wr_set_sge_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s16: // ibv_wr_set_inline_data
+	if (!o->wr_set_inline_data)
+		goto bad;
+	((void (*)(void *, void *, uint64_t))o->wr_set_inline_data)(p, (void *)(uintptr_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s17: // ibv_wr_set_inline_data_list
+	if (!o->wr_set_inline_data_list)
+		goto bad;
+	((void (*)(void *, uint64_t, void *))o->wr_set_inline_data_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s18: // ibv_wr_set_ud_addr
+	if (!o->wr_set_ud_addr)
+		goto bad;
+	((void (*)(void *, void *, uint32_t, uint32_t))o->wr_set_ud_addr)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s19: // ibv_wr_set_xrc_srqn
+	if (!o->wr_set_xrc_srqn)
+		goto bad;
+	((void (*)(void *, uint32_t))o->wr_set_xrc_srqn)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+done:
 	return ((int32_t (*)(void *))o->wr_complete)(p);
 bad:
 	o->bad = i;
