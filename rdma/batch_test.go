@@ -303,3 +303,83 @@ func panics(f func()) (p bool) {
 	f()
 	return false
 }
+
+// TestPostEx posts through the extended API in one crossing (QP.PostEx):
+// the WQEs are those PostSend builds on a twin QP for the same work
+// requests; what PostSend refuses PostEx refuses, and an opcode outside
+// the QP's SendOps, a QP without SendOps, and a builder or setter the
+// provider lacks (the stub has no atomics and no inline setters) are
+// refused with nothing posted.
+func TestPostEx(t *testing.T) {
+	e := newStubEnv(t)
+	cq, s := e.cq(t, 64, 0)
+	ops := ibv.QPCreateSendOpsFlagsSend | ibv.QPCreateSendOpsFlagsSendWithImm | ibv.QPCreateSendOpsFlagsRDMAWrite |
+		ibv.QPCreateSendOpsFlagsRDMARead | ibv.QPCreateSendOpsFlagsAtomicFetchAndAdd
+	cfg := QPConfig{SendCQ: cq, RecvCQ: cq, MaxSend: 16, MaxSendSGE: 2, MaxInline: 64, SendOps: ops}
+	qx, sx := e.qp(t, cfg, s, s, nil, true)
+	cq2, s2 := e.cq(t, 64, 0)
+	cfg.SendCQ, cfg.RecvCQ, cfg.SendOps = cq2, cq2, 0
+	q, sq := e.qp(t, cfg, s2, s2, nil, false)
+
+	ws := []SendWork{
+		{ID: 1, Op: ibv.WROpcodeRDMAWrite, SGEs: []ibv.SGE{{Addr: 0x10000, Length: 64, LKey: 7}}, RemoteAddr: 0x90000, RKey: 9},
+		{ID: 2, Op: ibv.WROpcodeSendWithImm, Imm: 0xaa, Flags: ibv.SendFlagsSolicited, SGEs: []ibv.SGE{{Addr: 0x20000, Length: 64, LKey: 7}, {Addr: 0x30000, Length: 32, LKey: 8}}},
+		{ID: 3, Op: ibv.WROpcodeRDMARead, Flags: ibv.SendFlagsSignaled, SGEs: []ibv.SGE{{Addr: 0x40000, Length: 128, LKey: 7}}, RemoteAddr: 0xa0000, RKey: 10},
+		{ID: 4, Op: ibv.WROpcodeSend},
+	}
+	for round := range 2 {
+		require.NoError(t, qx.PostEx(ws...), "round %d", round)
+		require.NoError(t, q.PostSend(ws...), "round %d", round)
+	}
+	require.Equal(t, uint64(8), sx.SendPosted())
+	require.Equal(t, sq.SendHead(), sx.SendHead())
+	for i := 0; i < sx.SendHead(); i++ {
+		wx, w := sx.SendWQEAt(i), sq.SendWQEAt(i)
+		wx.QPN, w.QPN = 0, 0
+		assert.Equal(t, w, wx, "WQE at block %d", i)
+		assert.Equal(t, sq.SendWRID(i), sx.SendWRID(i), "wr_id at block %d", i)
+	}
+	assert.Zero(t, testing.AllocsPerRun(20, func() {
+		if qx.PostEx(ws...) != nil {
+			t.Fatal("PostEx failed")
+		}
+	}))
+
+	posted := sx.SendPosted()
+	for name, c := range map[string]struct {
+		q  *QP
+		ws []SendWork
+	}{
+		"no work requests":        {qx, nil},
+		"too many":                {qx, make([]SendWork, 17)},
+		"an unknown opcode":       {qx, []SendWork{ws[0], {Op: 77}}},
+		"an AH on RC":             {qx, []SendWork{{Op: ibv.WROpcodeSend, RemoteQKey: 1}}},
+		"not in SendOps":          {qx, []SendWork{ws[0], {Op: ibv.WROpcodeRDMAWriteWithImm}}},
+		"a QP without SendOps":    {q, ws[:1]},
+		"no atomic builder":       {qx, []SendWork{ws[0], {Op: ibv.WROpcodeAtomicFetchAndAdd, SGEs: []ibv.SGE{{Addr: 0x18000, Length: 8}}}}},
+		"inline memory not known": {qx, []SendWork{{Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: 0x18000, Length: 8}}}}},
+	} {
+		err := c.q.PostEx(c.ws...)
+		var pe *PostError
+		require.ErrorAs(t, err, &pe, name)
+		assert.Zero(t, pe.Posted, name)
+		assert.True(t, errors.Is(err, unix.EINVAL), "%s: %v", name, err)
+	}
+	// The stub has no inline setter: refused after ibv_wr_abort, naming
+	// the work request.
+	buf, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, buf.Free()) }()
+	err = qx.PostEx(ws[0], SendWork{Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: uint64(buf.start()), Length: 8}}})
+	assert.True(t, errors.Is(err, unix.EINVAL), "%v", err)
+	assert.ErrorContains(t, err, "work request 1")
+	assert.Equal(t, posted, sx.SendPosted(), "nothing posted")
+	head := sx.SendHead()
+	require.NoError(t, qx.PostEx(ws[3]))
+	assert.Equal(t, head, int(sx.SendWQEAt(head).Index), "the QP posts on where it was")
+
+	require.NoError(t, qx.Close())
+	assert.True(t, errors.Is(qx.PostEx(ws[0]), ErrClosed))
+	var nq *QP
+	assert.True(t, errors.Is(nq.PostEx(ws[0]), ErrNilHandle))
+}

@@ -68,6 +68,16 @@ type QP struct {
 	ssge           []ibv.SGE
 	rwr            []ibv.RecvWR
 	rsge           []ibv.SGE
+
+	// PostEx's state, made on its first use under sendMu: the struct
+	// ibv_qp_ex's address (0 until then) and ops, the steps (Go memory),
+	// and an inline work request's list of buffers (C memory, exBufs,
+	// freed by Close).
+	exAddr  uintptr
+	exOps   ibv.WRPostOps
+	exSteps []ibv.WRStep
+	exBufs  []ibv.DataBuf
+	exMem   unsafe.Pointer
 }
 
 // NewQP creates a queue pair (ibv_create_qp, or ibv_create_qp_ex with
@@ -316,6 +326,10 @@ func (q *QP) Close() error {
 		q.pd.dev.unregister(unsafe.Pointer(q.qp))
 		q.swr, q.ssge, q.rwr, q.rsge = nil, nil, nil, nil
 		unix.Munmap(q.arena)
+		if q.exMem != nil {
+			q.exBufs = nil
+			cFree(q.exMem)
+		}
 		q.pd.disown("QP")
 		q.scq.disown("QP")
 		if q.rcq != q.scq {
