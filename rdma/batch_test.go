@@ -346,6 +346,9 @@ func TestPostEx(t *testing.T) {
 	}))
 
 	posted := sx.SendPosted()
+	buf, err := AllocBuffer(4096)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, buf.Free()) }()
 	for name, c := range map[string]struct {
 		q  *QP
 		ws []SendWork
@@ -358,6 +361,7 @@ func TestPostEx(t *testing.T) {
 		"a QP without SendOps":    {q, ws[:1]},
 		"no atomic builder":       {qx, []SendWork{ws[0], {Op: ibv.WROpcodeAtomicFetchAndAdd, SGEs: []ibv.SGE{{Addr: 0x18000, Length: 8}}}}},
 		"inline memory not known": {qx, []SendWork{{Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: 0x18000, Length: 8}}}}},
+		"inline past MaxInline":   {qx, []SendWork{{Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: uint64(buf.start()), Length: 40}, {Addr: uint64(buf.start()), Length: 40}}}}},
 	} {
 		err := c.q.PostEx(c.ws...)
 		var pe *PostError
@@ -367,9 +371,6 @@ func TestPostEx(t *testing.T) {
 	}
 	// The stub has no inline setter: refused after ibv_wr_abort, naming
 	// the work request.
-	buf, err := AllocBuffer(4096)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, buf.Free()) }()
 	err = qx.PostEx(ws[0], SendWork{Op: ibv.WROpcodeSend, Flags: ibv.SendFlagsInline, SGEs: []ibv.SGE{{Addr: uint64(buf.start()), Length: 8}}})
 	assert.True(t, errors.Is(err, unix.EINVAL), "%v", err)
 	assert.ErrorContains(t, err, "work request 1")

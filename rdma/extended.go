@@ -89,7 +89,7 @@ func (q *QP) PostEx(ws ...SendWork) error {
 		if err != nil {
 			return &PostError{Err: err}
 		}
-		q.setEx(x)
+		q.setEx(x, q.pd.dev.rxeBefore(rxeSGEListFixed))
 	}
 	var heldAHs [8]*AH
 	held := heldAHs[:0]
@@ -113,7 +113,10 @@ func (q *QP) PostEx(ws ...SendWork) error {
 		}
 		s := &steps[n]
 		n++
-		s.WRID, s.WRFlags = w.ID, uint32(w.Flags&^ibv.SendFlagsInline)
+		// IBV_SEND_INLINE stays in wr_flags: librxe's builders copy
+		// wr_flags into the WQE, and the kernel driver takes its data
+		// inline only with it (other providers ignore it there).
+		s.WRID, s.WRFlags = w.ID, uint32(w.Flags)
 		switch w.Op {
 		case ibv.WROpcodeSend:
 			s.Send()
@@ -143,21 +146,38 @@ func (q *QP) PostEx(ws ...SendWork) error {
 		s = &steps[n]
 		n++
 		switch k := len(w.SGEs); {
-		case w.Flags&ibv.SendFlagsInline != 0 && k == 1:
-			s.SetInlineData(uintptr(w.SGEs[0].Addr), uint64(w.SGEs[0].Length))
 		case w.Flags&ibv.SendFlagsInline != 0:
-			bufs := q.exBufs[i*maxSGE : i*maxSGE+k]
-			for j, sg := range w.SGEs {
-				// The buffer's address, written as the integer it is:
-				// checkSend found it in mapped memory outside the Go heap
-				// or pinned.
-				*(*uintptr)(unsafe.Pointer(&bufs[j].Addr)) = uintptr(sg.Addr)
-				bufs[j].Length = uint64(sg.Length)
+			total := 0
+			for _, sg := range w.SGEs {
+				total += int(sg.Length)
 			}
-			s.SetInlineDataList(uint64(k), uintptr(unsafe.Pointer(unsafe.SliceData(bufs))))
+			if total > int(q.actual.MaxInlineData) {
+				return &PostError{Err: invalid(op, "work request %d: %d bytes of inline data, the QP takes %d", i, total, q.actual.MaxInlineData)}
+			}
+			if k == 1 {
+				s.SetInlineData(uintptr(w.SGEs[0].Addr), uint64(total))
+				break
+			}
+			// Gathered into the QP's own memory first and set as one
+			// buffer: librxe's ibv_wr_set_inline_data_list before
+			// rdma-core 64 sends none of a list's bytes, and copies a
+			// list longer than max_inline past its WQE (rdma-core commit
+			// 1e8ed0aff).
+			buf := q.exInline[i*q.exInlineLen : i*q.exInlineLen+total]
+			off := 0
+			for j, sg := range w.SGEs {
+				src := mappedBytes(uintptr(sg.Addr), int(sg.Length))
+				if src == nil && sg.Length > 0 {
+					return &PostError{Err: invalid(op, "work request %d: inline SGE %d (%d bytes at %#x) is not inside a live Buffer or pinned registered memory", i, j, sg.Length, sg.Addr)}
+				}
+				off += copy(buf[off:], src)
+			}
+			s.SetInlineData(uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uint64(total))
 		case k == 1:
 			sg := &w.SGEs[0]
 			s.SetSGE(sg.LKey, sg.Addr, sg.Length)
+		case k > 1 && q.exOneSGE:
+			return &PostError{Err: notSupported(op, "work request %d: %d SGEs: librxe before rdma-core %d takes one SGE per work request through the extended API (its ibv_wr_set_sge_list sets a wrong length): post it with PostSend", i, k, rxeSGEListFixed)}
 		default:
 			sgs := q.ssge[i*maxSGE : i*maxSGE+k]
 			copy(sgs, w.SGEs)
@@ -183,14 +203,16 @@ func (q *QP) PostEx(ws ...SendWork) error {
 }
 
 // setEx makes x, the QP's struct ibv_qp_ex, PostEx's, with its memory:
-// three steps per work request (a builder, an address, data), and a
-// buffer list per inline work request.
-func (q *QP) setEx(x *ibv.QPEx) {
-	q.exAddr, q.exOps = uintptr(unsafe.Pointer(x)), ibv.FastWRPostOps(x)
+// three steps per work request (a builder, an address, data), and room
+// for each work request's inline data gathered from several SGEs; oneSGE
+// refuses a work request of several SGEs (rxeSGEListFixed).
+func (q *QP) setEx(x *ibv.QPEx, oneSGE bool) {
+	q.exAddr, q.exOps, q.exOneSGE = uintptr(unsafe.Pointer(x)), ibv.FastWRPostOps(x), oneSGE
 	q.exSteps = make([]ibv.WRStep, 3*len(q.swr))
-	if n := len(q.swr) * int(q.caps.MaxSendSGE); n > 0 {
-		q.exMem = cAlloc(uintptr(n) * unsafe.Sizeof(ibv.DataBuf{}))
-		q.exBufs = unsafe.Slice((*ibv.DataBuf)(q.exMem), n)
+	if q.exInlineLen = int(q.actual.MaxInlineData); q.exInlineLen > 0 && q.caps.MaxSendSGE > 1 {
+		n := len(q.swr) * q.exInlineLen
+		q.exMem = cAlloc(uintptr(n))
+		q.exInline = unsafe.Slice((*byte)(q.exMem), n)
 	}
 }
 
@@ -218,14 +240,25 @@ const rxeNextPollFixed = 59
 // singleExPoll reports whether PollEx must take one completion per
 // ibv_start_poll ... ibv_end_poll on d, never calling ibv_next_poll: on
 // rxe before rxeNextPollFixed (or when the release is unknown).
-func (d *Device) singleExPoll() bool {
+func (d *Device) singleExPoll() bool { return d.rxeBefore(rxeNextPollFixed) }
+
+// rxeBefore reports whether d is an rxe device whose librxe is older than
+// rdma-core release (or of a release unknown).
+func (d *Device) rxeBefore(release int) bool {
 	attr, err := d.ctx.QueryDevice()
 	if err != nil || attr.VendorID != rxeVendorID {
 		return false
 	}
 	r, err := ibv.Release()
-	return err != nil || r < rxeNextPollFixed
+	return err != nil || r < release
 }
+
+// rxeSGEListFixed is the first rdma-core release whose librxe sets a
+// work request's length in ibv_wr_set_sge_list to the sum of its SGEs'
+// (before it, the number of SGEs times the first one's length: the
+// kernel then fails the work request, IBV_WC_LOC_QP_OP_ERR; rdma-core
+// commit 406cd2ad0, seen on 44 by TestPostExRC).
+const rxeSGEListFixed = 64
 
 // newCQEx creates an extended CQ with create and wraps it, its ops for
 // PollEx read once; one makes PollEx take a completion per poll (see

@@ -71,13 +71,15 @@ type QP struct {
 
 	// PostEx's state, made on its first use under sendMu: the struct
 	// ibv_qp_ex's address (0 until then) and ops, the steps (Go memory),
-	// and an inline work request's list of buffers (C memory, exBufs,
-	// freed by Close).
-	exAddr  uintptr
-	exOps   ibv.WRPostOps
-	exSteps []ibv.WRStep
-	exBufs  []ibv.DataBuf
-	exMem   unsafe.Pointer
+	// and exInlineLen bytes per work request for inline data gathered
+	// from several SGEs (C memory, exMem, freed by Close).
+	exAddr      uintptr
+	exOps       ibv.WRPostOps
+	exSteps     []ibv.WRStep
+	exInline    []byte
+	exInlineLen int
+	exMem       unsafe.Pointer
+	exOneSGE    bool // one SGE per work request not inline (QP.setEx)
 }
 
 // NewQP creates a queue pair (ibv_create_qp, or ibv_create_qp_ex with
@@ -327,7 +329,7 @@ func (q *QP) Close() error {
 		q.swr, q.ssge, q.rwr, q.rsge = nil, nil, nil, nil
 		unix.Munmap(q.arena)
 		if q.exMem != nil {
-			q.exBufs = nil
+			q.exInline = nil
 			cFree(q.exMem)
 		}
 		q.pd.disown("QP")
