@@ -124,8 +124,13 @@ func (q *QP) PrepareSend(ws ...SendWork) (*SendBatch, error) {
 	return b, nil
 }
 
-// Len is the number of work requests in the batch.
-func (b *SendBatch) Len() int { return len(b.wrs) }
+// Len is the number of work requests in the batch (0 for a nil batch).
+func (b *SendBatch) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.wrs)
+}
 
 // SetID sets work request i's wr_id for the next posts. i must be in
 // [0, Len()): SetID panics otherwise, as indexing a slice does.
@@ -400,8 +405,13 @@ func prepareRecv(op string, ws []RecvWork, maxWR, maxSGE, minLen int) (*RecvBatc
 	return b, nil
 }
 
-// Len is the number of work requests in the batch.
-func (b *RecvBatch) Len() int { return len(b.wrs) }
+// Len is the number of work requests in the batch (0 for a nil batch).
+func (b *RecvBatch) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.wrs)
+}
 
 // SetID sets work request i's wr_id for the next posts. i must be in
 // [0, Len()): SetID panics otherwise, as indexing a slice does.
