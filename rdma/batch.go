@@ -81,10 +81,10 @@ func (q *QP) PrepareSend(ws ...SendWork) (*SendBatch, error) {
 	}
 	maxSGE := int(q.caps.MaxSendSGE)
 	wrSz, sgeSz := unsafe.Sizeof(ibv.SendWR{}), unsafe.Sizeof(ibv.SGE{})
-	mem := cAlloc(uintptr(len(ws)) * (wrSz + uintptr(maxSGE)*sgeSz))
+	mem, base := batchAlloc(uintptr(len(ws)) * (wrSz + uintptr(maxSGE)*sgeSz))
 	b := &SendBatch{q: q, maxSGE: maxSGE,
-		wrs:   unsafe.Slice((*ibv.SendWR)(mem), len(ws)),
-		sges:  unsafe.Slice((*ibv.SGE)(unsafe.Add(mem, uintptr(len(ws))*wrSz)), len(ws)*maxSGE),
+		wrs:   unsafe.Slice((*ibv.SendWR)(base), len(ws)),
+		sges:  unsafe.Slice((*ibv.SGE)(unsafe.Add(base, uintptr(len(ws))*wrSz)), len(ws)*maxSGE),
 		win:   make([]ibv.SGE, len(ws)*maxSGE),
 		kinds: make([]uint8, len(ws)),
 	}
@@ -122,6 +122,13 @@ func (q *QP) PrepareSend(ws ...SendWork) (*SendBatch, error) {
 	}
 	runtime.AddCleanup(b, cFree, mem)
 	return b, nil
+}
+
+// batchAlloc is n zeroed bytes of C memory at base, 64-byte aligned as the
+// QP's arena is; free mem.
+func batchAlloc(n uintptr) (mem, base unsafe.Pointer) {
+	mem = cAlloc(n + 63)
+	return mem, unsafe.Add(mem, (64-uintptr(mem)%64)%64)
 }
 
 // Len is the number of work requests in the batch (0 for a nil batch).
@@ -390,10 +397,10 @@ func prepareRecv(op string, ws []RecvWork, maxWR, maxSGE, minLen int) (*RecvBatc
 		return nil, &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), maxWR)}
 	}
 	wrSz, sgeSz := unsafe.Sizeof(ibv.RecvWR{}), unsafe.Sizeof(ibv.SGE{})
-	mem := cAlloc(uintptr(len(ws)) * (wrSz + uintptr(maxSGE)*sgeSz))
+	mem, base := batchAlloc(uintptr(len(ws)) * (wrSz + uintptr(maxSGE)*sgeSz))
 	b := &RecvBatch{maxSGE: maxSGE, minLen: minLen,
-		wrs:  unsafe.Slice((*ibv.RecvWR)(mem), len(ws)),
-		sges: unsafe.Slice((*ibv.SGE)(unsafe.Add(mem, uintptr(len(ws))*wrSz)), len(ws)*maxSGE),
+		wrs:  unsafe.Slice((*ibv.RecvWR)(base), len(ws)),
+		sges: unsafe.Slice((*ibv.SGE)(unsafe.Add(base, uintptr(len(ws))*wrSz)), len(ws)*maxSGE),
 		win:  make([]ibv.SGE, len(ws)*maxSGE),
 	}
 	if err := fillRecv(op, ws, b.wrs, b.sges, maxSGE, minLen); err != nil {

@@ -28,7 +28,10 @@ import (
 // generated checked bindings ((*ibv.CQ).Poll, ...); impl=fast, ibv's
 // fast-path trampolines (ibv.FastPollCQ, ...), which package rdma uses;
 // impl=rdma, this package's API. impl=cgo, an empty cgo call, is every
-// group's floor. The posts have two more: impl=cdesc, a C loop that builds
+// group's floor. impl=c1 is the C loop called for one call at a time, a
+// cgo call each: the same C code, and what the crossing alone adds to it
+// (at 256 work requests, all that is left of the fast path's cost). The
+// posts have two more: impl=cdesc, a C loop that builds
 // each post anew from a program's own descriptions of its work requests
 // (every way is also reported against it, IMPL-xdesc: what rdma's
 // ordinary posts, which check and build each work request, are to be
@@ -165,6 +168,18 @@ func hostVariants() []hostVariant {
 	var vs []hostVariant
 	add := func(bench, param, impl string, g hostGroup, w hostWay) {
 		vs = append(vs, hostVariant{bench, param, impl, g, w})
+		if impl == "c" {
+			// impl=c1: the C loop one call at a time, a cgo call each:
+			// what the crossing alone adds to the same C work.
+			vs = append(vs, hostVariant{bench, param, "c1", g, func(f *hostFixture) func(int) {
+				run := w(f)
+				return func(iters int) {
+					for range iters {
+						run(1)
+					}
+				}
+			}})
+		}
 	}
 	// A cgo call of an empty C function as ibv's fast-path trampolines are
 	// called: two integers and a pointer to pointer-free memory, noescape
