@@ -107,6 +107,8 @@ import (
 #cgo nocallback zfast_ibv_poll_cq_ex
 #cgo noescape zfast_ibv_poll_cq_ex_current
 #cgo nocallback zfast_ibv_poll_cq_ex_current
+#cgo noescape zfast_ibv_wr_post
+#cgo nocallback zfast_ibv_wr_post
 #include <stdint.h>
 #include <errno.h>
 struct zfast_mem { unsigned char opaque; };
@@ -227,6 +229,216 @@ static int32_t zfast_ibv_poll_cq_ex(struct zfast_mem *ops, uintptr_t obj, int32_
 	return k;
 }
 static void zfast_ibv_poll_cq_ex_current(struct zfast_mem *ops, uintptr_t obj, struct zfast_mem *out) { zfast_ibv_poll_cq_ex_read((const struct zfast_ibv_poll_cq_ex_ops *)ops, (char *)obj, (struct zfast_ibv_poll_cq_ex_wc *)out); }
+struct zfast_ibv_wr_post_ops { uintptr_t wr_start; uintptr_t wr_complete; uintptr_t wr_abort; uintptr_t wr_send; uintptr_t wr_send_imm; uintptr_t wr_send_inv; uintptr_t wr_send_tso; uintptr_t wr_rdma_write; uintptr_t wr_rdma_write_imm; uintptr_t wr_rdma_read; uintptr_t wr_atomic_cmp_swp; uintptr_t wr_atomic_fetch_add; uintptr_t wr_atomic_write; uintptr_t wr_flush; uintptr_t wr_local_inv; uintptr_t wr_bind_mw; uintptr_t wr_set_sge; uintptr_t wr_set_sge_list; uintptr_t wr_set_inline_data; uintptr_t wr_set_inline_data_list; uintptr_t wr_set_ud_addr; uintptr_t wr_set_xrc_srqn; uintptr_t wr_id_off; uintptr_t wr_flags_off; int32_t bad; };
+_Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_ops, bad) == 192, "zfast_ibv_wr_post_ops.bad");
+struct zfast_ibv_wr_post_step { uint64_t wr_id; uint64_t args[5]; uint32_t wr_flags; uint32_t op; };
+_Static_assert(sizeof(struct zfast_ibv_wr_post_step) == 56, "zfast_ibv_wr_post_step");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, wr_id) == 0, "zfast_ibv_wr_post_step.wr_id");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, args) == 8, "zfast_ibv_wr_post_step.args");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, wr_flags) == 48, "zfast_ibv_wr_post_step.wr_flags");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_wr_post_step, op) == 52, "zfast_ibv_wr_post_step.op");
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-crossjumping", "no-gcse")))
+#endif
+static int32_t zfast_ibv_wr_post(struct zfast_mem *ops, uintptr_t obj, int32_t n, struct zfast_mem *steps) {
+	struct zfast_ibv_wr_post_ops *o = (struct zfast_ibv_wr_post_ops *)ops;
+	const struct zfast_ibv_wr_post_step *s = (const struct zfast_ibv_wr_post_step *)steps;
+	char *p = (char *)obj;
+	int32_t i = 0;
+	o->bad = -1;
+	if (n <= 0)
+		return 0;
+	if (!o->wr_start || !o->wr_complete || !o->wr_abort)
+		return -EINVAL;
+	((void (*)(void *))o->wr_start)(p);
+	static const void *const next[] = {&&bad, &&s1, &&s2, &&s3, &&s4, &&s5, &&s6, &&s7, &&s8, &&s9, &&s10, &&s11, &&s12, &&s13, &&s14, &&s15, &&s16, &&s17, &&s18, &&s19};
+	const struct zfast_ibv_wr_post_step *st = s;
+	goto *next[st->op <= 19 ? st->op : 0];
+s1: // ibv_wr_send
+	if (!o->wr_send)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *))o->wr_send)(p);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s2: // ibv_wr_send_imm
+	if (!o->wr_send_imm)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_send_imm)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s3: // ibv_wr_send_inv
+	if (!o->wr_send_inv)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_send_inv)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s4: // ibv_wr_send_tso
+	if (!o->wr_send_tso)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, void *, uint16_t, uint16_t))o->wr_send_tso)(p, (void *)(uintptr_t)st->args[0], (uint16_t)st->args[1], (uint16_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s5: // ibv_wr_rdma_write
+	if (!o->wr_rdma_write)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s6: // ibv_wr_rdma_write_imm
+	if (!o->wr_rdma_write_imm)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_rdma_write_imm)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s7: // ibv_wr_rdma_read
+	if (!o->wr_rdma_read)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t))o->wr_rdma_read)(p, (uint32_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s8: // ibv_wr_atomic_cmp_swp
+	if (!o->wr_atomic_cmp_swp)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))o->wr_atomic_cmp_swp)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint64_t)st->args[3]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s9: // ibv_wr_atomic_fetch_add
+	if (!o->wr_atomic_fetch_add)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t))o->wr_atomic_fetch_add)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s10: // ibv_wr_atomic_write
+	if (!o->wr_atomic_write)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, void *))o->wr_atomic_write)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (void *)(uintptr_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s11: // ibv_wr_flush
+	if (!o->wr_flush)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))o->wr_flush)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint64_t)st->args[2], (uint8_t)st->args[3], (uint8_t)st->args[4]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s12: // ibv_wr_local_inv
+	if (!o->wr_local_inv)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, uint32_t))o->wr_local_inv)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s13: // ibv_wr_bind_mw
+	if (!o->wr_bind_mw)
+		goto bad;
+	*(uint64_t *)(p + o->wr_id_off) = st->wr_id;
+	*(uint32_t *)(p + o->wr_flags_off) = st->wr_flags;
+	((void (*)(void *, void *, uint32_t, void *))o->wr_bind_mw)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (void *)(uintptr_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s14: // ibv_wr_set_sge
+	if (!o->wr_set_sge)
+		goto bad;
+	((void (*)(void *, uint32_t, uint64_t, uint32_t))o->wr_set_sge)(p, (uint32_t)st->args[0], (uint64_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s15: // ibv_wr_set_sge_list
+	if (!o->wr_set_sge_list)
+		goto bad;
+	((void (*)(void *, uint64_t, void *))o->wr_set_sge_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s16: // ibv_wr_set_inline_data
+	if (!o->wr_set_inline_data)
+		goto bad;
+	((void (*)(void *, void *, uint64_t))o->wr_set_inline_data)(p, (void *)(uintptr_t)st->args[0], (uint64_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s17: // ibv_wr_set_inline_data_list
+	if (!o->wr_set_inline_data_list)
+		goto bad;
+	((void (*)(void *, uint64_t, void *))o->wr_set_inline_data_list)(p, (uint64_t)st->args[0], (void *)(uintptr_t)st->args[1]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s18: // ibv_wr_set_ud_addr
+	if (!o->wr_set_ud_addr)
+		goto bad;
+	((void (*)(void *, void *, uint32_t, uint32_t))o->wr_set_ud_addr)(p, (void *)(uintptr_t)st->args[0], (uint32_t)st->args[1], (uint32_t)st->args[2]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+s19: // ibv_wr_set_xrc_srqn
+	if (!o->wr_set_xrc_srqn)
+		goto bad;
+	((void (*)(void *, uint32_t))o->wr_set_xrc_srqn)(p, (uint32_t)st->args[0]);
+	if (++i == n)
+		goto done;
+	st++;
+	goto *next[st->op <= 19 ? st->op : 0];
+done:
+	return ((int32_t (*)(void *))o->wr_complete)(p);
+bad:
+	o->bad = i;
+	((void (*)(void *))o->wr_abort)(p);
+	return -EINVAL;
+}
 */
 import "C"
 
@@ -872,4 +1084,304 @@ func FastPollCQEx(ops *PollCQExOps, obj uintptr, n int32, wcs *WCEx) int32 {
 // FastReadWCEx reads the current completion of the struct ibv_cq_ex whose address is obj (after the caller's ibv_start_poll or ibv_next_poll) into wc in one cgo crossing: its members and the value of each getter in ops.
 func FastReadWCEx(ops *PollCQExOps, obj uintptr, wc *WCEx) {
 	C.zfast_ibv_poll_cq_ex_current((*C.struct_zfast_mem)(unsafe.Pointer(ops)), C.uintptr_t(obj), (*C.struct_zfast_mem)(unsafe.Pointer(wc)))
+}
+
+// WRPostOps are the ops of one struct ibv_qp_ex that FastWRPost calls, read once by FastWRPostOps: ibv_wr_start, ibv_wr_complete, ibv_wr_abort, and the op of each builder and setter (ibv_wr_send, ibv_wr_send_imm, ibv_wr_send_inv, ibv_wr_send_tso, ibv_wr_rdma_write, ibv_wr_rdma_write_imm, ibv_wr_rdma_read, ibv_wr_atomic_cmp_swp, ibv_wr_atomic_fetch_add, ibv_wr_atomic_write, ibv_wr_flush, ibv_wr_local_inv, ibv_wr_bind_mw, ibv_wr_set_sge, ibv_wr_set_sge_list, ibv_wr_set_inline_data, ibv_wr_set_inline_data_list, ibv_wr_set_ud_addr, ibv_wr_set_xrc_srqn; 0: none), and where the members wr_id and wr_flags are in the object. Its layout is the C side's (asserted at compile time).
+type WRPostOps struct {
+	_ structs.HostLayout
+	// WRStart is the object's wr_start (0: none).
+	WRStart uintptr
+	// WRComplete is the object's wr_complete (0: none).
+	WRComplete uintptr
+	// WRAbort is the object's wr_abort (0: none).
+	WRAbort uintptr
+	// WRSend is the object's wr_send (0: none).
+	WRSend uintptr
+	// WRSendImm is the object's wr_send_imm (0: none).
+	WRSendImm uintptr
+	// WRSendInv is the object's wr_send_inv (0: none).
+	WRSendInv uintptr
+	// WRSendTSO is the object's wr_send_tso (0: none).
+	WRSendTSO uintptr
+	// WRRDMAWrite is the object's wr_rdma_write (0: none).
+	WRRDMAWrite uintptr
+	// WRRDMAWriteImm is the object's wr_rdma_write_imm (0: none).
+	WRRDMAWriteImm uintptr
+	// WRRDMARead is the object's wr_rdma_read (0: none).
+	WRRDMARead uintptr
+	// WRAtomicCmpSwp is the object's wr_atomic_cmp_swp (0: none).
+	WRAtomicCmpSwp uintptr
+	// WRAtomicFetchAdd is the object's wr_atomic_fetch_add (0: none).
+	WRAtomicFetchAdd uintptr
+	// WRAtomicWrite is the object's wr_atomic_write (0: none).
+	WRAtomicWrite uintptr
+	// WRFlush is the object's wr_flush (0: none).
+	WRFlush uintptr
+	// WRLocalInv is the object's wr_local_inv (0: none).
+	WRLocalInv uintptr
+	// WRBindMW is the object's wr_bind_mw (0: none).
+	WRBindMW uintptr
+	// WRSetSGE is the object's wr_set_sge (0: none).
+	WRSetSGE uintptr
+	// WRSetSGEList is the object's wr_set_sge_list (0: none).
+	WRSetSGEList uintptr
+	// WRSetInlineData is the object's wr_set_inline_data (0: none).
+	WRSetInlineData uintptr
+	// WRSetInlineDataList is the object's wr_set_inline_data_list (0: none).
+	WRSetInlineDataList uintptr
+	// WRSetUDAddr is the object's wr_set_ud_addr (0: none).
+	WRSetUDAddr uintptr
+	// WRSetXRCSRQN is the object's wr_set_xrc_srqn (0: none).
+	WRSetXRCSRQN uintptr
+	// WRIDOffset is where wr_id is in the object.
+	WRIDOffset uintptr
+	// WRFlagsOffset is where wr_flags is in the object.
+	WRFlagsOffset uintptr
+	// Bad is set by FastWRPost: the index of the step it refused (its op is 0), else -1.
+	Bad int32
+}
+
+var _ = [1]struct{}{}[unsafe.Offsetof(WRPostOps{}.Bad)-192]
+
+// WRStepOp is the builder or setter a WRStep calls.
+type WRStepOp uint32
+
+// The builders and setters of FastWRPost, as a WRStep names them.
+const (
+	// WRStepSend calls ibv_wr_send (a builder).
+	WRStepSend WRStepOp = 1
+	// WRStepSendImm calls ibv_wr_send_imm (a builder).
+	WRStepSendImm WRStepOp = 2
+	// WRStepSendInv calls ibv_wr_send_inv (a builder).
+	WRStepSendInv WRStepOp = 3
+	// WRStepSendTSO calls ibv_wr_send_tso (a builder).
+	WRStepSendTSO WRStepOp = 4
+	// WRStepRDMAWrite calls ibv_wr_rdma_write (a builder).
+	WRStepRDMAWrite WRStepOp = 5
+	// WRStepRDMAWriteImm calls ibv_wr_rdma_write_imm (a builder).
+	WRStepRDMAWriteImm WRStepOp = 6
+	// WRStepRDMARead calls ibv_wr_rdma_read (a builder).
+	WRStepRDMARead WRStepOp = 7
+	// WRStepAtomicCmpSwp calls ibv_wr_atomic_cmp_swp (a builder).
+	WRStepAtomicCmpSwp WRStepOp = 8
+	// WRStepAtomicFetchAdd calls ibv_wr_atomic_fetch_add (a builder).
+	WRStepAtomicFetchAdd WRStepOp = 9
+	// WRStepAtomicWrite calls ibv_wr_atomic_write (a builder).
+	WRStepAtomicWrite WRStepOp = 10
+	// WRStepFlush calls ibv_wr_flush (a builder).
+	WRStepFlush WRStepOp = 11
+	// WRStepLocalInv calls ibv_wr_local_inv (a builder).
+	WRStepLocalInv WRStepOp = 12
+	// WRStepBindMW calls ibv_wr_bind_mw (a builder).
+	WRStepBindMW WRStepOp = 13
+	// WRStepSetSGE calls ibv_wr_set_sge (a setter).
+	WRStepSetSGE WRStepOp = 14
+	// WRStepSetSGEList calls ibv_wr_set_sge_list (a setter).
+	WRStepSetSGEList WRStepOp = 15
+	// WRStepSetInlineData calls ibv_wr_set_inline_data (a setter).
+	WRStepSetInlineData WRStepOp = 16
+	// WRStepSetInlineDataList calls ibv_wr_set_inline_data_list (a setter).
+	WRStepSetInlineDataList WRStepOp = 17
+	// WRStepSetUDAddr calls ibv_wr_set_ud_addr (a setter).
+	WRStepSetUDAddr WRStepOp = 18
+	// WRStepSetXRCSRQN calls ibv_wr_set_xrc_srqn (a setter).
+	WRStepSetXRCSRQN WRStepOp = 19
+)
+
+// WRStep is one step of FastWRPost: a builder, which begins a work request (the object's wr_id and wr_flags set from the step first), or a setter, which completes the current one, with its arguments. Set one with its method (Send, ...). Its layout is the C side's (asserted at compile time).
+type WRStep struct {
+	_ structs.HostLayout
+	// WRID is what the object's wr_id is set to before a builder's step runs (a setter's step leaves it).
+	WRID uint64
+	// Args are the arguments of the step's op after the object, in order, each as a uint64 (a pointer as the address of C memory), those past the op's unused; set them with the step's methods.
+	Args [5]uint64
+	// WRFlags is what the object's wr_flags is set to before a builder's step runs (a setter's step leaves it).
+	WRFlags uint32
+	// Op is the builder or setter the step calls (WRStepSend, ...); 0, or one the object lacks, is refused.
+	Op WRStepOp
+}
+
+// The layout of WRStep, as the C side asserts it.
+var _ = [1]struct{}{}[unsafe.Sizeof(WRStep{})-56]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.WRID)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.Args)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.WRFlags)-48]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.Op)-52]
+
+// Send makes s a step calling ibv_wr_send with these arguments.
+func (s *WRStep) Send() {
+	s.Op = WRStepSend
+}
+
+// SendImm makes s a step calling ibv_wr_send_imm with these arguments.
+func (s *WRStep) SendImm(immData uint32) {
+	s.Op = WRStepSendImm
+	s.Args[0] = uint64(immData)
+}
+
+// SendInv makes s a step calling ibv_wr_send_inv with these arguments.
+func (s *WRStep) SendInv(invalidateRKey uint32) {
+	s.Op = WRStepSendInv
+	s.Args[0] = uint64(invalidateRKey)
+}
+
+// SendTSO makes s a step calling ibv_wr_send_tso with these arguments. hdr: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SendTSO(hdr uintptr, hdrSz uint16, mss uint16) {
+	s.Op = WRStepSendTSO
+	s.Args[0] = uint64(hdr)
+	s.Args[1] = uint64(hdrSz)
+	s.Args[2] = uint64(mss)
+}
+
+// RDMAWrite makes s a step calling ibv_wr_rdma_write with these arguments.
+func (s *WRStep) RDMAWrite(rkey uint32, remoteAddr uint64) {
+	s.Op = WRStepRDMAWrite
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+}
+
+// RDMAWriteImm makes s a step calling ibv_wr_rdma_write_imm with these arguments.
+func (s *WRStep) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) {
+	s.Op = WRStepRDMAWriteImm
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = uint64(immData)
+}
+
+// RDMARead makes s a step calling ibv_wr_rdma_read with these arguments.
+func (s *WRStep) RDMARead(rkey uint32, remoteAddr uint64) {
+	s.Op = WRStepRDMARead
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+}
+
+// AtomicCmpSwp makes s a step calling ibv_wr_atomic_cmp_swp with these arguments.
+func (s *WRStep) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
+	s.Op = WRStepAtomicCmpSwp
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = compare
+	s.Args[3] = swap
+}
+
+// AtomicFetchAdd makes s a step calling ibv_wr_atomic_fetch_add with these arguments.
+func (s *WRStep) AtomicFetchAdd(rkey uint32, remoteAddr uint64, add uint64) {
+	s.Op = WRStepAtomicFetchAdd
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = add
+}
+
+// AtomicWrite makes s a step calling ibv_wr_atomic_write with these arguments. atomicWR: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR uintptr) {
+	s.Op = WRStepAtomicWrite
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = uint64(atomicWR)
+}
+
+// Flush makes s a step calling ibv_wr_flush with these arguments.
+func (s *WRStep) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) {
+	s.Op = WRStepFlush
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = len
+	s.Args[3] = uint64(type_)
+	s.Args[4] = uint64(level)
+}
+
+// LocalInv makes s a step calling ibv_wr_local_inv with these arguments.
+func (s *WRStep) LocalInv(invalidateRKey uint32) {
+	s.Op = WRStepLocalInv
+	s.Args[0] = uint64(invalidateRKey)
+}
+
+// BindMW makes s a step calling ibv_wr_bind_mw with these arguments. mw and bindInfo: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) BindMW(mw uintptr, rkey uint32, bindInfo uintptr) {
+	s.Op = WRStepBindMW
+	s.Args[0] = uint64(mw)
+	s.Args[1] = uint64(rkey)
+	s.Args[2] = uint64(bindInfo)
+}
+
+// SetSGE makes s a step calling ibv_wr_set_sge with these arguments.
+func (s *WRStep) SetSGE(lkey uint32, addr uint64, length uint32) {
+	s.Op = WRStepSetSGE
+	s.Args[0] = uint64(lkey)
+	s.Args[1] = addr
+	s.Args[2] = uint64(length)
+}
+
+// SetSGEList makes s a step calling ibv_wr_set_sge_list with these arguments. sgList: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetSGEList(numSGE uint64, sgList uintptr) {
+	s.Op = WRStepSetSGEList
+	s.Args[0] = numSGE
+	s.Args[1] = uint64(sgList)
+}
+
+// SetInlineData makes s a step calling ibv_wr_set_inline_data with these arguments. addr: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetInlineData(addr uintptr, length uint64) {
+	s.Op = WRStepSetInlineData
+	s.Args[0] = uint64(addr)
+	s.Args[1] = length
+}
+
+// SetInlineDataList makes s a step calling ibv_wr_set_inline_data_list with these arguments. bufList: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetInlineDataList(numBuf uint64, bufList uintptr) {
+	s.Op = WRStepSetInlineDataList
+	s.Args[0] = numBuf
+	s.Args[1] = uint64(bufList)
+}
+
+// SetUDAddr makes s a step calling ibv_wr_set_ud_addr with these arguments. ah: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetUDAddr(ah uintptr, remoteQPN uint32, remoteQKey uint32) {
+	s.Op = WRStepSetUDAddr
+	s.Args[0] = uint64(ah)
+	s.Args[1] = uint64(remoteQPN)
+	s.Args[2] = uint64(remoteQKey)
+}
+
+// SetXRCSRQN makes s a step calling ibv_wr_set_xrc_srqn with these arguments.
+func (s *WRStep) SetXRCSRQN(remoteSRQN uint32) {
+	s.Op = WRStepSetXRCSRQN
+	s.Args[0] = uint64(remoteSRQN)
+}
+
+// FastWRPostOps reads the ops of obj, the object whose address FastWRPost takes: ibv_wr_start, ibv_wr_complete, ibv_wr_abort and every builder's and setter's. Read them once per object; a NULL op reads as 0, and so does a member the installed library's struct ibv_qp_ex lacks.
+func FastWRPostOps(obj *QPEx) WRPostOps {
+	var o WRPostOps
+	o.WRStart = uintptr(obj.WRStart)
+	o.WRComplete = uintptr(obj.WRComplete)
+	o.WRAbort = uintptr(obj.WRAbort)
+	o.WRSend = uintptr(obj.WRSend)
+	o.WRSendImm = uintptr(obj.WRSendImm)
+	o.WRSendInv = uintptr(obj.WRSendInv)
+	o.WRSendTSO = uintptr(obj.WRSendTSO)
+	o.WRRDMAWrite = uintptr(obj.WRRDMAWrite)
+	o.WRRDMAWriteImm = uintptr(obj.WRRDMAWriteImm)
+	o.WRRDMARead = uintptr(obj.WRRDMARead)
+	o.WRAtomicCmpSwp = uintptr(obj.WRAtomicCmpSwp)
+	o.WRAtomicFetchAdd = uintptr(obj.WRAtomicFetchAdd)
+	if lib.AtLeast(44) {
+		o.WRAtomicWrite = uintptr(obj.WRAtomicWrite)
+	}
+	if lib.AtLeast(45) {
+		o.WRFlush = uintptr(obj.WRFlush)
+	}
+	o.WRLocalInv = uintptr(obj.WRLocalInv)
+	o.WRBindMW = uintptr(obj.WRBindMW)
+	o.WRSetSGE = uintptr(obj.WRSetSGE)
+	o.WRSetSGEList = uintptr(obj.WRSetSGEList)
+	o.WRSetInlineData = uintptr(obj.WRSetInlineData)
+	o.WRSetInlineDataList = uintptr(obj.WRSetInlineDataList)
+	o.WRSetUDAddr = uintptr(obj.WRSetUDAddr)
+	o.WRSetXRCSRQN = uintptr(obj.WRSetXRCSRQN)
+	o.WRIDOffset = unsafe.Offsetof(QPEx{}.WRID)
+	o.WRFlagsOffset = unsafe.Offsetof(QPEx{}.WRFlags)
+	return o
+}
+
+// FastWRPost posts steps[0:n] on the struct ibv_qp_ex whose address is obj in one cgo crossing: ibv_wr_start, then each step's builder (wr_id and wr_flags set from the step first) or setter with its arguments, in order, then ibv_wr_complete, whose result it returns (0, or an errno). A step whose op is 0 in ops, or that names none, is refused: ibv_wr_abort is called instead, nothing is posted, ops.Bad is the step's index and the result is -EINVAL; so it is, with ops.Bad -1, when ops lack ibv_wr_start, ibv_wr_complete or ibv_wr_abort. 0 for n <= 0, without a call. ops and steps may be Go memory; cgo checks no argument at run time.
+func FastWRPost(ops *WRPostOps, obj uintptr, n int32, steps *WRStep) int32 {
+	return int32(C.zfast_ibv_wr_post((*C.struct_zfast_mem)(unsafe.Pointer(ops)), C.uintptr_t(obj), C.int32_t(n), (*C.struct_zfast_mem)(unsafe.Pointer(steps))))
 }

@@ -555,3 +555,274 @@ func FastPollCQEx(ops *PollCQExOps, obj uintptr, n int32, wcs *WCEx) int32 {
 
 // FastReadWCEx does nothing in a build that cannot call C.
 func FastReadWCEx(ops *PollCQExOps, obj uintptr, wc *WCEx) {}
+
+// WRPostOps are the ops of one struct ibv_qp_ex that FastWRPost calls, read once by FastWRPostOps: ibv_wr_start, ibv_wr_complete, ibv_wr_abort, and the op of each builder and setter (ibv_wr_send, ibv_wr_send_imm, ibv_wr_send_inv, ibv_wr_send_tso, ibv_wr_rdma_write, ibv_wr_rdma_write_imm, ibv_wr_rdma_read, ibv_wr_atomic_cmp_swp, ibv_wr_atomic_fetch_add, ibv_wr_atomic_write, ibv_wr_flush, ibv_wr_local_inv, ibv_wr_bind_mw, ibv_wr_set_sge, ibv_wr_set_sge_list, ibv_wr_set_inline_data, ibv_wr_set_inline_data_list, ibv_wr_set_ud_addr, ibv_wr_set_xrc_srqn; 0: none), and where the members wr_id and wr_flags are in the object. Its layout is the C side's (asserted at compile time).
+type WRPostOps struct {
+	_ structs.HostLayout
+	// WRStart is the object's wr_start (0: none).
+	WRStart uintptr
+	// WRComplete is the object's wr_complete (0: none).
+	WRComplete uintptr
+	// WRAbort is the object's wr_abort (0: none).
+	WRAbort uintptr
+	// WRSend is the object's wr_send (0: none).
+	WRSend uintptr
+	// WRSendImm is the object's wr_send_imm (0: none).
+	WRSendImm uintptr
+	// WRSendInv is the object's wr_send_inv (0: none).
+	WRSendInv uintptr
+	// WRSendTSO is the object's wr_send_tso (0: none).
+	WRSendTSO uintptr
+	// WRRDMAWrite is the object's wr_rdma_write (0: none).
+	WRRDMAWrite uintptr
+	// WRRDMAWriteImm is the object's wr_rdma_write_imm (0: none).
+	WRRDMAWriteImm uintptr
+	// WRRDMARead is the object's wr_rdma_read (0: none).
+	WRRDMARead uintptr
+	// WRAtomicCmpSwp is the object's wr_atomic_cmp_swp (0: none).
+	WRAtomicCmpSwp uintptr
+	// WRAtomicFetchAdd is the object's wr_atomic_fetch_add (0: none).
+	WRAtomicFetchAdd uintptr
+	// WRAtomicWrite is the object's wr_atomic_write (0: none).
+	WRAtomicWrite uintptr
+	// WRFlush is the object's wr_flush (0: none).
+	WRFlush uintptr
+	// WRLocalInv is the object's wr_local_inv (0: none).
+	WRLocalInv uintptr
+	// WRBindMW is the object's wr_bind_mw (0: none).
+	WRBindMW uintptr
+	// WRSetSGE is the object's wr_set_sge (0: none).
+	WRSetSGE uintptr
+	// WRSetSGEList is the object's wr_set_sge_list (0: none).
+	WRSetSGEList uintptr
+	// WRSetInlineData is the object's wr_set_inline_data (0: none).
+	WRSetInlineData uintptr
+	// WRSetInlineDataList is the object's wr_set_inline_data_list (0: none).
+	WRSetInlineDataList uintptr
+	// WRSetUDAddr is the object's wr_set_ud_addr (0: none).
+	WRSetUDAddr uintptr
+	// WRSetXRCSRQN is the object's wr_set_xrc_srqn (0: none).
+	WRSetXRCSRQN uintptr
+	// WRIDOffset is where wr_id is in the object.
+	WRIDOffset uintptr
+	// WRFlagsOffset is where wr_flags is in the object.
+	WRFlagsOffset uintptr
+	// Bad is set by FastWRPost: the index of the step it refused (its op is 0), else -1.
+	Bad int32
+}
+
+var _ = [1]struct{}{}[unsafe.Offsetof(WRPostOps{}.Bad)-192]
+
+// WRStepOp is the builder or setter a WRStep calls.
+type WRStepOp uint32
+
+// The builders and setters of FastWRPost, as a WRStep names them.
+const (
+	// WRStepSend calls ibv_wr_send (a builder).
+	WRStepSend WRStepOp = 1
+	// WRStepSendImm calls ibv_wr_send_imm (a builder).
+	WRStepSendImm WRStepOp = 2
+	// WRStepSendInv calls ibv_wr_send_inv (a builder).
+	WRStepSendInv WRStepOp = 3
+	// WRStepSendTSO calls ibv_wr_send_tso (a builder).
+	WRStepSendTSO WRStepOp = 4
+	// WRStepRDMAWrite calls ibv_wr_rdma_write (a builder).
+	WRStepRDMAWrite WRStepOp = 5
+	// WRStepRDMAWriteImm calls ibv_wr_rdma_write_imm (a builder).
+	WRStepRDMAWriteImm WRStepOp = 6
+	// WRStepRDMARead calls ibv_wr_rdma_read (a builder).
+	WRStepRDMARead WRStepOp = 7
+	// WRStepAtomicCmpSwp calls ibv_wr_atomic_cmp_swp (a builder).
+	WRStepAtomicCmpSwp WRStepOp = 8
+	// WRStepAtomicFetchAdd calls ibv_wr_atomic_fetch_add (a builder).
+	WRStepAtomicFetchAdd WRStepOp = 9
+	// WRStepAtomicWrite calls ibv_wr_atomic_write (a builder).
+	WRStepAtomicWrite WRStepOp = 10
+	// WRStepFlush calls ibv_wr_flush (a builder).
+	WRStepFlush WRStepOp = 11
+	// WRStepLocalInv calls ibv_wr_local_inv (a builder).
+	WRStepLocalInv WRStepOp = 12
+	// WRStepBindMW calls ibv_wr_bind_mw (a builder).
+	WRStepBindMW WRStepOp = 13
+	// WRStepSetSGE calls ibv_wr_set_sge (a setter).
+	WRStepSetSGE WRStepOp = 14
+	// WRStepSetSGEList calls ibv_wr_set_sge_list (a setter).
+	WRStepSetSGEList WRStepOp = 15
+	// WRStepSetInlineData calls ibv_wr_set_inline_data (a setter).
+	WRStepSetInlineData WRStepOp = 16
+	// WRStepSetInlineDataList calls ibv_wr_set_inline_data_list (a setter).
+	WRStepSetInlineDataList WRStepOp = 17
+	// WRStepSetUDAddr calls ibv_wr_set_ud_addr (a setter).
+	WRStepSetUDAddr WRStepOp = 18
+	// WRStepSetXRCSRQN calls ibv_wr_set_xrc_srqn (a setter).
+	WRStepSetXRCSRQN WRStepOp = 19
+)
+
+// WRStep is one step of FastWRPost: a builder, which begins a work request (the object's wr_id and wr_flags set from the step first), or a setter, which completes the current one, with its arguments. Set one with its method (Send, ...). Its layout is the C side's (asserted at compile time).
+type WRStep struct {
+	_ structs.HostLayout
+	// WRID is what the object's wr_id is set to before a builder's step runs (a setter's step leaves it).
+	WRID uint64
+	// Args are the arguments of the step's op after the object, in order, each as a uint64 (a pointer as the address of C memory), those past the op's unused; set them with the step's methods.
+	Args [5]uint64
+	// WRFlags is what the object's wr_flags is set to before a builder's step runs (a setter's step leaves it).
+	WRFlags uint32
+	// Op is the builder or setter the step calls (WRStepSend, ...); 0, or one the object lacks, is refused.
+	Op WRStepOp
+}
+
+// The layout of WRStep, as the C side asserts it.
+var _ = [1]struct{}{}[unsafe.Sizeof(WRStep{})-56]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.WRID)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.Args)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.WRFlags)-48]
+var _ = [1]struct{}{}[unsafe.Offsetof(WRStep{}.Op)-52]
+
+// Send makes s a step calling ibv_wr_send with these arguments.
+func (s *WRStep) Send() {
+	s.Op = WRStepSend
+}
+
+// SendImm makes s a step calling ibv_wr_send_imm with these arguments.
+func (s *WRStep) SendImm(immData uint32) {
+	s.Op = WRStepSendImm
+	s.Args[0] = uint64(immData)
+}
+
+// SendInv makes s a step calling ibv_wr_send_inv with these arguments.
+func (s *WRStep) SendInv(invalidateRKey uint32) {
+	s.Op = WRStepSendInv
+	s.Args[0] = uint64(invalidateRKey)
+}
+
+// SendTSO makes s a step calling ibv_wr_send_tso with these arguments. hdr: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SendTSO(hdr uintptr, hdrSz uint16, mss uint16) {
+	s.Op = WRStepSendTSO
+	s.Args[0] = uint64(hdr)
+	s.Args[1] = uint64(hdrSz)
+	s.Args[2] = uint64(mss)
+}
+
+// RDMAWrite makes s a step calling ibv_wr_rdma_write with these arguments.
+func (s *WRStep) RDMAWrite(rkey uint32, remoteAddr uint64) {
+	s.Op = WRStepRDMAWrite
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+}
+
+// RDMAWriteImm makes s a step calling ibv_wr_rdma_write_imm with these arguments.
+func (s *WRStep) RDMAWriteImm(rkey uint32, remoteAddr uint64, immData uint32) {
+	s.Op = WRStepRDMAWriteImm
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = uint64(immData)
+}
+
+// RDMARead makes s a step calling ibv_wr_rdma_read with these arguments.
+func (s *WRStep) RDMARead(rkey uint32, remoteAddr uint64) {
+	s.Op = WRStepRDMARead
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+}
+
+// AtomicCmpSwp makes s a step calling ibv_wr_atomic_cmp_swp with these arguments.
+func (s *WRStep) AtomicCmpSwp(rkey uint32, remoteAddr uint64, compare uint64, swap uint64) {
+	s.Op = WRStepAtomicCmpSwp
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = compare
+	s.Args[3] = swap
+}
+
+// AtomicFetchAdd makes s a step calling ibv_wr_atomic_fetch_add with these arguments.
+func (s *WRStep) AtomicFetchAdd(rkey uint32, remoteAddr uint64, add uint64) {
+	s.Op = WRStepAtomicFetchAdd
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = add
+}
+
+// AtomicWrite makes s a step calling ibv_wr_atomic_write with these arguments. atomicWR: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) AtomicWrite(rkey uint32, remoteAddr uint64, atomicWR uintptr) {
+	s.Op = WRStepAtomicWrite
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = uint64(atomicWR)
+}
+
+// Flush makes s a step calling ibv_wr_flush with these arguments.
+func (s *WRStep) Flush(rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) {
+	s.Op = WRStepFlush
+	s.Args[0] = uint64(rkey)
+	s.Args[1] = remoteAddr
+	s.Args[2] = len
+	s.Args[3] = uint64(type_)
+	s.Args[4] = uint64(level)
+}
+
+// LocalInv makes s a step calling ibv_wr_local_inv with these arguments.
+func (s *WRStep) LocalInv(invalidateRKey uint32) {
+	s.Op = WRStepLocalInv
+	s.Args[0] = uint64(invalidateRKey)
+}
+
+// BindMW makes s a step calling ibv_wr_bind_mw with these arguments. mw and bindInfo: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) BindMW(mw uintptr, rkey uint32, bindInfo uintptr) {
+	s.Op = WRStepBindMW
+	s.Args[0] = uint64(mw)
+	s.Args[1] = uint64(rkey)
+	s.Args[2] = uint64(bindInfo)
+}
+
+// SetSGE makes s a step calling ibv_wr_set_sge with these arguments.
+func (s *WRStep) SetSGE(lkey uint32, addr uint64, length uint32) {
+	s.Op = WRStepSetSGE
+	s.Args[0] = uint64(lkey)
+	s.Args[1] = addr
+	s.Args[2] = uint64(length)
+}
+
+// SetSGEList makes s a step calling ibv_wr_set_sge_list with these arguments. sgList: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetSGEList(numSGE uint64, sgList uintptr) {
+	s.Op = WRStepSetSGEList
+	s.Args[0] = numSGE
+	s.Args[1] = uint64(sgList)
+}
+
+// SetInlineData makes s a step calling ibv_wr_set_inline_data with these arguments. addr: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetInlineData(addr uintptr, length uint64) {
+	s.Op = WRStepSetInlineData
+	s.Args[0] = uint64(addr)
+	s.Args[1] = length
+}
+
+// SetInlineDataList makes s a step calling ibv_wr_set_inline_data_list with these arguments. bufList: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetInlineDataList(numBuf uint64, bufList uintptr) {
+	s.Op = WRStepSetInlineDataList
+	s.Args[0] = numBuf
+	s.Args[1] = uint64(bufList)
+}
+
+// SetUDAddr makes s a step calling ibv_wr_set_ud_addr with these arguments. ah: the address of memory C may read during FastWRPost, outside the Go heap or pinned (an integer: the runtime does not keep it alive, and a goroutine's stack may move).
+func (s *WRStep) SetUDAddr(ah uintptr, remoteQPN uint32, remoteQKey uint32) {
+	s.Op = WRStepSetUDAddr
+	s.Args[0] = uint64(ah)
+	s.Args[1] = uint64(remoteQPN)
+	s.Args[2] = uint64(remoteQKey)
+}
+
+// SetXRCSRQN makes s a step calling ibv_wr_set_xrc_srqn with these arguments.
+func (s *WRStep) SetXRCSRQN(remoteSRQN uint32) {
+	s.Op = WRStepSetXRCSRQN
+	s.Args[0] = uint64(remoteSRQN)
+}
+
+// FastWRPostOps reads nothing in a build that cannot call C.
+func FastWRPostOps(_ *QPEx) WRPostOps {
+	return WRPostOps{}
+}
+
+// FastWRPost does nothing in a build that cannot call C (no object exists to call it on).
+func FastWRPost(ops *WRPostOps, obj uintptr, n int32, steps *WRStep) int32 {
+	return 0
+}

@@ -113,48 +113,49 @@ static int32_t zcall_ibv_rate_to_mbps(void *fn, uint32_t a0) { return ((int32_t 
 static uint32_t zcall_mbps_to_ibv_rate(void *fn, int32_t a0) { return ((uint32_t (*)(int32_t))fn)(a0); }
 static void * zcall_ibv_wr_opcode_str(void *fn, uint32_t a0) { return ((void * (*)(uint32_t))fn)(a0); }
 static void * zcall_ibv_qp_to_qp_ex(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
-static void zshim_ibv_wr_atomic_cmp_swp(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint64_t a4) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3, a4); }
-static void zshim_ibv_wr_atomic_fetch_add(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_bind_mw(void *fn, void * a0, void * a1, uint32_t a2, void * a3) { ((void (*)(void *, void *, uint32_t, void *))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_local_inv(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
-static void zshim_ibv_wr_rdma_read(void *fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
-static void zshim_ibv_wr_rdma_write(void *fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
-static void zshim_ibv_wr_flush(void *fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint8_t a4, uint8_t a5) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))fn)(a0, a1, a2, a3, a4, a5); }
-static void zshim_ibv_wr_rdma_write_imm(void *fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_send(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
-static void zshim_ibv_wr_send_imm(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
-static void zshim_ibv_wr_send_inv(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
-static void zshim_ibv_wr_send_tso(void *fn, void * a0, void * a1, uint16_t a2, uint16_t a3) { ((void (*)(void *, void *, uint16_t, uint16_t))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_set_ud_addr(void *fn, void * a0, void * a1, uint32_t a2, uint32_t a3) { ((void (*)(void *, void *, uint32_t, uint32_t))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_set_xrc_srqn(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
-static void zshim_ibv_wr_set_inline_data(void *fn, void * a0, void * a1, uint64_t a2) { ((void (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
-static void zshim_ibv_wr_set_inline_data_list(void *fn, void * a0, uint64_t a1, void * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
-static void zshim_ibv_wr_set_sge(void *fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
-static void zshim_ibv_wr_set_sge_list(void *fn, void * a0, uint64_t a1, void * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
-static void zshim_ibv_wr_start(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
-static int32_t zshim_ibv_wr_complete(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
-static void zshim_ibv_wr_abort(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
-static void zshim_ibv_wr_atomic_write(void *fn, void * a0, uint32_t a1, uint64_t a2, void * a3) { ((void (*)(void *, uint32_t, uint64_t, void *))fn)(a0, a1, a2, a3); }
-static int32_t zshim_ibv_start_poll(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
-static int32_t zshim_ibv_next_poll(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
-static void zshim_ibv_end_poll(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_opcode(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_vendor_err(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_byte_len(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_imm_data(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_invalidated_rkey(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_qp_num(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_src_qp(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_wc_flags(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_slid(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static uint8_t zshim_ibv_wc_read_sl(void *fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
-static uint8_t zshim_ibv_wc_read_dlid_path_bits(void *fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
-static uint64_t zshim_ibv_wc_read_completion_ts(void *fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
-static uint64_t zshim_ibv_wc_read_completion_wallclock_ns(void *fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
-static uint16_t zshim_ibv_wc_read_cvlan(void *fn, void * a0) { return ((uint16_t (*)(void *))fn)(a0); }
-static uint32_t zshim_ibv_wc_read_flow_tag(void *fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
-static void zshim_ibv_wc_read_tm_info(void *fn, void * a0, void * a1) { ((void (*)(void *, void *))fn)(a0, a1); }
-static int32_t zshim_ibv_post_wq_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_atomic_cmp_swp(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint64_t a4) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3, a4); }
+static void zshim_ibv_wr_atomic_fetch_add(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint64_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_bind_mw(uintptr_t fn, void * a0, void * a1, uint32_t a2, void * a3) { ((void (*)(void *, void *, uint32_t, void *))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_local_inv(uintptr_t fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_rdma_read(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_rdma_write(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2) { ((void (*)(void *, uint32_t, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_flush(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, uint64_t a3, uint8_t a4, uint8_t a5) { ((void (*)(void *, uint32_t, uint64_t, uint64_t, uint8_t, uint8_t))fn)(a0, a1, a2, a3, a4, a5); }
+static void zshim_ibv_wr_rdma_write_imm(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_send(uintptr_t fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_send_imm(uintptr_t fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_send_inv(uintptr_t fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_send_tso(uintptr_t fn, void * a0, void * a1, uint16_t a2, uint16_t a3) { ((void (*)(void *, void *, uint16_t, uint16_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_set_ud_addr(uintptr_t fn, void * a0, void * a1, uint32_t a2, uint32_t a3) { ((void (*)(void *, void *, uint32_t, uint32_t))fn)(a0, a1, a2, a3); }
+static void zshim_ibv_wr_set_xrc_srqn(uintptr_t fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
+static void zshim_ibv_wr_set_inline_data(uintptr_t fn, void * a0, void * a1, uint64_t a2) { ((void (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_set_inline_data_list(uintptr_t fn, void * a0, uint64_t a1, void * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_set_sge(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, uint32_t a3) { ((void (*)(void *, uint32_t, uint64_t, uint32_t))fn)(a0, a1, a2, a3); }
+struct zshim_mem { unsigned char opaque; };
+static void zshim_ibv_wr_set_sge_list(uintptr_t fn, void * a0, uint64_t a1, struct zshim_mem * a2) { ((void (*)(void *, uint64_t, void *))fn)(a0, a1, a2); }
+static void zshim_ibv_wr_start(uintptr_t fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static int32_t zshim_ibv_wr_complete(uintptr_t fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_abort(uintptr_t fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static void zshim_ibv_wr_atomic_write(uintptr_t fn, void * a0, uint32_t a1, uint64_t a2, void * a3) { ((void (*)(void *, uint32_t, uint64_t, void *))fn)(a0, a1, a2, a3); }
+static int32_t zshim_ibv_start_poll(uintptr_t fn, void * a0, struct zshim_mem * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_next_poll(uintptr_t fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_end_poll(uintptr_t fn, void * a0) { ((void (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_opcode(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_vendor_err(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_byte_len(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_imm_data(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_invalidated_rkey(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_qp_num(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_src_qp(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_wc_flags(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_slid(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static uint8_t zshim_ibv_wc_read_sl(uintptr_t fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
+static uint8_t zshim_ibv_wc_read_dlid_path_bits(uintptr_t fn, void * a0) { return ((uint8_t (*)(void *))fn)(a0); }
+static uint64_t zshim_ibv_wc_read_completion_ts(uintptr_t fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
+static uint64_t zshim_ibv_wc_read_completion_wallclock_ns(uintptr_t fn, void * a0) { return ((uint64_t (*)(void *))fn)(a0); }
+static uint16_t zshim_ibv_wc_read_cvlan(uintptr_t fn, void * a0) { return ((uint16_t (*)(void *))fn)(a0); }
+static uint32_t zshim_ibv_wc_read_flow_tag(uintptr_t fn, void * a0) { return ((uint32_t (*)(void *))fn)(a0); }
+static void zshim_ibv_wc_read_tm_info(uintptr_t fn, void * a0, struct zshim_mem * a1) { ((void (*)(void *, void *))fn)(a0, a1); }
+static int32_t zshim_ibv_post_wq_recv(uintptr_t fn, void * a0, void * a1, struct zshim_mem * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_get_device_list(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
 static void zcall_ibv_free_device_list(void *fn, void * a0) { ((void (*)(void *))fn)(a0); }
 static void * zcall_ibv_get_device_name(void *fn, void * a0) { return ((void * (*)(void *))fn)(a0); }
@@ -211,8 +212,8 @@ static int32_t zcall_ibv_resize_cq(void *fn, void * a0, int32_t a1) { return ((i
 static int32_t zcall_ibv_destroy_cq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static int32_t zcall_ibv_get_cq_event(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void zcall_ibv_ack_cq_events(void *fn, void * a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)(a0, a1); }
-static int32_t zshim_ibv_poll_cq(void *fn, void * a0, int32_t a1, void * a2) { return ((int32_t (*)(void *, int32_t, void *))fn)(a0, a1, a2); }
-static int32_t zshim_ibv_req_notify_cq(void *fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
+static int32_t zshim_ibv_poll_cq(uintptr_t fn, void * a0, int32_t a1, struct zshim_mem * a2) { return ((int32_t (*)(void *, int32_t, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_req_notify_cq(uintptr_t fn, void * a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)(a0, a1); }
 static int32_t zshim_ibv_modify_cq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall__ibv_query_comp_cntr_caps(void *fn, void * a0, void * a1, uint64_t a2) { return ((int32_t (*)(void *, void *, uint64_t))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_comp_cntr(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
@@ -228,7 +229,7 @@ static int32_t zcall_ibv_modify_srq(void *fn, void * a0, void * a1, int32_t a2) 
 static int32_t zcall_ibv_query_srq(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zshim_ibv_get_srq_num(void *fn, void * a0, void * a1) { return ((int32_t (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_destroy_srq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
-static int32_t zshim_ibv_post_srq_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_post_srq_recv(uintptr_t fn, void * a0, void * a1, struct zshim_mem * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static int32_t zshim_ibv_post_srq_ops(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_qp(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static void * zshim_ibv_alloc_td(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
@@ -252,8 +253,8 @@ static int32_t zshim_ibv_modify_wq(void *fn, void * a0, void * a1) { return ((in
 static int32_t zshim_ibv_destroy_wq(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
 static void * zshim_ibv_create_rwq_ind_table(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zshim_ibv_destroy_rwq_ind_table(void *fn, void * a0) { return ((int32_t (*)(void *))fn)(a0); }
-static int32_t zshim_ibv_post_send(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
-static int32_t zshim_ibv_post_recv(void *fn, void * a0, void * a1, void * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_post_send(uintptr_t fn, void * a0, void * a1, struct zshim_mem * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
+static int32_t zshim_ibv_post_recv(uintptr_t fn, void * a0, void * a1, struct zshim_mem * a2) { return ((int32_t (*)(void *, void *, void *))fn)(a0, a1, a2); }
 static void * zcall_ibv_create_ah(void *fn, void * a0, void * a1) { return ((void * (*)(void *, void *))fn)(a0, a1); }
 static int32_t zcall_ibv_init_ah_from_wc(void *fn, void * a0, uint8_t a1, void * a2, void * a3, void * a4) { return ((int32_t (*)(void *, uint8_t, void *, void *, void *))fn)(a0, a1, a2, a3, a4); }
 static void * zcall_ibv_create_ah_from_wc(void *fn, void * a0, void * a1, void * a2, uint8_t a3) { return ((void * (*)(void *, void *, void *, uint8_t))fn)(a0, a1, a2, a3); }
@@ -367,7 +368,7 @@ func c_ibv_qp_to_qp_ex(qp *QP) (r *QPEx, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_wr_atomic_cmp_swp is the shim of the static inline ibv_wr_atomic_cmp_swp (infiniband/verbs.h), which calls wr_atomic_cmp_swp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_atomic_cmp_swp is the shim of the static inline ibv_wr_atomic_cmp_swp (infiniband/verbs.h), which calls wr_atomic_cmp_swp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_atomic_cmp_swp(qp *QPEx, rkey uint32, remoteAddr uint64, compare uint64, swap uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRAtomicCmpSwp
 	if fn == nil {
@@ -377,12 +378,12 @@ func c_ibv_wr_atomic_cmp_swp(qp *QPEx, rkey uint32, remoteAddr uint64, compare u
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_atomic_cmp_swp(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(compare), C.uint64_t(swap))
+	_, cerr := C.zshim_ibv_wr_atomic_cmp_swp(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(compare), C.uint64_t(swap))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_atomic_fetch_add is the shim of the static inline ibv_wr_atomic_fetch_add (infiniband/verbs.h), which calls wr_atomic_fetch_add: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_atomic_fetch_add is the shim of the static inline ibv_wr_atomic_fetch_add (infiniband/verbs.h), which calls wr_atomic_fetch_add: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_atomic_fetch_add(qp *QPEx, rkey uint32, remoteAddr uint64, add uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRAtomicFetchAdd
 	if fn == nil {
@@ -392,12 +393,12 @@ func c_ibv_wr_atomic_fetch_add(qp *QPEx, rkey uint32, remoteAddr uint64, add uin
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_atomic_fetch_add(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(add))
+	_, cerr := C.zshim_ibv_wr_atomic_fetch_add(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(add))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_bind_mw is the shim of the static inline ibv_wr_bind_mw (infiniband/verbs.h), which calls wr_bind_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_bind_mw is the shim of the static inline ibv_wr_bind_mw (infiniband/verbs.h), which calls wr_bind_mw: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errno syscall.Errno, err error) {
 	fn := qp.WRBindMW
 	if fn == nil {
@@ -407,12 +408,12 @@ func c_ibv_wr_bind_mw(qp *QPEx, mw *MW, rkey uint32, bindInfo *MWBindInfo) (errn
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_bind_mw(fn, unsafe.Pointer(qp), unsafe.Pointer(mw), C.uint32_t(rkey), unsafe.Pointer(bindInfo))
+	_, cerr := C.zshim_ibv_wr_bind_mw(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(mw), C.uint32_t(rkey), unsafe.Pointer(bindInfo))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_local_inv is the shim of the static inline ibv_wr_local_inv (infiniband/verbs.h), which calls wr_local_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_local_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRLocalInv
 	if fn == nil {
@@ -422,12 +423,12 @@ func c_ibv_wr_local_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, e
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_local_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
+	_, cerr := C.zshim_ibv_wr_local_inv(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_rdma_read is the shim of the static inline ibv_wr_rdma_read (infiniband/verbs.h), which calls wr_rdma_read: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_rdma_read is the shim of the static inline ibv_wr_rdma_read (infiniband/verbs.h), which calls wr_rdma_read: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_rdma_read(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMARead
 	if fn == nil {
@@ -437,12 +438,12 @@ func c_ibv_wr_rdma_read(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_rdma_read(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
+	_, cerr := C.zshim_ibv_wr_rdma_read(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_rdma_write is the shim of the static inline ibv_wr_rdma_write (infiniband/verbs.h), which calls wr_rdma_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_rdma_write is the shim of the static inline ibv_wr_rdma_write (infiniband/verbs.h), which calls wr_rdma_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_rdma_write(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMAWrite
 	if fn == nil {
@@ -452,12 +453,12 @@ func c_ibv_wr_rdma_write(qp *QPEx, rkey uint32, remoteAddr uint64) (errno syscal
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_rdma_write(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
+	_, cerr := C.zshim_ibv_wr_rdma_write(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_flush is the shim of the static inline ibv_wr_flush (infiniband/verbs.h), which calls wr_flush: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_flush is the shim of the static inline ibv_wr_flush (infiniband/verbs.h), which calls wr_flush: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_flush(qp *QPEx, rkey uint32, remoteAddr uint64, len uint64, type_ uint8, level uint8) (errno syscall.Errno, err error) {
 	if err = lib.Needs(45, "ibv_wr_flush", "ibv_qp_ex.wr_flush"); err != nil {
 		return
@@ -470,12 +471,12 @@ func c_ibv_wr_flush(qp *QPEx, rkey uint32, remoteAddr uint64, len uint64, type_ 
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_flush(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(len), C.uint8_t(type_), C.uint8_t(level))
+	_, cerr := C.zshim_ibv_wr_flush(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint64_t(len), C.uint8_t(type_), C.uint8_t(level))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_rdma_write_imm is the shim of the static inline ibv_wr_rdma_write_imm (infiniband/verbs.h), which calls wr_rdma_write_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_rdma_write_imm is the shim of the static inline ibv_wr_rdma_write_imm (infiniband/verbs.h), which calls wr_rdma_write_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_rdma_write_imm(qp *QPEx, rkey uint32, remoteAddr uint64, immData uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRRDMAWriteImm
 	if fn == nil {
@@ -485,12 +486,12 @@ func c_ibv_wr_rdma_write_imm(qp *QPEx, rkey uint32, remoteAddr uint64, immData u
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_rdma_write_imm(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint32_t(immData))
+	_, cerr := C.zshim_ibv_wr_rdma_write_imm(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), C.uint32_t(immData))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_send is the shim of the static inline ibv_wr_send (infiniband/verbs.h), which calls wr_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_send is the shim of the static inline ibv_wr_send (infiniband/verbs.h), which calls wr_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_send(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRSend
 	if fn == nil {
@@ -500,12 +501,12 @@ func c_ibv_wr_send(qp *QPEx) (errno syscall.Errno, err error) {
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_send(fn, unsafe.Pointer(qp))
+	_, cerr := C.zshim_ibv_wr_send(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_send_imm is the shim of the static inline ibv_wr_send_imm (infiniband/verbs.h), which calls wr_send_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_send_imm is the shim of the static inline ibv_wr_send_imm (infiniband/verbs.h), which calls wr_send_imm: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSendImm
 	if fn == nil {
@@ -515,12 +516,12 @@ func c_ibv_wr_send_imm(qp *QPEx, immData uint32) (errno syscall.Errno, err error
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_send_imm(fn, unsafe.Pointer(qp), C.uint32_t(immData))
+	_, cerr := C.zshim_ibv_wr_send_imm(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(immData))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_send_inv is the shim of the static inline ibv_wr_send_inv (infiniband/verbs.h), which calls wr_send_inv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_send_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSendInv
 	if fn == nil {
@@ -530,12 +531,12 @@ func c_ibv_wr_send_inv(qp *QPEx, invalidateRKey uint32) (errno syscall.Errno, er
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_send_inv(fn, unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
+	_, cerr := C.zshim_ibv_wr_send_inv(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(invalidateRKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_send_tso is the shim of the static inline ibv_wr_send_tso (infiniband/verbs.h), which calls wr_send_tso: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_send_tso is the shim of the static inline ibv_wr_send_tso (infiniband/verbs.h), which calls wr_send_tso: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (errno syscall.Errno, err error) {
 	fn := qp.WRSendTSO
 	if fn == nil {
@@ -545,12 +546,12 @@ func c_ibv_wr_send_tso(qp *QPEx, hdr unsafe.Pointer, hdrSz uint16, mss uint16) (
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_send_tso(fn, unsafe.Pointer(qp), unsafe.Pointer(hdr), C.uint16_t(hdrSz), C.uint16_t(mss))
+	_, cerr := C.zshim_ibv_wr_send_tso(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(hdr), C.uint16_t(hdrSz), C.uint16_t(mss))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_ud_addr is the shim of the static inline ibv_wr_set_ud_addr (infiniband/verbs.h), which calls wr_set_ud_addr: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQKey uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetUDAddr
 	if fn == nil {
@@ -560,12 +561,12 @@ func c_ibv_wr_set_ud_addr(qp *QPEx, ah *AH, remoteQPN uint32, remoteQKey uint32)
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_ud_addr(fn, unsafe.Pointer(qp), unsafe.Pointer(ah), C.uint32_t(remoteQPN), C.uint32_t(remoteQKey))
+	_, cerr := C.zshim_ibv_wr_set_ud_addr(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(ah), C.uint32_t(remoteQPN), C.uint32_t(remoteQKey))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_xrc_srqn is the shim of the static inline ibv_wr_set_xrc_srqn (infiniband/verbs.h), which calls wr_set_xrc_srqn: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSRQN uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetXRCSRQN
 	if fn == nil {
@@ -575,12 +576,12 @@ func c_ibv_wr_set_xrc_srqn(qp *QPEx, remoteSRQN uint32) (errno syscall.Errno, er
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_xrc_srqn(fn, unsafe.Pointer(qp), C.uint32_t(remoteSRQN))
+	_, cerr := C.zshim_ibv_wr_set_xrc_srqn(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(remoteSRQN))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_inline_data is the shim of the static inline ibv_wr_set_inline_data (infiniband/verbs.h), which calls wr_set_inline_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_inline_data is the shim of the static inline ibv_wr_set_inline_data (infiniband/verbs.h), which calls wr_set_inline_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_inline_data(qp *QPEx, addr unsafe.Pointer, length uint64) (errno syscall.Errno, err error) {
 	fn := qp.WRSetInlineData
 	if fn == nil {
@@ -590,12 +591,12 @@ func c_ibv_wr_set_inline_data(qp *QPEx, addr unsafe.Pointer, length uint64) (err
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_inline_data(fn, unsafe.Pointer(qp), unsafe.Pointer(addr), C.uint64_t(length))
+	_, cerr := C.zshim_ibv_wr_set_inline_data(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(addr), C.uint64_t(length))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_inline_data_list is the shim of the static inline ibv_wr_set_inline_data_list (infiniband/verbs.h), which calls wr_set_inline_data_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_inline_data_list is the shim of the static inline ibv_wr_set_inline_data_list (infiniband/verbs.h), which calls wr_set_inline_data_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_inline_data_list(qp *QPEx, numBuf uint64, bufList *DataBuf) (errno syscall.Errno, err error) {
 	fn := qp.WRSetInlineDataList
 	if fn == nil {
@@ -605,12 +606,12 @@ func c_ibv_wr_set_inline_data_list(qp *QPEx, numBuf uint64, bufList *DataBuf) (e
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_inline_data_list(fn, unsafe.Pointer(qp), C.uint64_t(numBuf), unsafe.Pointer(bufList))
+	_, cerr := C.zshim_ibv_wr_set_inline_data_list(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint64_t(numBuf), unsafe.Pointer(bufList))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_sge is the shim of the static inline ibv_wr_set_sge (infiniband/verbs.h), which calls wr_set_sge: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_sge is the shim of the static inline ibv_wr_set_sge (infiniband/verbs.h), which calls wr_set_sge: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_sge(qp *QPEx, lkey uint32, addr uint64, length uint32) (errno syscall.Errno, err error) {
 	fn := qp.WRSetSGE
 	if fn == nil {
@@ -620,12 +621,12 @@ func c_ibv_wr_set_sge(qp *QPEx, lkey uint32, addr uint64, length uint32) (errno 
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_sge(fn, unsafe.Pointer(qp), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length))
+	_, cerr := C.zshim_ibv_wr_set_sge(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(lkey), C.uint64_t(addr), C.uint32_t(length))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_set_sge_list is the shim of the static inline ibv_wr_set_sge_list (infiniband/verbs.h), which calls wr_set_sge_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_set_sge_list is the shim of the static inline ibv_wr_set_sge_list (infiniband/verbs.h), which calls wr_set_sge_list: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_set_sge_list(qp *QPEx, numSGE uint64, sgList *SGE) (errno syscall.Errno, err error) {
 	fn := qp.WRSetSGEList
 	if fn == nil {
@@ -635,12 +636,12 @@ func c_ibv_wr_set_sge_list(qp *QPEx, numSGE uint64, sgList *SGE) (errno syscall.
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_set_sge_list(fn, unsafe.Pointer(qp), C.uint64_t(numSGE), unsafe.Pointer(sgList))
+	_, cerr := C.zshim_ibv_wr_set_sge_list(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint64_t(numSGE), (*C.struct_zshim_mem)(unsafe.Pointer(sgList)))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_start is the shim of the static inline ibv_wr_start (infiniband/verbs.h), which calls wr_start: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_start is the shim of the static inline ibv_wr_start (infiniband/verbs.h), which calls wr_start: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_start(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRStart
 	if fn == nil {
@@ -650,12 +651,12 @@ func c_ibv_wr_start(qp *QPEx) (errno syscall.Errno, err error) {
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_start(fn, unsafe.Pointer(qp))
+	_, cerr := C.zshim_ibv_wr_start(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_complete is the shim of the static inline ibv_wr_complete (infiniband/verbs.h), which calls wr_complete: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_complete is the shim of the static inline ibv_wr_complete (infiniband/verbs.h), which calls wr_complete: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_complete(qp *QPEx) (r int32, errno syscall.Errno, err error) {
 	fn := qp.WRComplete
 	if fn == nil {
@@ -665,13 +666,13 @@ func c_ibv_wr_complete(qp *QPEx) (r int32, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wr_complete(fn, unsafe.Pointer(qp))
+	cr, cerr := C.zshim_ibv_wr_complete(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
 }
 
-// c_ibv_wr_abort is the shim of the static inline ibv_wr_abort (infiniband/verbs.h), which calls wr_abort: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_abort is the shim of the static inline ibv_wr_abort (infiniband/verbs.h), which calls wr_abort: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_abort(qp *QPEx) (errno syscall.Errno, err error) {
 	fn := qp.WRAbort
 	if fn == nil {
@@ -681,12 +682,12 @@ func c_ibv_wr_abort(qp *QPEx) (errno syscall.Errno, err error) {
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_abort(fn, unsafe.Pointer(qp))
+	_, cerr := C.zshim_ibv_wr_abort(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wr_atomic_write is the shim of the static inline ibv_wr_atomic_write (infiniband/verbs.h), which calls wr_atomic_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wr_atomic_write is the shim of the static inline ibv_wr_atomic_write (infiniband/verbs.h), which calls wr_atomic_write: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wr_atomic_write(qp *QPEx, rkey uint32, remoteAddr uint64, atomicWR unsafe.Pointer) (errno syscall.Errno, err error) {
 	if err = lib.Needs(44, "ibv_wr_atomic_write", "ibv_qp_ex.wr_atomic_write"); err != nil {
 		return
@@ -699,12 +700,12 @@ func c_ibv_wr_atomic_write(qp *QPEx, rkey uint32, remoteAddr uint64, atomicWR un
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wr_atomic_write(fn, unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), unsafe.Pointer(atomicWR))
+	_, cerr := C.zshim_ibv_wr_atomic_write(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), C.uint32_t(rkey), C.uint64_t(remoteAddr), unsafe.Pointer(atomicWR))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_start_poll is the shim of the static inline ibv_start_poll (infiniband/verbs.h), which calls start_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_start_poll is the shim of the static inline ibv_start_poll (infiniband/verbs.h), which calls start_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_start_poll(cq *CQEx, attr *PollCQAttr) (r int32, errno syscall.Errno, err error) {
 	fn := cq.StartPoll
 	if fn == nil {
@@ -714,13 +715,13 @@ func c_ibv_start_poll(cq *CQEx, attr *PollCQAttr) (r int32, errno syscall.Errno,
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_start_poll(fn, unsafe.Pointer(cq), unsafe.Pointer(attr))
+	cr, cerr := C.zshim_ibv_start_poll(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq), (*C.struct_zshim_mem)(unsafe.Pointer(attr)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
 }
 
-// c_ibv_next_poll is the shim of the static inline ibv_next_poll (infiniband/verbs.h), which calls next_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_next_poll is the shim of the static inline ibv_next_poll (infiniband/verbs.h), which calls next_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_next_poll(cq *CQEx) (r int32, errno syscall.Errno, err error) {
 	fn := cq.NextPoll
 	if fn == nil {
@@ -730,13 +731,13 @@ func c_ibv_next_poll(cq *CQEx) (r int32, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_next_poll(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_next_poll(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
 }
 
-// c_ibv_end_poll is the shim of the static inline ibv_end_poll (infiniband/verbs.h), which calls end_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_end_poll is the shim of the static inline ibv_end_poll (infiniband/verbs.h), which calls end_poll: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_end_poll(cq *CQEx) (errno syscall.Errno, err error) {
 	fn := cq.EndPoll
 	if fn == nil {
@@ -746,12 +747,12 @@ func c_ibv_end_poll(cq *CQEx) (errno syscall.Errno, err error) {
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_end_poll(fn, unsafe.Pointer(cq))
+	_, cerr := C.zshim_ibv_end_poll(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_wc_read_opcode is the shim of the static inline ibv_wc_read_opcode (infiniband/verbs.h), which calls read_opcode: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_opcode is the shim of the static inline ibv_wc_read_opcode (infiniband/verbs.h), which calls read_opcode: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_opcode(cq *CQEx) (r WCOpcode, errno syscall.Errno, err error) {
 	fn := cq.ReadOpcode
 	if fn == nil {
@@ -761,13 +762,13 @@ func c_ibv_wc_read_opcode(cq *CQEx) (r WCOpcode, errno syscall.Errno, err error)
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_opcode(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_opcode(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = WCOpcode(cr)
 	return
 }
 
-// c_ibv_wc_read_vendor_err is the shim of the static inline ibv_wc_read_vendor_err (infiniband/verbs.h), which calls read_vendor_err: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_vendor_err is the shim of the static inline ibv_wc_read_vendor_err (infiniband/verbs.h), which calls read_vendor_err: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_vendor_err(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadVendorErr
 	if fn == nil {
@@ -777,13 +778,13 @@ func c_ibv_wc_read_vendor_err(cq *CQEx) (r uint32, errno syscall.Errno, err erro
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_vendor_err(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_vendor_err(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_byte_len is the shim of the static inline ibv_wc_read_byte_len (infiniband/verbs.h), which calls read_byte_len: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_byte_len is the shim of the static inline ibv_wc_read_byte_len (infiniband/verbs.h), which calls read_byte_len: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_byte_len(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadByteLen
 	if fn == nil {
@@ -793,13 +794,13 @@ func c_ibv_wc_read_byte_len(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_byte_len(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_byte_len(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_imm_data is the shim of the static inline ibv_wc_read_imm_data (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_imm_data is the shim of the static inline ibv_wc_read_imm_data (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_imm_data(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadImmData
 	if fn == nil {
@@ -809,13 +810,13 @@ func c_ibv_wc_read_imm_data(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_imm_data(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_imm_data(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_invalidated_rkey is the shim of the static inline ibv_wc_read_invalidated_rkey (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_invalidated_rkey is the shim of the static inline ibv_wc_read_invalidated_rkey (infiniband/verbs.h), which calls read_imm_data: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_invalidated_rkey(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadImmData
 	if fn == nil {
@@ -825,13 +826,13 @@ func c_ibv_wc_read_invalidated_rkey(cq *CQEx) (r uint32, errno syscall.Errno, er
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_invalidated_rkey(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_invalidated_rkey(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_qp_num is the shim of the static inline ibv_wc_read_qp_num (infiniband/verbs.h), which calls read_qp_num: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_qp_num is the shim of the static inline ibv_wc_read_qp_num (infiniband/verbs.h), which calls read_qp_num: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_qp_num(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadQPNum
 	if fn == nil {
@@ -841,13 +842,13 @@ func c_ibv_wc_read_qp_num(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_qp_num(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_qp_num(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_src_qp is the shim of the static inline ibv_wc_read_src_qp (infiniband/verbs.h), which calls read_src_qp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_src_qp is the shim of the static inline ibv_wc_read_src_qp (infiniband/verbs.h), which calls read_src_qp: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_src_qp(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadSrcQP
 	if fn == nil {
@@ -857,13 +858,13 @@ func c_ibv_wc_read_src_qp(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_src_qp(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_src_qp(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_wc_flags is the shim of the static inline ibv_wc_read_wc_flags (infiniband/verbs.h), which calls read_wc_flags: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_wc_flags is the shim of the static inline ibv_wc_read_wc_flags (infiniband/verbs.h), which calls read_wc_flags: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadWCFlags
 	if fn == nil {
@@ -873,13 +874,13 @@ func c_ibv_wc_read_wc_flags(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_wc_flags(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_wc_flags(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_slid is the shim of the static inline ibv_wc_read_slid (infiniband/verbs.h), which calls read_slid: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadSLID
 	if fn == nil {
@@ -889,13 +890,13 @@ func c_ibv_wc_read_slid(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_slid(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_slid(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_sl is the shim of the static inline ibv_wc_read_sl (infiniband/verbs.h), which calls read_sl: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_sl is the shim of the static inline ibv_wc_read_sl (infiniband/verbs.h), which calls read_sl: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 	fn := cq.ReadSL
 	if fn == nil {
@@ -905,13 +906,13 @@ func c_ibv_wc_read_sl(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_sl(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_sl(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint8(cr)
 	return
 }
 
-// c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_dlid_path_bits is the shim of the static inline ibv_wc_read_dlid_path_bits (infiniband/verbs.h), which calls read_dlid_path_bits: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err error) {
 	fn := cq.ReadDLIDPathBits
 	if fn == nil {
@@ -921,13 +922,13 @@ func c_ibv_wc_read_dlid_path_bits(cq *CQEx) (r uint8, errno syscall.Errno, err e
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_dlid_path_bits(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_dlid_path_bits(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint8(cr)
 	return
 }
 
-// c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_completion_ts is the shim of the static inline ibv_wc_read_completion_ts (infiniband/verbs.h), which calls read_completion_ts: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
 	fn := cq.ReadCompletionTS
 	if fn == nil {
@@ -937,13 +938,13 @@ func c_ibv_wc_read_completion_ts(cq *CQEx) (r uint64, errno syscall.Errno, err e
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_completion_ts(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_completion_ts(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint64(cr)
 	return
 }
 
-// c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_completion_wallclock_ns is the shim of the static inline ibv_wc_read_completion_wallclock_ns (infiniband/verbs.h), which calls read_completion_wallclock_ns: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Errno, err error) {
 	fn := cq.ReadCompletionWallclockNS
 	if fn == nil {
@@ -953,13 +954,13 @@ func c_ibv_wc_read_completion_wallclock_ns(cq *CQEx) (r uint64, errno syscall.Er
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_completion_wallclock_ns(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_completion_wallclock_ns(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint64(cr)
 	return
 }
 
-// c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_cvlan is the shim of the static inline ibv_wc_read_cvlan (infiniband/verbs.h), which calls read_cvlan: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
 	fn := cq.ReadCVLAN
 	if fn == nil {
@@ -969,13 +970,13 @@ func c_ibv_wc_read_cvlan(cq *CQEx) (r uint16, errno syscall.Errno, err error) {
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_cvlan(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_cvlan(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint16(cr)
 	return
 }
 
-// c_ibv_wc_read_flow_tag is the shim of the static inline ibv_wc_read_flow_tag (infiniband/verbs.h), which calls read_flow_tag: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_flow_tag is the shim of the static inline ibv_wc_read_flow_tag (infiniband/verbs.h), which calls read_flow_tag: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error) {
 	fn := cq.ReadFlowTag
 	if fn == nil {
@@ -985,13 +986,13 @@ func c_ibv_wc_read_flow_tag(cq *CQEx) (r uint32, errno syscall.Errno, err error)
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_wc_read_flow_tag(fn, unsafe.Pointer(cq))
+	cr, cerr := C.zshim_ibv_wc_read_flow_tag(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq))
 	errno, _ = cerr.(syscall.Errno)
 	r = uint32(cr)
 	return
 }
 
-// c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_wc_read_tm_info is the shim of the static inline ibv_wc_read_tm_info (infiniband/verbs.h), which calls read_tm_info: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTMInfo) (errno syscall.Errno, err error) {
 	fn := cq.ReadTMInfo
 	if fn == nil {
@@ -1001,12 +1002,12 @@ func c_ibv_wc_read_tm_info(cq *CQEx, tmInfo *WCTMInfo) (errno syscall.Errno, err
 		}
 		return
 	}
-	_, cerr := C.zshim_ibv_wc_read_tm_info(fn, unsafe.Pointer(cq), unsafe.Pointer(tmInfo))
+	_, cerr := C.zshim_ibv_wc_read_tm_info(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq), (*C.struct_zshim_mem)(unsafe.Pointer(tmInfo)))
 	errno, _ = cerr.(syscall.Errno)
 	return
 }
 
-// c_ibv_post_wq_recv is the shim of the static inline ibv_post_wq_recv (infiniband/verbs.h), which calls post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_post_wq_recv is the shim of the static inline ibv_post_wq_recv (infiniband/verbs.h), which calls post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_post_wq_recv(wq *WQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := wq.PostRecv
 	if fn == nil {
@@ -1016,7 +1017,7 @@ func c_ibv_post_wq_recv(wq *WQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, er
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_post_wq_recv(fn, unsafe.Pointer(wq), unsafe.Pointer(recvWR), unsafe.Pointer(badRecvWR))
+	cr, cerr := C.zshim_ibv_post_wq_recv(C.uintptr_t(uintptr(fn)), unsafe.Pointer(wq), unsafe.Pointer(recvWR), (*C.struct_zshim_mem)(unsafe.Pointer(badRecvWR)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -1760,7 +1761,7 @@ func c_ibv_ack_cq_events(cq *CQ, nevents uint32) (errno syscall.Errno, err error
 	return
 }
 
-// c_ibv_poll_cq is the shim of the static inline ibv_poll_cq (infiniband/verbs.h), which calls context->ops.poll_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_poll_cq is the shim of the static inline ibv_poll_cq (infiniband/verbs.h), which calls context->ops.poll_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_poll_cq(cq *CQ, numEntries int32, wc *WC) (r int32, errno syscall.Errno, err error) {
 	fn := cq.Context.Ops.PollCQ
 	if fn == nil {
@@ -1770,13 +1771,13 @@ func c_ibv_poll_cq(cq *CQ, numEntries int32, wc *WC) (r int32, errno syscall.Err
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_poll_cq(fn, unsafe.Pointer(cq), C.int32_t(numEntries), unsafe.Pointer(wc))
+	cr, cerr := C.zshim_ibv_poll_cq(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq), C.int32_t(numEntries), (*C.struct_zshim_mem)(unsafe.Pointer(wc)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
 }
 
-// c_ibv_req_notify_cq is the shim of the static inline ibv_req_notify_cq (infiniband/verbs.h), which calls context->ops.req_notify_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_req_notify_cq is the shim of the static inline ibv_req_notify_cq (infiniband/verbs.h), which calls context->ops.req_notify_cq: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_req_notify_cq(cq *CQ, solicitedOnly int32) (r int32, errno syscall.Errno, err error) {
 	fn := cq.Context.Ops.ReqNotifyCQ
 	if fn == nil {
@@ -1786,7 +1787,7 @@ func c_ibv_req_notify_cq(cq *CQ, solicitedOnly int32) (r int32, errno syscall.Er
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_req_notify_cq(fn, unsafe.Pointer(cq), C.int32_t(solicitedOnly))
+	cr, cerr := C.zshim_ibv_req_notify_cq(C.uintptr_t(uintptr(fn)), unsafe.Pointer(cq), C.int32_t(solicitedOnly))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -1982,7 +1983,7 @@ func c_ibv_destroy_srq(srq *SRQ) (r int32, errno syscall.Errno, err error) {
 	return
 }
 
-// c_ibv_post_srq_recv is the shim of the static inline ibv_post_srq_recv (infiniband/verbs.h), which calls context->ops.post_srq_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_post_srq_recv is the shim of the static inline ibv_post_srq_recv (infiniband/verbs.h), which calls context->ops.post_srq_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_post_srq_recv(srq *SRQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := srq.Context.Ops.PostSRQRecv
 	if fn == nil {
@@ -1992,7 +1993,7 @@ func c_ibv_post_srq_recv(srq *SRQ, recvWR *RecvWR, badRecvWR **RecvWR) (r int32,
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_post_srq_recv(fn, unsafe.Pointer(srq), unsafe.Pointer(recvWR), unsafe.Pointer(badRecvWR))
+	cr, cerr := C.zshim_ibv_post_srq_recv(C.uintptr_t(uintptr(fn)), unsafe.Pointer(srq), unsafe.Pointer(recvWR), (*C.struct_zshim_mem)(unsafe.Pointer(badRecvWR)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
@@ -2328,7 +2329,7 @@ func c_ibv_destroy_rwq_ind_table(rwqIndTable *RWQIndTable) (r int32, errno sysca
 	return
 }
 
-// c_ibv_post_send is the shim of the static inline ibv_post_send (infiniband/verbs.h), which calls context->ops.post_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_post_send is the shim of the static inline ibv_post_send (infiniband/verbs.h), which calls context->ops.post_send: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_post_send(qp *QP, wr *SendWR, badWR **SendWR) (r int32, errno syscall.Errno, err error) {
 	fn := qp.Context.Ops.PostSend
 	if fn == nil {
@@ -2338,13 +2339,13 @@ func c_ibv_post_send(qp *QP, wr *SendWR, badWR **SendWR) (r int32, errno syscall
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_post_send(fn, unsafe.Pointer(qp), unsafe.Pointer(wr), unsafe.Pointer(badWR))
+	cr, cerr := C.zshim_ibv_post_send(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(wr), (*C.struct_zshim_mem)(unsafe.Pointer(badWR)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return
 }
 
-// c_ibv_post_recv is the shim of the static inline ibv_post_recv (infiniband/verbs.h), which calls context->ops.post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.
+// c_ibv_post_recv is the shim of the static inline ibv_post_recv (infiniband/verbs.h), which calls context->ops.post_recv: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member. Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams).
 func c_ibv_post_recv(qp *QP, wr *RecvWR, badWR **RecvWR) (r int32, errno syscall.Errno, err error) {
 	fn := qp.Context.Ops.PostRecv
 	if fn == nil {
@@ -2354,7 +2355,7 @@ func c_ibv_post_recv(qp *QP, wr *RecvWR, badWR **RecvWR) (r int32, errno syscall
 		}
 		return
 	}
-	cr, cerr := C.zshim_ibv_post_recv(fn, unsafe.Pointer(qp), unsafe.Pointer(wr), unsafe.Pointer(badWR))
+	cr, cerr := C.zshim_ibv_post_recv(C.uintptr_t(uintptr(fn)), unsafe.Pointer(qp), unsafe.Pointer(wr), (*C.struct_zshim_mem)(unsafe.Pointer(badWR)))
 	errno, _ = cerr.(syscall.Errno)
 	r = int32(cr)
 	return

@@ -119,3 +119,21 @@ func (s *regionSet[T]) holding(p uintptr, n int) T {
 func mappedMemory(p uintptr, n int) bool {
 	return p+uintptr(n) >= p && (buffers.holding(p, n) != nil || pinnedMRs.holding(p, n) != nil)
 }
+
+// mappedBytes is [p, p+n) as a slice of the memory holding it, a live
+// Buffer or pinned memory of a live MR, or nil when this package knows
+// no such memory.
+func mappedBytes(p uintptr, n int) []byte {
+	if p+uintptr(n) < p {
+		return nil
+	}
+	if b := buffers.holding(p, n); b != nil {
+		o := p - b.start()
+		return b.b[o : o+uintptr(n)]
+	}
+	if m := pinnedMRs.holding(p, n); m != nil {
+		o := p - m.start()
+		return m.mem[o : o+uintptr(n)]
+	}
+	return nil
+}

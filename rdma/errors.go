@@ -81,6 +81,11 @@ func tooLong(op, format string, args ...any) error {
 	return &OpError{Op: op, Err: &reasonError{msg: fmt.Sprintf(format, args...), errno: unix.EMSGSIZE}}
 }
 
+// notSupported is an OpError wrapping unix.EOPNOTSUPP with a reason.
+func notSupported(op, format string, args ...any) error {
+	return &OpError{Op: op, Err: &reasonError{msg: fmt.Sprintf(format, args...), errno: unix.EOPNOTSUPP}}
+}
+
 type reasonError struct {
 	msg   string
 	errno unix.Errno

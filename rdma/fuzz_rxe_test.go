@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,7 +26,10 @@ import (
 // state changes legal and not, posts of every opcode with SGEs in and out
 // of registered memory, polls, waits with cancelled and expiring
 // contexts, closes in any order, use after Close, nil handles, and two
-// operations at once. After each operation the process is alive, no
+// operations at once, prepared batches (their setters, posts whole and
+// in part, their QPs and address handles closed under them, batches
+// dropped to the garbage collector) and the extended QP's posts. After
+// each operation the process is alive, no
 // panic escaped, and every failure is an error of a documented kind that
 // names its operation (checkFuzzErr); after the sequence, teardown closes
 // everything in order, each Close succeeds, and rxetest.NoLeaks holds.
@@ -56,6 +60,9 @@ func FuzzSequence(f *testing.F) {
 }
 
 const maxFuzzOps = 64
+
+// fuzzOps is the number of operations decode knows (0 to 37).
+const fuzzOps = 38
 
 // fuzzSeeds start the corpus: short sequences that reach each group of
 // operations, in the encoding fuzzState.decode reads (an opcode byte,
@@ -99,6 +106,30 @@ var fuzzSeeds = [][]byte{
 		[]byte{14, 0, 1, 0, 0, 8, 8, 1, 1, 0, 0, 1, 1}, []byte{14, 1, 1, 1, 1, 8, 8, 1, 1, 0, 0, 1, 1},
 		[]byte{17, 0, 1, 1},                 // Connect(qp0, qp1)
 		[]byte{28, 9, 22, 0, 0, 0, 2, 0, 4}, // at once: cq0.Close and cq0.Poll
+	),
+	seq( // prepared batches on a connected pair, their setters and posts, a batch dropped
+		[]byte{0, 0}, []byte{0, 1}, []byte{2, 0}, []byte{2, 1},
+		[]byte{4, 200, 0x10, 0}, []byte{4, 200, 0x10, 0},
+		[]byte{6, 0, 0, 0, 200, 0x10, 0, 0, 0x0e, 0}, []byte{6, 1, 1, 0, 200, 0x10, 0, 0, 0x0e, 0},
+		[]byte{8, 0, 16, 0, 1, 1, 0}, []byte{8, 1, 16, 0, 1, 1, 0},
+		[]byte{14, 0, 1, 0, 0, 8, 8, 1, 1, 0, 0, 1, 1}, []byte{14, 1, 1, 1, 1, 8, 8, 1, 1, 0, 0, 1, 1},
+		[]byte{17, 0, 1, 1}, // Connect(qp0, qp1)
+		// qp1.PrepareRecv(2 WRs of mr1's [0, 63) and [64, 127)), then its Post
+		[]byte{33, 1, 0, 1, 2, 1, 1, 0, 63, 1, 1, 1, 64, 63, 1},
+		[]byte{35, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		// qp0.PrepareSend(a signaled send with immediate data of mr0's [0, 63))
+		[]byte{32, 0, 1, 3, 2, 1, 0, 0, 63, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},
+		[]byte{34, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0},  // sbatch0.SetID(0, 9)
+		[]byte{34, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, // sbatch0.SetSGE within its window
+		[]byte{34, 0, 2, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0},  // sbatch0.SetImm(0, 8)
+		[]byte{34, 0, 4, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},  // sbatch0.Post
+		[]byte{34, 0, 5, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3},  // sbatch0.PostRange(0, 3): refused
+		[]byte{22, 0, 0, 4}, // cq0.Poll(4)
+		// qp0.PostEx(the same send): refused, no SendOps
+		[]byte{36, 0, 1, 3, 2, 1, 0, 0, 63, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},
+		[]byte{37, 0, 0, 0}, // drop sbatch0, collect
+		[]byte{15, 1},       // qp1.Close
+		[]byte{35, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, // rbatch0.Post: closed
 	),
 	seq( // waits with cancelled and expiring contexts
 		[]byte{0, 0}, []byte{10, 0}, []byte{8, 0, 4, 0, 0, 1, 0},
@@ -171,7 +202,11 @@ type fuzzState struct {
 	srqs [2]*SRQ
 	qps  [5]*QP
 	ahs  [2]*AH
-	pins [][]byte // Go memory registered with RegisterPinned, kept alive
+	// Prepared batches (they hold no C resource: a batch dropped from
+	// its slot is freed by the garbage collector).
+	sbatches [3]*SendBatch
+	rbatches [3]*RecvBatch
+	pins     [][]byte // Go memory registered with RegisterPinned, kept alive
 
 	ops, failed int // operations run, and those that failed (as they may)
 }
@@ -234,7 +269,7 @@ func drop[T any](s *fuzzState, pool []*T, h *T, err error) error {
 
 // step decodes and runs one operation.
 func (s *fuzzState) step() {
-	op := s.in.u8() % 32
+	op := s.in.u8() % fuzzOps
 	name, f := s.decode(op)
 	s.run(name, f)
 	if s.t.Failed() {
@@ -360,6 +395,46 @@ func (s *fuzzState) sges() []ibv.SGE {
 }
 
 func (s *fuzzState) size() int { return s.in.size() }
+
+// sendWork is up to 3 send work requests of any opcode and flags, SGEs
+// in and out of the pool's MRs, addressed or not.
+func (s *fuzzState) sendWork() []SendWork {
+	in := &s.in
+	ws := make([]SendWork, int(in.u8()%4))
+	for k := range ws {
+		ws[k] = SendWork{ID: uint64(k), Op: ibv.WROpcode(in.u8() % 17), Flags: ibv.SendFlags(in.u8() % 32), SGEs: s.sges(),
+			RemoteAddr: uint64(in.u32()), RKey: in.u32(), Imm: in.u32(), InvalidateRKey: in.u32(), CompareAdd: uint64(in.u16()), Swap: uint64(in.u16())}
+		if in.u8()%2 == 0 {
+			_, ws[k].AH = pick(s, s.ahs[:])
+			ws[k].RemoteQPN, ws[k].RemoteQKey = in.u32()%(1<<25), in.u32()
+		}
+		if in.u8()%3 == 0 {
+			if _, mr := pick(s, s.mrs[:]); mr != nil {
+				ws[k].RemoteAddr, ws[k].RKey = mr.Addr(), mr.RKey()
+			}
+		}
+	}
+	return ws
+}
+
+// recvWork is up to 3 receive work requests.
+func (s *fuzzState) recvWork() []RecvWork {
+	ws := make([]RecvWork, s.in.u8()%4)
+	for k := range ws {
+		ws[k] = RecvWork{ID: uint64(k), SGEs: s.sges()}
+	}
+	return ws
+}
+
+// batchAddr is an address for a batch's SetSGE: in an MR of the pool, or
+// wild.
+func (s *fuzzState) batchAddr() uint64 {
+	_, mr := pick(s, s.mrs[:])
+	if mr != nil && s.in.u8()%2 == 0 {
+		return mr.Addr() + uint64(s.in.u16())
+	}
+	return uint64(s.in.u32())
+}
 
 // ctx is a context that is cancelled already, expires within
 // milliseconds, or cannot be cancelled but is bounded by the operation
@@ -574,35 +649,15 @@ func (s *fuzzState) decode(op uint8) (string, func() error) {
 		return "QP.ActivateUD", func() error { return qp.ActivateUD(port, qkey) }
 	case 19:
 		_, qp := pick(s, s.qps[:])
-		n := int(in.u8() % 4)
-		ws := make([]SendWork, n)
-		for k := range ws {
-			ws[k] = SendWork{ID: uint64(k), Op: ibv.WROpcode(in.u8() % 17), Flags: ibv.SendFlags(in.u8() % 32), SGEs: s.sges(),
-				RemoteAddr: uint64(in.u32()), RKey: in.u32(), Imm: in.u32(), InvalidateRKey: in.u32(), CompareAdd: uint64(in.u16()), Swap: uint64(in.u16())}
-			if in.u8()%2 == 0 {
-				_, ws[k].AH = pick(s, s.ahs[:])
-				ws[k].RemoteQPN, ws[k].RemoteQKey = in.u32()%(1<<25), in.u32()
-			}
-			if in.u8()%3 == 0 {
-				if _, mr := pick(s, s.mrs[:]); mr != nil {
-					ws[k].RemoteAddr, ws[k].RKey = mr.Addr(), mr.RKey()
-				}
-			}
-		}
+		ws := s.sendWork()
 		return "QP.PostSend", func() error { return qp.PostSend(ws...) }
 	case 20:
 		_, qp := pick(s, s.qps[:])
-		ws := make([]RecvWork, in.u8()%4)
-		for k := range ws {
-			ws[k] = RecvWork{ID: uint64(k), SGEs: s.sges()}
-		}
+		ws := s.recvWork()
 		return "QP.PostRecv", func() error { return qp.PostRecv(ws...) }
 	case 21:
 		_, srq := pick(s, s.srqs[:])
-		ws := make([]RecvWork, in.u8()%4)
-		for k := range ws {
-			ws[k] = RecvWork{ID: uint64(k), SGEs: s.sges()}
-		}
+		ws := s.recvWork()
 		return "SRQ.PostRecv", func() error { return srq.PostRecv(ws...) }
 	case 22:
 		_, cq := pick(s, s.cqs[:])
@@ -689,9 +744,17 @@ func (s *fuzzState) decode(op uint8) (string, func() error) {
 			return qp.DetachMulticast(gid, lid)
 		}
 	case 28:
-		// Two operations at once.
-		n1, f1 := s.decode(in.u8() % 28)
-		n2, f2 := s.decode(in.u8() % 28)
+		// Two operations at once (any but this one and 29 to 31, left out
+		// as before the batches' operations came).
+		other := func() uint8 {
+			k := in.u8() % (fuzzOps - 4)
+			if k >= 28 {
+				k += 4
+			}
+			return k
+		}
+		n1, f1 := s.decode(other())
+		n2, f2 := s.decode(other())
 		return "concurrently " + n1 + " and " + n2, func() error {
 			var wg sync.WaitGroup
 			wg.Go(func() { s.run(n1, f1) })
@@ -720,6 +783,103 @@ func (s *fuzzState) decode(op uint8) (string, func() error) {
 			}
 			_, err := d.GID(port, idx)
 			return err
+		}
+	case 32:
+		_, qp := pick(s, s.qps[:])
+		ws := s.sendWork()
+		return "QP.PrepareSend", func() error {
+			b, err := qp.PrepareSend(ws...)
+			if err == nil {
+				keep(s, s.sbatches[:], b, func() error { return nil })
+			}
+			return err
+		}
+	case 33:
+		_, qp := pick(s, s.qps[:])
+		_, srq := pick(s, s.srqs[:])
+		onSRQ := in.u8()%2 == 0
+		ws := s.recvWork()
+		return "PrepareRecv", func() error {
+			var b *RecvBatch
+			var err error
+			if onSRQ {
+				b, err = srq.PrepareRecv(ws...)
+			} else {
+				b, err = qp.PrepareRecv(ws...)
+			}
+			if err == nil {
+				keep(s, s.rbatches[:], b, func() error { return nil })
+			}
+			return err
+		}
+	case 34:
+		_, b := pick(s, s.sbatches[:])
+		kind, i, j, within := in.u8()%6, int(in.u8()), int(in.u8()%4), in.u8()%2 == 0
+		addr, length, v, raddr := s.batchAddr(), uint32(s.size()), in.u32(), uint64(in.u32())
+		from, to := int(in.u8()%8)-1, int(in.u8()%8)
+		return "SendBatch", func() error {
+			switch kind {
+			case 0:
+				if n := b.Len(); n > 0 {
+					b.SetID(i%n, uint64(v))
+				}
+				return nil
+			case 1:
+				if n := b.Len(); n > 0 && within && j < int(b.wrs[i%n].NumSGE) {
+					w := b.win[(i%n)*b.maxSGE+j] // within the window
+					addr = w.Addr + uint64(length)%(uint64(w.Length)+1)
+					length %= w.Length + 1 - uint32(addr-w.Addr)
+				}
+				return b.SetSGE(i%max(b.Len(), 1), j, addr, length)
+			case 2:
+				return b.SetImm(i%max(b.Len(), 1), v)
+			case 3:
+				return b.SetRemote(i%max(b.Len(), 1), raddr, v)
+			case 4:
+				return b.Post()
+			default:
+				return b.PostRange(from, to)
+			}
+		}
+	case 35:
+		_, b := pick(s, s.rbatches[:])
+		kind, i, j := in.u8()%4, int(in.u8()), int(in.u8()%4)
+		addr, length, v := s.batchAddr(), uint32(s.size()), in.u32()
+		from, to := int(in.u8()%8)-1, int(in.u8()%8)
+		return "RecvBatch", func() error {
+			switch kind {
+			case 0:
+				if n := b.Len(); n > 0 {
+					b.SetID(i%n, uint64(v))
+				}
+				return nil
+			case 1:
+				return b.SetSGE(i%max(b.Len(), 1), j, addr, length)
+			case 2:
+				return b.Post()
+			default:
+				return b.PostRange(from, to)
+			}
+		}
+	case 36:
+		_, qp := pick(s, s.qps[:])
+		ws := s.sendWork()
+		return "QP.PostEx", func() error { return qp.PostEx(ws...) }
+	case 37:
+		// Drop a batch: the garbage collector frees its memory.
+		i, send, gc := int(in.u8()), in.u8()%2 == 0, in.u8()%4 == 0
+		return "drop a batch", func() error {
+			s.mu.Lock()
+			if send {
+				s.sbatches[i%len(s.sbatches)] = nil
+			} else {
+				s.rbatches[i%len(s.rbatches)] = nil
+			}
+			s.mu.Unlock()
+			if gc {
+				runtime.GC()
+			}
+			return nil
 		}
 	default:
 		_, d := pick(s, s.devs[:])

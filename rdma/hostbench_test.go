@@ -29,7 +29,17 @@ import (
 // generated checked bindings ((*ibv.CQ).Poll, ...); impl=fast, ibv's
 // fast-path trampolines (ibv.FastPollCQ, ...), which package rdma uses;
 // impl=rdma, this package's API. impl=cgo, an empty cgo call, is every
-// group's floor. TestHostVerbs runs every way briefly under make test: it
+// group's floor. impl=c1 is the C loop called for one call at a time, a
+// cgo call each: the same C code, and what the crossing alone adds to it
+// (at 256 work requests, all that is left of the fast path's cost). The
+// posts have two more: impl=cdesc, a C loop that builds
+// each post anew from a program's own descriptions of its work requests
+// (every way is also reported against it, IMPL-xdesc: what rdma's
+// ordinary posts, which check and build each work request, are to be
+// compared with), and impl=rdmaprep, this package's prepared batches
+// (QP.PrepareSend, ...), the work of the C loop on its prepared chain;
+// the extended QP has impl=fastbatch (ibv.FastWRPost) and impl=rdma
+// (QP.PostEx). TestHostVerbs runs every way briefly under make test: it
 // asserts that each did its work and allocated nothing, and no time.
 
 // hostRing is the entries of the benchmarks' CQs.
@@ -64,6 +74,10 @@ type hostFixture struct {
 	ssrq *stubprovider.SRQ
 	swrs []ibv.SendWR // n linked RDMA writes, in C memory
 	rwrs []ibv.RecvWR // n linked receives, in C memory
+	// The same as descriptions a C program builds new work requests from
+	// for each post (impl=cdesc).
+	sdesc *stubprovider.SendDescs
+	rdesc *stubprovider.RecvDescs
 	// counts reads what the stub did for the verb (two counters: calls
 	// and completions, or work requests and 0), per says how much one call
 	// adds to each.
@@ -120,6 +134,9 @@ func postGroup(n int, count string) hostGroup {
 		f := &hostFixture{stubEnv: newStubEnv(tb), n: n}
 		f.cq, f.scq = f.stubEnv.cq(tb, hostRing, 0)
 		cfg := QPConfig{SendCQ: f.cq, RecvCQ: f.cq, MaxSend: 256, MaxRecv: 256}
+		if count == "wr" {
+			cfg.SendOps = ibv.QPCreateSendOpsFlagsRDMAWrite
+		}
 		if count == "srq" {
 			f.srq, f.ssrq = f.stubEnv.srq(tb, SRQConfig{MaxWR: 256})
 			cfg.SRQ = f.srq
@@ -127,9 +144,13 @@ func postGroup(n int, count string) hostGroup {
 		f.qp, f.sqp = f.stubEnv.qp(tb, cfg, f.scq, f.scq, f.ssrq, count == "wr")
 		f.swrs = stubprovider.SendChain(n, ibv.WROpcodeRDMAWrite, hostLKey, hostAddr, 64, hostRKey, hostRAddr)
 		f.rwrs = stubprovider.RecvChain(n, hostLKey, hostAddr, 64)
+		f.sdesc = stubprovider.NewSendDescs(n, ibv.WROpcodeRDMAWrite, hostLKey, hostAddr, 64, hostRKey, hostRAddr)
+		f.rdesc = stubprovider.NewRecvDescs(n, hostLKey, hostAddr, 64)
 		tb.Cleanup(func() {
 			stubprovider.Free(unsafe.Pointer(&f.swrs[0]))
 			stubprovider.Free(unsafe.Pointer(&f.rwrs[0]))
+			f.sdesc.Free()
+			f.rdesc.Free()
 		})
 		switch count {
 		case "send", "wr":
@@ -148,6 +169,18 @@ func hostVariants() []hostVariant {
 	var vs []hostVariant
 	add := func(bench, param, impl string, g hostGroup, w hostWay) {
 		vs = append(vs, hostVariant{bench, param, impl, g, w})
+		if impl == "c" {
+			// impl=c1: the C loop one call at a time, a cgo call each:
+			// what the crossing alone adds to the same C work.
+			vs = append(vs, hostVariant{bench, param, "c1", g, func(f *hostFixture) func(int) {
+				run := w(f)
+				return func(iters int) {
+					for range iters {
+						run(1)
+					}
+				}
+			}})
+		}
 	}
 	// A cgo call of an empty C function as ibv's fast-path trampolines are
 	// called: two integers and a pointer to pointer-free memory, noescape
@@ -277,16 +310,7 @@ func hostVariants() []hostVariant {
 	// request made once): RDMA writes of 64 bytes, the last signaled.
 	for _, n := range []int{1, 16, 256} {
 		param := fmt.Sprintf("n=%d", n)
-		sendWork := func() []SendWork {
-			ws := make([]SendWork, n)
-			sges := make([]ibv.SGE, n)
-			for i := range ws {
-				sges[i] = ibv.SGE{Addr: hostAddr + 64*uint64(i), Length: 64, LKey: hostLKey}
-				ws[i] = SendWork{Op: ibv.WROpcodeRDMAWrite, SGEs: sges[i : i+1], RemoteAddr: hostRAddr + 64*uint64(i), RKey: hostRKey}
-			}
-			ws[n-1].Flags = ibv.SendFlagsSignaled
-			return ws
-		}
+		sendWork := func() []SendWork { return sendWorkN(n) }
 		recvWork := func() []RecvWork {
 			ws := make([]RecvWork, n)
 			sges := make([]ibv.SGE, n)
@@ -303,6 +327,9 @@ func hostVariants() []hostVariant {
 		}
 		add("HostPostSend", param, "c", send, cSend)
 		add("HostPostSend", param, "c2", send, cSend)
+		add("HostPostSend", param, "cdesc", send, func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostSendDesc(f.sqp, f.sdesc, iters)) }
+		})
 		add("HostPostSend", param, "ibv", send, func(f *hostFixture) func(int) {
 			wrs, raw, id := f.swrs, f.sqp.Raw(), uint64(0)
 			return func(iters int) {
@@ -353,6 +380,28 @@ func hostVariants() []hostVariant {
 				}
 			}
 		})
+		// The same work requests prepared once (QP.PrepareSend), each post
+		// setting the wr_ids, as the C loop does on its chain.
+		add("HostPostSend", param, "rdmaprep", send, func(f *hostFixture) func(int) {
+			b, err := f.qp.PrepareSend(sendWork()...)
+			if err != nil {
+				f.tb.Fatal(err)
+			}
+			id := uint64(0)
+			return func(iters int) {
+				for range iters {
+					next := id
+					for j := range n {
+						b.SetID(j, next)
+						next++
+					}
+					id = next
+					if err := b.Post(); err != nil {
+						f.tb.Fatal(err)
+					}
+				}
+			}
+		})
 
 		recv := postGroup(n, "recv")
 		cRecv := func(f *hostFixture) func(int) {
@@ -360,6 +409,9 @@ func hostVariants() []hostVariant {
 		}
 		add("HostPostRecv", param, "c", recv, cRecv)
 		add("HostPostRecv", param, "c2", recv, cRecv)
+		add("HostPostRecv", param, "cdesc", recv, func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostRecvDesc(f.sqp, f.rdesc, iters)) }
+		})
 		add("HostPostRecv", param, "ibv", recv, func(f *hostFixture) func(int) {
 			wrs, raw, id := f.rwrs, f.sqp.Raw(), uint64(0)
 			return func(iters int) {
@@ -410,6 +462,26 @@ func hostVariants() []hostVariant {
 				}
 			}
 		})
+		add("HostPostRecv", param, "rdmaprep", recv, func(f *hostFixture) func(int) {
+			b, err := f.qp.PrepareRecv(recvWork()...)
+			if err != nil {
+				f.tb.Fatal(err)
+			}
+			id := uint64(0)
+			return func(iters int) {
+				for range iters {
+					next := id
+					for j := range n {
+						b.SetID(j, next)
+						next++
+					}
+					id = next
+					if err := b.Post(); err != nil {
+						f.tb.Fatal(err)
+					}
+				}
+			}
+		})
 
 		srq := postGroup(n, "srq")
 		cSRQ := func(f *hostFixture) func(int) {
@@ -417,6 +489,9 @@ func hostVariants() []hostVariant {
 		}
 		add("HostPostSRQRecv", param, "c", srq, cSRQ)
 		add("HostPostSRQRecv", param, "c2", srq, cSRQ)
+		add("HostPostSRQRecv", param, "cdesc", srq, func(f *hostFixture) func(int) {
+			return func(iters int) { must(f.tb, stubprovider.LoopPostSRQRecvDesc(f.ssrq, f.rdesc, iters)) }
+		})
 		add("HostPostSRQRecv", param, "ibv", srq, func(f *hostFixture) func(int) {
 			wrs, raw, id := f.rwrs, f.ssrq.Raw(), uint64(0)
 			return func(iters int) {
@@ -462,6 +537,26 @@ func hostVariants() []hostVariant {
 					}
 					id = next
 					if err := f.srq.PostRecv(ws...); err != nil {
+						f.tb.Fatal(err)
+					}
+				}
+			}
+		})
+		add("HostPostSRQRecv", param, "rdmaprep", srq, func(f *hostFixture) func(int) {
+			b, err := f.srq.PrepareRecv(recvWork()...)
+			if err != nil {
+				f.tb.Fatal(err)
+			}
+			id := uint64(0)
+			return func(iters int) {
+				for range iters {
+					next := id
+					for j := range n {
+						b.SetID(j, next)
+						next++
+					}
+					id = next
+					if err := b.Post(); err != nil {
 						f.tb.Fatal(err)
 					}
 				}
@@ -687,8 +782,63 @@ func hostVariants() []hostVariant {
 				}
 			}
 		})
+		// One crossing per batch (ibv.FastWRPost): the steps made once,
+		// each call setting the wr_ids.
+		add("HostWR", param, "fastbatch", g, func(f *hostFixture) func(int) {
+			qx, id := f.sqp.RawEx(), uint64(0)
+			addr, ops := uintptr(unsafe.Pointer(qx)), ibv.FastWRPostOps(qx)
+			steps := make([]ibv.WRStep, 2*n)
+			for j := range n {
+				steps[2*j].RDMAWrite(hostRKey, hostRAddr+64*uint64(j))
+				steps[2*j+1].SetSGE(hostLKey, hostAddr+64*uint64(j), 64)
+			}
+			steps[2*n-2].WRFlags = uint32(ibv.SendFlagsSignaled)
+			return func(iters int) {
+				for range iters {
+					next := id
+					for j := range n {
+						steps[2*j].WRID = next
+						next++
+					}
+					id = next
+					if ibv.FastWRPost(&ops, addr, int32(2*n), &steps[0]) != 0 {
+						f.tb.Fatal("FastWRPost failed")
+					}
+				}
+			}
+		})
+		// rdma's checked extended post, one crossing per batch (QP.PostEx),
+		// of the work requests QP.PostSend takes.
+		add("HostWR", param, "rdma", g, func(f *hostFixture) func(int) {
+			ws, id := sendWorkN(n), uint64(0)
+			return func(iters int) {
+				for range iters {
+					next := id
+					for j := range ws {
+						ws[j].ID = next
+						next++
+					}
+					id = next
+					if err := f.qp.PostEx(ws...); err != nil {
+						f.tb.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 	return vs
+}
+
+// sendWorkN is n RDMA writes of 64 bytes, the last signaled.
+func sendWorkN(n int) []SendWork {
+	ws := make([]SendWork, n)
+	sges := make([]ibv.SGE, n)
+	for i := range ws {
+		sges[i] = ibv.SGE{Addr: hostAddr + 64*uint64(i), Length: 64, LKey: hostLKey}
+		ws[i] = SendWork{Op: ibv.WROpcodeRDMAWrite, SGEs: sges[i : i+1], RemoteAddr: hostRAddr + 64*uint64(i), RKey: hostRKey}
+	}
+	ws[n-1].Flags = ibv.SendFlagsSignaled
+	return ws
 }
 
 // hostFloor is a group's empty cgo call.
@@ -789,14 +939,27 @@ func measureHost(b *testing.B, vs []hostVariant) {
 	for _, s := range st[1:] { // each way still does its work
 		count(s, 1)
 	}
-	var c, floor *state
+	var c, cdesc, floor *state
 	for _, s := range st {
 		switch s.impl {
 		case "c":
 			c = s
+		case "cdesc":
+			cdesc = s
 		case "cgo":
 			floor = s
 		}
+	}
+	// ratios reports s's ratio to base and overhead over it in the rounds,
+	// as metrics IMPL-x... and IMPL-over... with suffix.
+	ratios := func(s, base *state, suffix string) {
+		ratio, over := make([]float64, b.N), make([]float64, b.N)
+		for r := range b.N {
+			ratio[r] = s.ns[r] / base.ns[r]
+			over[r] = (s.ns[r] - base.ns[r]) / floor.ns[r]
+		}
+		b.ReportMetric(medianOf(ratio), s.impl+"-x"+suffix)
+		b.ReportMetric(medianOf(over), s.impl+"-over"+suffix)
 	}
 	for _, s := range st {
 		b.ReportMetric(medianOf(s.ns), s.impl+"-ns/call")
@@ -804,13 +967,12 @@ func measureHost(b *testing.B, vs []hostVariant) {
 		if c == nil || s == c || s == floor {
 			continue
 		}
-		ratio, over := make([]float64, b.N), make([]float64, b.N)
-		for r := range b.N {
-			ratio[r] = s.ns[r] / c.ns[r]
-			over[r] = (s.ns[r] - c.ns[r]) / floor.ns[r]
+		ratios(s, c, "")
+		// Against the C loop that builds each post from descriptions too
+		// (impl=cdesc, where the verb has one).
+		if cdesc != nil && s != cdesc && s.impl != "c2" {
+			ratios(s, cdesc, "desc")
 		}
-		b.ReportMetric(medianOf(ratio), s.impl+"-x")
-		b.ReportMetric(medianOf(over), s.impl+"-over")
 	}
 	b.ReportMetric(0, "ns/op")
 }

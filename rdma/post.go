@@ -226,11 +226,17 @@ func (q *QP) checkSendAll(op string, i int, w *SendWork) error {
 // Close frees it while the provider reads it; held, grown from the
 // caller's array, lists them for releaseAHs.
 func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
+	return q.fillSendIn(op, ws, held, q.swr, q.ssge)
+}
+
+// fillSendIn is fillSend into swr and ssge, memory laid out as the QP's
+// arena (MaxSendSGE SGEs per work request): the arena, or a SendBatch's.
+func (q *QP) fillSendIn(op string, ws []SendWork, held []*AH, swr []ibv.SendWR, ssge []ibv.SGE) ([]*AH, error) {
 	if len(ws) == 0 || len(ws) > len(q.swr) {
 		return held, &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
 	}
 	maxSGE := int(q.caps.MaxSendSGE)
-	swr := q.swr[:len(ws)]
+	swr = swr[:len(ws)]
 	for i := range ws {
 		w := &ws[i]
 		if err := q.checkSend(op, i, w); err != nil {
@@ -251,11 +257,11 @@ func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
 		switch n := len(w.SGEs); n {
 		case 0:
 		case 1:
-			sg := &q.ssge[i*maxSGE]
+			sg := &ssge[i*maxSGE]
 			*sg = w.SGEs[0]
 			wr.SgList = sg
 		default:
-			sg := q.ssge[i*maxSGE : i*maxSGE+n]
+			sg := ssge[i*maxSGE : i*maxSGE+n]
 			copy(sg, w.SGEs)
 			wr.SgList = &sg[0]
 		}

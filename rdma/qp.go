@@ -68,6 +68,18 @@ type QP struct {
 	ssge           []ibv.SGE
 	rwr            []ibv.RecvWR
 	rsge           []ibv.SGE
+
+	// PostEx's state, made on its first use under sendMu: the struct
+	// ibv_qp_ex's address (0 until then) and ops, the steps (Go memory),
+	// and exInlineLen bytes per work request for inline data gathered
+	// from several SGEs (C memory, exMem, freed by Close).
+	exAddr      uintptr
+	exOps       ibv.WRPostOps
+	exSteps     []ibv.WRStep
+	exInline    []byte
+	exInlineLen int
+	exMem       unsafe.Pointer
+	exOneSGE    bool // one SGE per work request not inline (QP.setEx)
 }
 
 // NewQP creates a queue pair (ibv_create_qp, or ibv_create_qp_ex with
@@ -316,6 +328,10 @@ func (q *QP) Close() error {
 		q.pd.dev.unregister(unsafe.Pointer(q.qp))
 		q.swr, q.ssge, q.rwr, q.rsge = nil, nil, nil, nil
 		unix.Munmap(q.arena)
+		if q.exMem != nil {
+			q.exInline = nil
+			cFree(q.exMem)
+		}
 		q.pd.disown("QP")
 		q.scq.disown("QP")
 		if q.rcq != q.scq {

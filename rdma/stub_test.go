@@ -93,6 +93,11 @@ func (e *stubEnv) qp(tb testing.TB, cfg QPConfig, scq, rcq *stubprovider.CQ, ssr
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if ex {
+		// What PostEx would find through ibv_qp_to_qp_ex (in libibverbs,
+		// not the stub): the struct ibv_qp_ex the QP begins with.
+		q.setEx(s.RawEx(), false)
+	}
 	tb.Cleanup(s.Free)
 	return q, s
 }

@@ -34,6 +34,9 @@ type Emitter struct {
 
 	padded  map[string]bool   // records needing explicit padding
 	shimmed map[string]bool   // static inline functions with a generated shim
+	// fastFuncs are the package's data-path functions (spec/fastpath),
+	// whose shims are lean (leanParams); set by funcs.
+	fastFuncs map[string]bool
 	unbound map[string]string // spec functions without an exported binding, and why
 	shapes  []shapeLog        // the Go shapes of the bindings' parameters (zapi.go)
 }

@@ -49,6 +49,16 @@ func (e *Emitter) fast(f *jen.File) error {
 		pollCode = append(pollCode, b...)
 		e.fastPollStubs = append(e.fastPollStubs, stubs...)
 	}
+	for _, p := range e.Spec.FastPosts(Libraries[e.Names.Spec.Name]) {
+		d, c, b, stubs, err := e.fastPost(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		pre.WriteString(d)
+		pollC.WriteString(c)
+		pollCode = append(pollCode, b...)
+		e.fastPollStubs = append(e.fastPollStubs, stubs...)
+	}
 	pre.WriteString("#include <stdint.h>\n")
 	if pollC.Len() > 0 {
 		pre.WriteString("#include <errno.h>\n")

@@ -94,6 +94,8 @@ func (e *Emitter) funcs(f *jen.File) error {
 			fast[n] = true
 		}
 	}
+	e.fastFuncs = fast
+	leanDecl := false
 	var decl strings.Builder
 	for _, fn := range e.Pkg.Funcs {
 		if fn.Inline {
@@ -113,6 +115,10 @@ func (e *Emitter) funcs(f *jen.File) error {
 			e.shimmed[fn.Name] = c != "" || sized
 			if c != "" && fast[fn.Name] {
 				fmt.Fprintf(&decl, "#cgo noescape zshim_%s\n#cgo nocallback zshim_%s\n", fn.Name, fn.Name)
+				if !leanDecl && strings.Contains(c, shimMem) {
+					pre.WriteString("struct " + shimMem + " { unsigned char opaque; };\n")
+					leanDecl = true
+				}
 			}
 			pre.WriteString(c)
 			bodies = append(bodies, b...)
@@ -273,8 +279,19 @@ func (e *Emitter) rawCall(fn *ir.Func) ([]jen.Code, error) {
 // returns err), then the trampoline is called with the converted
 // arguments.
 func (e *Emitter) raw(fn *ir.Func, doc string, get []jen.Code, tramp string) ([]jen.Code, error) {
+	return e.rawLean(fn, doc, get, tramp, nil)
+}
+
+// rawLean is raw for a trampoline of leanTrampoline: with lean (not nil),
+// the op goes as an integer and each lean parameter as a pointer to
+// shimMem.
+func (e *Emitter) rawLean(fn *ir.Func, doc string, get []jen.Code, tramp string, lean []bool) ([]jen.Code, error) {
 	var params, args []jen.Code
-	args = append(args, jen.Id("fn"))
+	if lean != nil {
+		args = append(args, jen.Qual("C", "uintptr_t").Call(jen.Uintptr().Call(jen.Id("fn"))))
+	} else {
+		args = append(args, jen.Id("fn"))
+	}
 	for i, p := range fn.Params {
 		n := paramName(p, i)
 		gt, err := e.goParam(p.Type)
@@ -282,6 +299,10 @@ func (e *Emitter) raw(fn *ir.Func, doc string, get []jen.Code, tramp string) ([]
 			return nil, err
 		}
 		params = append(params, jen.Id(n).Add(gt))
+		if lean != nil && lean[i] {
+			args = append(args, jen.Parens(jen.Op("*").Qual("C", "struct_"+shimMem)).Call(jen.Qual("unsafe", "Pointer").Call(jen.Id(n))))
+			continue
+		}
 		a, err := toC(p.Type, n)
 		if err != nil {
 			return nil, err

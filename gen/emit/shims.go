@@ -30,7 +30,11 @@ func (e *Emitter) forwardShim(fn *ir.Func) (string, []jen.Code, error) {
 		}
 	}
 	tramp := "zshim_" + fn.Name
-	c, err := trampoline(tramp, fn)
+	var lean []bool
+	if e.fastFuncs[fn.Name] {
+		lean = e.leanParams(fn)
+	}
+	c, err := leanTrampoline(tramp, fn, lean)
 	if err != nil {
 		return "", nil, err
 	}
@@ -54,8 +58,97 @@ func (e *Emitter) forwardShim(fn *ir.Func) (string, []jen.Code, error) {
 	)
 	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls %s: r is the C result and errno the C errno after the call; err is a *dl.NilOpError when the provider left the member NULL, or a *dl.MissingError when the installed release's struct has no such member.",
 		fn.Name, fn.Name, fn.File, cpath)
-	b, err := e.raw(fn, doc, get, tramp)
+	if lean != nil {
+		doc += " Of the data path (spec/fastpath): the op is passed as an integer, and so is every pointer argument cgo would check for nothing, as a pointer to a pointer-free C type (see leanParams)."
+	}
+	b, err := e.rawLean(fn, doc, get, tramp, lean)
 	return c, b, err
+}
+
+// shimMem is the pointer-free C type the data path's shims take Go memory
+// as when cgo's run-time check of it could find nothing (leanParams).
+const shimMem = "zshim_mem"
+
+// leanParams says, per parameter of fn, a shim of the data path, whether
+// cgo's run-time pointer check (cgocheck, on by default: a third of such
+// a call on the host CPU) can be left out of its call, because the
+// memory it points to holds no Go pointer by its Go type: a pointer to a
+// record, integer or array whose Go type has no pointers (struct ibv_wc,
+// struct ibv_sge; a union or foreign record is bytes in Go), or an
+// out-parameter T ** (ibv_post_send's bad_wr), which the generated wrapper
+// passes as the address of its own local, nil until C stores a C address
+// there. Such a parameter is passed as a pointer to a pointer-free C
+// type, which cgo does not check (the cgo rules allow any Go pointer to
+// pointer-free memory). The object and the work requests (a struct
+// ibv_send_wr holds pointers, to Go memory if the caller built it there)
+// stay checked.
+func (e *Emitter) leanParams(fn *ir.Func) []bool {
+	lean := make([]bool, len(fn.Params))
+	for i, p := range fn.Params {
+		t := p.Type
+		lean[i] = i > 0 && t.Kind == ir.Pointer && t.Elem != nil && (t.Elem.Kind == ir.Pointer || e.pointerFree(*t.Elem, 0))
+	}
+	return lean
+}
+
+// pointerFree reports whether the Go type of t holds no pointers.
+func (e *Emitter) pointerFree(t ir.Type, depth int) bool {
+	switch t.Kind {
+	case ir.Int, ir.EnumRef, ir.Bool, ir.Float:
+		return true
+	case ir.Array:
+		return t.Elem != nil && e.pointerFree(*t.Elem, depth+1)
+	case ir.Record:
+		s := e.Pkg.Struct(t.Ref)
+		if s == nil || s.Opaque || depth > 16 {
+			return false // unknown here (another package's, or incomplete): checked
+		}
+		if s.Union || s.Foreign {
+			return true // bytes in Go
+		}
+		for _, f := range s.Fields {
+			if f.Flex || !e.pointerFree(f.Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// leanTrampoline is trampoline with the data path's lean parameters
+// (leanParams; nil: none): the op as an integer, each lean pointer as a
+// pointer to shimMem.
+func leanTrampoline(name string, fn *ir.Func, lean []bool) (string, error) {
+	if lean == nil {
+		return trampoline(name, fn)
+	}
+	ret, err := cScalar(fn.Ret)
+	if err != nil {
+		return "", err
+	}
+	params, types, args := []string{"uintptr_t fn"}, []string{}, []string{}
+	for i, p := range fn.Params {
+		t, err := cScalar(p.Type)
+		if err != nil {
+			return "", err
+		}
+		pt := t
+		if lean[i] {
+			pt = "struct " + shimMem + " *"
+		}
+		params = append(params, fmt.Sprintf("%s a%d", pt, i))
+		types = append(types, t)
+		args = append(args, fmt.Sprintf("a%d", i))
+	}
+	if len(types) == 0 {
+		types = []string{"void"}
+	}
+	call := fmt.Sprintf("((%s (*)(%s))fn)(%s)", ret, strings.Join(types, ", "), strings.Join(args, ", "))
+	if ret != "void" {
+		call = "return " + call
+	}
+	return fmt.Sprintf("static %s %s(%s) { %s; }\n", ret, name, strings.Join(params, ", "), call), nil
 }
 
 // memberPath resolves fw through the generated records to a Go expression

@@ -23,6 +23,34 @@ type FastPathFile struct {
 	// to n completions (and one that runs the getters of the current
 	// completion), so that a completion costs no crossing of its own.
 	Polls []FastPoll `yaml:"polls"`
+	// Posts are batched posts of an extended QP: one trampoline that runs
+	// start, a builder or setter per step (the object's members set before
+	// each builder), ..., complete in C, so that a work request costs no
+	// crossing of its own.
+	Posts []FastPost `yaml:"posts"`
+}
+
+// FastPost is one batched post (FastPathFile.Posts). Its functions must be
+// fast-path functions of the file forwarding to ops of the object their
+// first parameter points to.
+type FastPost struct {
+	// Name is the trampoline's C name (zfast_<name>); GoName the Go name
+	// of the post (Fast<GoName>, <GoName>Ops, Fast<GoName>Ops), Record
+	// that of its step (one call of a builder or setter, and the members).
+	Name   string `yaml:"name"`
+	GoName string `yaml:"go"`
+	Record string `yaml:"record"`
+	// Start begins a batch, Complete posts it (0 or an errno), Abort
+	// drops it.
+	Start    string `yaml:"start"`
+	Complete string `yaml:"complete"`
+	Abort    string `yaml:"abort"`
+	// Members are members of the object set from each builder's step
+	// before the builder is called (ibv_qp_ex's wr_id and wr_flags).
+	Members []string `yaml:"members"`
+	// Builders begin a work request; Setters complete the current one.
+	Builders []string `yaml:"builders"`
+	Setters  []string `yaml:"setters"`
 }
 
 // FastPoll is one batched poll (FastPathFile.Polls). Its functions must
@@ -66,6 +94,7 @@ func (s *Set) loadFastPath(dir string) error {
 	sort.Strings(paths)
 	s.fast = map[string][]string{}
 	s.fastPolls = map[string][]FastPoll{}
+	s.fastPosts = map[string][]FastPost{}
 	seen := map[string]string{}
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
@@ -113,12 +142,28 @@ func (s *Set) loadFastPath(dir string) error {
 			}
 			s.fastPolls[f.Library] = append(s.fastPolls[f.Library], p)
 		}
+		for i, p := range f.Posts {
+			pos := yamlfile.At(path, file, fmt.Sprintf("$.posts[%d]", i))
+			if p.Name == "" || p.GoName == "" || p.Record == "" || len(p.Builders) == 0 {
+				return fmt.Errorf("%s: a post needs a name, go, record and builders", pos)
+			}
+			fns := append([]string{p.Start, p.Complete, p.Abort}, p.Builders...)
+			for _, name := range append(fns, p.Setters...) {
+				if seen[name] == "" {
+					return fmt.Errorf("%s: %q is not a fast-path function of %s", pos, name, f.Library)
+				}
+			}
+			s.fastPosts[f.Library] = append(s.fastPosts[f.Library], p)
+		}
 	}
 	return nil
 }
 
 // FastPolls returns the batched polls of library lib, in file order.
 func (s *Set) FastPolls(lib string) []FastPoll { return s.fastPolls[lib] }
+
+// FastPosts returns the batched posts of library lib, in file order.
+func (s *Set) FastPosts(lib string) []FastPost { return s.fastPosts[lib] }
 
 // FastPath returns the fast-path functions of library lib, in file order.
 func (s *Set) FastPath(lib string) []string { return s.fast[lib] }

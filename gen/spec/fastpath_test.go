@@ -17,6 +17,8 @@ func TestFastPath(t *testing.T) {
 	require.Empty(t, s.FastPath(LibRPMA))
 	require.Len(t, s.FastPolls(LibIBVerbs), 1)
 	require.Equal(t, "ibv_start_poll", s.FastPolls(LibIBVerbs)[0].Start)
+	require.Len(t, s.FastPosts(LibIBVerbs), 1)
+	require.Equal(t, "ibv_wr_start", s.FastPosts(LibIBVerbs)[0].Start)
 
 	for name, c := range map[string]struct{ file, body, want string }{
 		"unknown function": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_no_such]\n", `libibverbs.yaml:3: unknown function "ibv_no_such"`},
@@ -30,6 +32,11 @@ func TestFastPath(t *testing.T) {
 			`"ibv_wc_read_opcode" is not a fast-path function of libibverbs`},
 		"poll without getters": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_start_poll]\n" +
 			"polls:\n  - {name: p, go: P, record: R, start: ibv_start_poll}\n", "a poll needs a name, go, record and getters"},
+		"post of a function not listed": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_wr_start, ibv_wr_complete, ibv_wr_abort, ibv_wr_send]\n" +
+			"posts:\n  - {name: p, go: P, record: R, start: ibv_wr_start, complete: ibv_wr_complete, abort: ibv_wr_abort, builders: [ibv_wr_send], setters: [ibv_wr_set_sge]}\n",
+			`"ibv_wr_set_sge" is not a fast-path function of libibverbs`},
+		"post without builders": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_wr_start]\n" +
+			"posts:\n  - {name: p, go: P, record: R, start: ibv_wr_start}\n", "a post needs a name, go, record and builders"},
 	} {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.body), 0o644))

@@ -178,6 +178,8 @@ type Set struct {
 	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
 	// fastPolls: library -> batched polls of extended CQs (spec/fastpath)
 	fastPolls map[string][]FastPoll
+	// fastPosts: library -> batched posts of extended QPs (spec/fastpath)
+	fastPosts map[string][]FastPost
 	since     map[string]*SinceFile
 	// crashes are the crash claims (spec/crashes), by function.
 	crashes map[string][]Crash

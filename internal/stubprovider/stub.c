@@ -1177,6 +1177,69 @@ int64_t gvs_loop_post_srq_recv(struct gvs_srq *srq, struct gvs_recv_wr *wrs, int
 	return (int64_t)id;
 }
 
+int64_t gvs_loop_post_send_desc(struct gvs_qp *qp, struct gvs_send_desc *d, struct gvs_send_wr *wrs,
+				struct gvs_sge *sges, int max_sge, int n, int64_t iters)
+{
+	struct gvs_send_wr *bad;
+	uint64_t id = 0;
+
+	for (int64_t i = 0; i < iters; i++) {
+		for (int j = 0; j < n; j++)
+			d[j].wr_id = id++;
+		for (int j = 0; j < n; j++) {
+			struct gvs_send_wr *wr = &wrs[j];
+			struct gvs_sge *sg = &sges[j * max_sge];
+
+			wr->wr_id = d[j].wr_id;
+			wr->next = j + 1 < n ? &wrs[j + 1] : NULL;
+			for (int k = 0; k < d[j].num_sge; k++)
+				sg[k] = d[j].sges[k];
+			wr->sg_list = d[j].num_sge ? sg : NULL;
+			wr->num_sge = d[j].num_sge;
+			wr->opcode = d[j].opcode;
+			wr->send_flags = d[j].flags;
+			wr->imm_data = d[j].imm;
+			wr->wr.rdma.remote_addr = d[j].remote_addr;
+			wr->wr.rdma.rkey = d[j].rkey;
+		}
+		if (qp->ex.qp_base.context->ops.post_send(qp, wrs, &bad))
+			return -1;
+	}
+	return (int64_t)id;
+}
+
+int64_t gvs_loop_post_recv_desc(struct gvs_qp *qp, struct gvs_srq *srq, struct gvs_recv_desc *d,
+				struct gvs_recv_wr *wrs, struct gvs_sge *sges, int max_sge, int n, int64_t iters)
+{
+	struct gvs_recv_wr *bad;
+	uint64_t id = 0;
+
+	for (int64_t i = 0; i < iters; i++) {
+		int r;
+
+		for (int j = 0; j < n; j++)
+			d[j].wr_id = id++;
+		for (int j = 0; j < n; j++) {
+			struct gvs_recv_wr *wr = &wrs[j];
+			struct gvs_sge *sg = &sges[j * max_sge];
+
+			wr->wr_id = d[j].wr_id;
+			wr->next = j + 1 < n ? &wrs[j + 1] : NULL;
+			for (int k = 0; k < d[j].num_sge; k++)
+				sg[k] = d[j].sges[k];
+			wr->sg_list = d[j].num_sge ? sg : NULL;
+			wr->num_sge = d[j].num_sge;
+		}
+		if (srq)
+			r = srq->srq.context->ops.post_srq_recv(srq, wrs, &bad);
+		else
+			r = qp->ex.qp_base.context->ops.post_recv(qp, wrs, &bad);
+		if (r)
+			return -1;
+	}
+	return (int64_t)id;
+}
+
 int64_t gvs_loop_poll_ex(struct gvs_cq *cq, int n, struct gvs_wc_ex *out, int64_t iters)
 {
 	struct gvs_ibv_cq_ex *ex = &cq->ex;

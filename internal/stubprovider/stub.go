@@ -6,8 +6,38 @@ package stubprovider
 #cgo CFLAGS: -O2
 #cgo noescape gvs_noop_args
 #cgo nocallback gvs_noop_args
+#cgo noescape gvs_u_poll_cq
+#cgo nocallback gvs_u_poll_cq
+#cgo noescape gvs_u_req_notify_cq
+#cgo nocallback gvs_u_req_notify_cq
+#cgo noescape gvs_u_post_send
+#cgo nocallback gvs_u_post_send
+#cgo noescape gvs_u_post_recv
+#cgo nocallback gvs_u_post_recv
+#cgo noescape gvs_u_post_srq_recv
+#cgo nocallback gvs_u_post_srq_recv
+#cgo noescape gvs_u_poll_ex
+#cgo nocallback gvs_u_poll_ex
+#cgo noescape gvs_u_wr
+#cgo nocallback gvs_u_wr
+#cgo noescape gvs_u_post_send_desc
+#cgo nocallback gvs_u_post_send_desc
+#cgo noescape gvs_u_post_recv_desc
+#cgo nocallback gvs_u_post_recv_desc
 #include <stdlib.h>
 #include "stub.h"
+// The C loops as a fast-path trampoline is called: C memory as integers,
+// noescape and nocallback, so that cgo checks nothing at run time and a
+// call of one iteration costs one plain crossing (impl=c1).
+static inline int64_t gvs_u_poll_cq(uintptr_t cq, int n, uintptr_t wc, int64_t iters) { return gvs_loop_poll_cq((struct gvs_cq *)cq, n, (struct gvs_wc *)wc, iters); }
+static inline int64_t gvs_u_req_notify_cq(uintptr_t cq, int64_t iters) { return gvs_loop_req_notify_cq((struct gvs_cq *)cq, iters); }
+static inline int64_t gvs_u_post_send(uintptr_t qp, uintptr_t wrs, int n, int64_t iters) { return gvs_loop_post_send((struct gvs_qp *)qp, (struct gvs_send_wr *)wrs, n, iters); }
+static inline int64_t gvs_u_post_recv(uintptr_t qp, uintptr_t wrs, int n, int64_t iters) { return gvs_loop_post_recv((struct gvs_qp *)qp, (struct gvs_recv_wr *)wrs, n, iters); }
+static inline int64_t gvs_u_post_srq_recv(uintptr_t srq, uintptr_t wrs, int n, int64_t iters) { return gvs_loop_post_srq_recv((struct gvs_srq *)srq, (struct gvs_recv_wr *)wrs, n, iters); }
+static inline int64_t gvs_u_poll_ex(uintptr_t cq, int n, uintptr_t out, int64_t iters) { return gvs_loop_poll_ex((struct gvs_cq *)cq, n, (struct gvs_wc_ex *)out, iters); }
+static inline int64_t gvs_u_wr(uintptr_t qp, int n, uint32_t lkey, uint64_t addr, int64_t iters) { return gvs_loop_wr((struct gvs_qp *)qp, n, lkey, addr, iters); }
+static inline int64_t gvs_u_post_send_desc(uintptr_t qp, uintptr_t d, uintptr_t wrs, uintptr_t sges, int n, int64_t iters) { return gvs_loop_post_send_desc((struct gvs_qp *)qp, (struct gvs_send_desc *)d, (struct gvs_send_wr *)wrs, (struct gvs_sge *)sges, 1, n, iters); }
+static inline int64_t gvs_u_post_recv_desc(uintptr_t qp, uintptr_t srq, uintptr_t d, uintptr_t wrs, uintptr_t sges, int n, int64_t iters) { return gvs_loop_post_recv_desc((struct gvs_qp *)qp, (struct gvs_srq *)srq, (struct gvs_recv_desc *)d, (struct gvs_recv_wr *)wrs, (struct gvs_sge *)sges, 1, n, iters); }
 */
 import "C"
 
@@ -377,30 +407,30 @@ func NoopArgs(a, b uintptr, p *uint64) {
 // of at least n entries) iters times, and returns the completions taken
 // (-1 on a failed poll).
 func LoopPollCQ(cq *CQ, n int, wcs *ibv.WC, iters int) int64 {
-	return int64(C.gvs_loop_poll_cq(cq.c, C.int(n), (*C.struct_gvs_wc)(unsafe.Pointer(wcs)), C.int64_t(iters)))
+	return int64(C.gvs_u_poll_cq(C.uintptr_t(uintptr(unsafe.Pointer(cq.c))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(wcs))), C.int64_t(iters)))
 }
 
 // LoopReqNotifyCQ arms the CQ (ibv_req_notify_cq, not solicited-only)
 // iters times; -1 on a failure.
 func LoopReqNotifyCQ(cq *CQ, iters int) int64 {
-	return int64(C.gvs_loop_req_notify_cq(cq.c, C.int64_t(iters)))
+	return int64(C.gvs_u_req_notify_cq(C.uintptr_t(uintptr(unsafe.Pointer(cq.c))), C.int64_t(iters)))
 }
 
 // LoopPostSend posts the chain wrs (C memory, linked), iters times, each
 // time first setting each work request's wr_id to the next of a counter
 // from 0, and returns the work requests posted (-1 on a failure).
 func LoopPostSend(q *QP, wrs []ibv.SendWR, iters int) int64 {
-	return int64(C.gvs_loop_post_send(q.c, (*C.struct_gvs_send_wr)(unsafe.Pointer(&wrs[0])), C.int(len(wrs)), C.int64_t(iters)))
+	return int64(C.gvs_u_post_send(C.uintptr_t(uintptr(unsafe.Pointer(q.c))), C.uintptr_t(uintptr(unsafe.Pointer(&wrs[0]))), C.int(len(wrs)), C.int64_t(iters)))
 }
 
 // LoopPostRecv is LoopPostSend for receives (ibv_post_recv).
 func LoopPostRecv(q *QP, wrs []ibv.RecvWR, iters int) int64 {
-	return int64(C.gvs_loop_post_recv(q.c, (*C.struct_gvs_recv_wr)(unsafe.Pointer(&wrs[0])), C.int(len(wrs)), C.int64_t(iters)))
+	return int64(C.gvs_u_post_recv(C.uintptr_t(uintptr(unsafe.Pointer(q.c))), C.uintptr_t(uintptr(unsafe.Pointer(&wrs[0]))), C.int(len(wrs)), C.int64_t(iters)))
 }
 
 // LoopPostSRQRecv is LoopPostRecv on an SRQ (ibv_post_srq_recv).
 func LoopPostSRQRecv(s *SRQ, wrs []ibv.RecvWR, iters int) int64 {
-	return int64(C.gvs_loop_post_srq_recv(s.c, (*C.struct_gvs_recv_wr)(unsafe.Pointer(&wrs[0])), C.int(len(wrs)), C.int64_t(iters)))
+	return int64(C.gvs_u_post_srq_recv(C.uintptr_t(uintptr(unsafe.Pointer(s.c))), C.uintptr_t(uintptr(unsafe.Pointer(&wrs[0]))), C.int(len(wrs)), C.int64_t(iters)))
 }
 
 // WCEx is what the C loop of the extended CQ keeps of each completion: the
@@ -420,7 +450,7 @@ type WCEx struct {
 // and at last ibv_end_poll. It returns the completions taken (-1 on a
 // failure).
 func LoopPollEx(cq *CQ, n int, out *WCEx, iters int) int64 {
-	return int64(C.gvs_loop_poll_ex(cq.c, C.int(n), (*C.struct_gvs_wc_ex)(unsafe.Pointer(out)), C.int64_t(iters)))
+	return int64(C.gvs_u_poll_ex(C.uintptr_t(uintptr(unsafe.Pointer(cq.c))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(out))), C.int64_t(iters)))
 }
 
 // LoopWR posts n RDMA writes of 64 bytes with the extended API iters
@@ -428,5 +458,98 @@ func LoopPollEx(cq *CQ, n int, out *WCEx, iters int) int64 {
 // signaled), ibv_wr_rdma_write and ibv_wr_set_sge, then ibv_wr_complete.
 // It returns the work requests posted (-1 on a failure).
 func LoopWR(q *QP, n int, lkey uint32, addr uint64, iters int) int64 {
-	return int64(C.gvs_loop_wr(q.c, C.int(n), C.uint32_t(lkey), C.uint64_t(addr), C.int64_t(iters)))
+	return int64(C.gvs_u_wr(C.uintptr_t(uintptr(unsafe.Pointer(q.c))), C.int(n), C.uint32_t(lkey), C.uint64_t(addr), C.int64_t(iters)))
+}
+
+// SendDescs are a program's own descriptions of n send work requests, in
+// C memory, from which the C loop from descriptions builds new work
+// requests for each post (LoopPostSendDesc): each an op of one SGE of
+// sgeLen bytes at addr+64*i (lkey), the last signaled, RDMA operations
+// addressing raddr+64*i with rkey; and the memory that loop builds in.
+type SendDescs struct {
+	d    *C.struct_gvs_send_desc
+	wrs  *C.struct_gvs_send_wr
+	sges *C.struct_gvs_sge
+	n    int
+}
+
+// NewSendDescs makes n descriptions (see SendDescs). Free them with Free.
+func NewSendDescs(n int, op ibv.WROpcode, lkey uint32, addr uint64, sgeLen uint32, rkey uint32, raddr uint64) *SendDescs {
+	s := &SendDescs{n: n,
+		d:    (*C.struct_gvs_send_desc)(Alloc(uintptr(n) * C.sizeof_struct_gvs_send_desc)),
+		wrs:  (*C.struct_gvs_send_wr)(Alloc(uintptr(n) * C.sizeof_struct_gvs_send_wr)),
+		sges: (*C.struct_gvs_sge)(Alloc(uintptr(2*n) * C.sizeof_struct_gvs_sge)),
+	}
+	ds := unsafe.Slice(s.d, n)
+	src := unsafe.Slice(s.sges, 2*n)[n:] // the program's SGEs; the first n are the loop's
+	for i := range ds {
+		src[i] = C.struct_gvs_sge{addr: C.uint64_t(addr + 64*uint64(i)), length: C.uint32_t(sgeLen), lkey: C.uint32_t(lkey)}
+		ds[i] = C.struct_gvs_send_desc{wr_id: C.uint64_t(i), sges: &src[i], num_sge: 1, opcode: C.uint32_t(op),
+			remote_addr: C.uint64_t(raddr + 64*uint64(i)), rkey: C.uint32_t(rkey)}
+		if i == n-1 {
+			ds[i].flags = C.uint(ibv.SendFlagsSignaled)
+		}
+	}
+	return s
+}
+
+// Free frees the descriptions and the loop's memory.
+func (s *SendDescs) Free() {
+	C.free(unsafe.Pointer(s.d))
+	C.free(unsafe.Pointer(s.wrs))
+	C.free(unsafe.Pointer(s.sges))
+}
+
+// LoopPostSendDesc posts n new work requests per call iters times, as a
+// program does that builds each post from its own descriptions: each
+// description's wr_id set to the next of a counter from 0, then each work
+// request written from its description (wr_id, link, SGEs copied,
+// opcode, flags, immediate data, remote address and key) and the chain
+// posted (ibv_post_send). It returns the work requests posted (-1 on a
+// failure).
+func LoopPostSendDesc(q *QP, s *SendDescs, iters int) int64 {
+	return int64(C.gvs_u_post_send_desc(C.uintptr_t(uintptr(unsafe.Pointer(q.c))), C.uintptr_t(uintptr(unsafe.Pointer(s.d))), C.uintptr_t(uintptr(unsafe.Pointer(s.wrs))), C.uintptr_t(uintptr(unsafe.Pointer(s.sges))), C.int(s.n), C.int64_t(iters)))
+}
+
+// RecvDescs are a program's descriptions of n receive work requests, in C
+// memory: each of one SGE of sgeLen bytes at addr+sgeLen*i (lkey); and
+// the memory the C loop from descriptions builds in.
+type RecvDescs struct {
+	d    *C.struct_gvs_recv_desc
+	wrs  *C.struct_gvs_recv_wr
+	sges *C.struct_gvs_sge
+	n    int
+}
+
+// NewRecvDescs makes n descriptions (see RecvDescs). Free them with Free.
+func NewRecvDescs(n int, lkey uint32, addr uint64, sgeLen uint32) *RecvDescs {
+	s := &RecvDescs{n: n,
+		d:    (*C.struct_gvs_recv_desc)(Alloc(uintptr(n) * C.sizeof_struct_gvs_recv_desc)),
+		wrs:  (*C.struct_gvs_recv_wr)(Alloc(uintptr(n) * C.sizeof_struct_gvs_recv_wr)),
+		sges: (*C.struct_gvs_sge)(Alloc(uintptr(2*n) * C.sizeof_struct_gvs_sge)),
+	}
+	ds := unsafe.Slice(s.d, n)
+	src := unsafe.Slice(s.sges, 2*n)[n:]
+	for i := range ds {
+		src[i] = C.struct_gvs_sge{addr: C.uint64_t(addr + uint64(sgeLen)*uint64(i)), length: C.uint32_t(sgeLen), lkey: C.uint32_t(lkey)}
+		ds[i] = C.struct_gvs_recv_desc{wr_id: C.uint64_t(i), sges: &src[i], num_sge: 1}
+	}
+	return s
+}
+
+// Free frees the descriptions and the loop's memory.
+func (s *RecvDescs) Free() {
+	C.free(unsafe.Pointer(s.d))
+	C.free(unsafe.Pointer(s.wrs))
+	C.free(unsafe.Pointer(s.sges))
+}
+
+// LoopPostRecvDesc is LoopPostSendDesc for receives (ibv_post_recv).
+func LoopPostRecvDesc(q *QP, s *RecvDescs, iters int) int64 {
+	return int64(C.gvs_u_post_recv_desc(C.uintptr_t(uintptr(unsafe.Pointer(q.c))), 0, C.uintptr_t(uintptr(unsafe.Pointer(s.d))), C.uintptr_t(uintptr(unsafe.Pointer(s.wrs))), C.uintptr_t(uintptr(unsafe.Pointer(s.sges))), C.int(s.n), C.int64_t(iters)))
+}
+
+// LoopPostSRQRecvDesc is LoopPostRecvDesc on an SRQ (ibv_post_srq_recv).
+func LoopPostSRQRecvDesc(srq *SRQ, s *RecvDescs, iters int) int64 {
+	return int64(C.gvs_u_post_recv_desc(0, C.uintptr_t(uintptr(unsafe.Pointer(srq.c))), C.uintptr_t(uintptr(unsafe.Pointer(s.d))), C.uintptr_t(uintptr(unsafe.Pointer(s.wrs))), C.uintptr_t(uintptr(unsafe.Pointer(s.sges))), C.int(s.n), C.int64_t(iters)))
 }

@@ -429,6 +429,33 @@ int64_t gvs_loop_post_send(struct gvs_qp *qp, struct gvs_send_wr *wrs, int n, in
 int64_t gvs_loop_post_recv(struct gvs_qp *qp, struct gvs_recv_wr *wrs, int n, int64_t iters);
 int64_t gvs_loop_post_srq_recv(struct gvs_srq *srq, struct gvs_recv_wr *wrs, int n, int64_t iters);
 
+/* A program's own description of a work request, from which it builds a
+ * new one for each post (the stub's own format): its SGEs are a list of
+ * the program's, copied into the work request's. */
+struct gvs_send_desc {
+	uint64_t wr_id;
+	const struct gvs_sge *sges;
+	int num_sge;
+	uint32_t opcode;	/* enum ibv_wr_opcode */
+	unsigned int flags;
+	uint32_t imm;
+	uint64_t remote_addr;
+	uint32_t rkey;
+};
+struct gvs_recv_desc {
+	uint64_t wr_id;
+	const struct gvs_sge *sges;
+	int num_sge;
+};
+/* The C loops from descriptions: per call, each description's wr_id set to
+ * the next of a counter, then each work request of wrs (C memory, n of
+ * them, max_sge SGEs each in sges) built from its description, linked and
+ * posted. */
+int64_t gvs_loop_post_send_desc(struct gvs_qp *qp, struct gvs_send_desc *d, struct gvs_send_wr *wrs,
+				struct gvs_sge *sges, int max_sge, int n, int64_t iters);
+int64_t gvs_loop_post_recv_desc(struct gvs_qp *qp, struct gvs_srq *srq, struct gvs_recv_desc *d,
+				struct gvs_recv_wr *wrs, struct gvs_sge *sges, int max_sge, int n, int64_t iters);
+
 /* What a program keeps of one completion of an extended CQ created with
  * the standard fields and the completion time stamp. */
 struct gvs_wc_ex {

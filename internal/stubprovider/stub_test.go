@@ -449,6 +449,29 @@ func TestLoops(t *testing.T) {
 	assert.Equal(t, int64(160), stubprovider.LoopPostSRQRecv(srq, rwrs, 10))
 	assert.Equal(t, uint64(160), srq.Posted())
 
+	// The loops from descriptions build each work request anew: the same
+	// WQEs as the prepared chains'.
+	sd := stubprovider.NewSendDescs(16, ibv.WROpcodeRDMAWrite, 1, 0x1000, 64, 2, 0x2000)
+	defer sd.Free()
+	assert.Equal(t, int64(160), stubprovider.LoopPostSendDesc(f.qp, sd, 10))
+	assert.Equal(t, uint64(320), f.qp.SendPosted())
+	assert.Equal(t, uint64(159), f.qp.SendWRID(f.qp.SendHead()-1))
+	w := f.qp.SendWQEAt(f.qp.SendHead() - 1)
+	assert.True(t, w.Signaled)
+	assert.Equal(t, uint8(stubprovider.OpRDMAWrite), w.Opcode)
+	assert.Equal(t, uint64(0x2000+15*64), w.RAddr)
+	assert.Equal(t, []ibv.SGE{{Addr: 0x1000 + 15*64, Length: 64, LKey: 1}}, w.SGEs)
+	w = f.qp.SendWQEAt(f.qp.SendHead() - 2)
+	assert.False(t, w.Signaled)
+	rd := stubprovider.NewRecvDescs(16, 1, 0x1000, 64)
+	defer rd.Free()
+	assert.Equal(t, int64(160), stubprovider.LoopPostRecvDesc(f.qp, rd, 10))
+	assert.Equal(t, uint64(320), f.qp.RecvPosted())
+	assert.Equal(t, uint64(159), f.qp.RecvWRID(319))
+	assert.Equal(t, []ibv.SGE{{Addr: 0x1000 + 15*64, Length: 64, LKey: 1}}, f.qp.RecvWQE(319))
+	assert.Equal(t, int64(160), stubprovider.LoopPostSRQRecvDesc(srq, rd, 10))
+	assert.Equal(t, uint64(320), srq.Posted())
+
 	g := newFixture(t, stubprovider.CQConfig{Entries: 64, Ex: true, WCFlags: stdTS}, stubprovider.QPConfig{MaxSend: 16, MaxRecv: 16, Ex: true})
 	out := (*stubprovider.WCEx)(stubprovider.Alloc(16 * unsafe.Sizeof(stubprovider.WCEx{})))
 	defer stubprovider.Free(unsafe.Pointer(out))
@@ -461,7 +484,7 @@ func TestLoops(t *testing.T) {
 	assert.Equal(t, uint64(1000000+159%64), last.CompletionTS)
 	assert.Equal(t, int64(160), stubprovider.LoopWR(g.qp, 16, 3, 0x4000, 10))
 	assert.Equal(t, uint64(160), g.qp.SendPosted())
-	w := g.qp.SendWQEAt(g.qp.SendHead() - 1)
+	w = g.qp.SendWQEAt(g.qp.SendHead() - 1)
 	assert.True(t, w.Signaled)
 	assert.Equal(t, []ibv.SGE{{Addr: 0x4000 + 15*64, Length: 64, LKey: 3}}, w.SGEs)
 }

@@ -42,7 +42,14 @@ type hostVerb struct {
 type hostImpl struct {
 	impl, label string
 	crossings   func(n int) int
+	// base is the C loop the row compares with: "" for the loop on a
+	// prepared chain (impl=c), "desc" for the loop that builds each post
+	// from descriptions (impl=cdesc; metrics IMPL-xdesc, IMPL-overdesc).
+	base string
 }
+
+// baseImpl is the impl of the C loop im compares with.
+func (im hostImpl) baseImpl() string { return "c" + im.base }
 
 // crossingsOf is im's cgo calls per call of n.
 func (im hostImpl) crossingsOf(n int) int {
@@ -68,29 +75,43 @@ var (
 	// implC2 is the C loop measured again beside itself: its ratio is the
 	// measurement's own spread (1 on a quiet machine), shown without a
 	// target.
-	implC2   = hostImpl{"c2", "C loop, again (the measurement's own spread)", nil}
-	implIBV  = hostImpl{"ibv", "ibv, checked binding", nil}
-	implFast = hostImpl{"fast", "ibv fast path", nil}
+	implC2 = hostImpl{"c2", "C loop, again (the measurement's own spread)", nil, ""}
+	// implC1 is the C loop one call per cgo call: what the crossing alone
+	// costs the same C work, shown without a target.
+	implC1   = hostImpl{"c1", "C loop, one cgo call per call (the crossing alone)", nil, ""}
+	implIBV  = hostImpl{"ibv", "ibv, checked binding", nil, ""}
+	implFast = hostImpl{"fast", "ibv fast path", nil, ""}
+	// implCDesc is the C loop that builds each post anew from a program's
+	// descriptions (against the one on a prepared chain: what building
+	// costs C), shown without a target.
+	implCDesc = hostImpl{"cdesc", "C loop from descriptions (not goverbs): each post built anew", nil, ""}
 )
+
+// postImpls are the ways of a post verb: rdma's ordinary post against
+// both C loops, and its prepared batch.
+func postImpls(rdma, batch string) []hostImpl {
+	return []hostImpl{implC2, implC1, implCDesc, implIBV, implFast,
+		{"rdma", "rdma " + rdma + ", against the C loop on a prepared chain", nil, ""},
+		{"rdma", "rdma " + rdma + ", against the C loop from descriptions", nil, "desc"},
+		{"rdmaprep", "rdma " + batch + " (prepared once, wr_ids set per post)", nil, ""}}
+}
 
 // hostVerbs are the benchmarks and ways the report shows, and -check
 // requires.
 var hostVerbs = []hostVerb{
 	{"HostPollCQ", "poll_cq", "completion", []string{"n=0", "n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma CQ.Poll", nil}, {"rdmabatch", "rdma CQ.PollBatch", nil}}},
+		[]hostImpl{implC2, implC1, implIBV, implFast, {"rdma", "rdma CQ.Poll", nil, ""}, {"rdmabatch", "rdma CQ.PollBatch", nil, ""}}},
 	{"HostReqNotifyCQ", "req_notify_cq", "", []string{""},
-		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma (CQ re-arm, as Wait does)", nil}}},
-	{"HostPostSend", "post_send", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma QP.PostSend", nil}}},
-	{"HostPostRecv", "post_recv", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma QP.PostRecv", nil}}},
-	{"HostPostSRQRecv", "post_srq_recv", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, implIBV, implFast, {"rdma", "rdma SRQ.PostRecv", nil}}},
+		[]hostImpl{implC2, implC1, implIBV, implFast, {"rdma", "rdma (CQ re-arm, as Wait does)", nil, ""}}},
+	{"HostPostSend", "post_send", "WR", []string{"n=1", "n=16", "n=256"}, postImpls("QP.PostSend", "SendBatch.Post")},
+	{"HostPostRecv", "post_recv", "WR", []string{"n=1", "n=16", "n=256"}, postImpls("QP.PostRecv", "RecvBatch.Post")},
+	{"HostPostSRQRecv", "post_srq_recv", "WR", []string{"n=1", "n=16", "n=256"}, postImpls("SRQ.PostRecv", "RecvBatch.Post")},
 	{"HostPollCQEx", "extended CQ, start_poll … end_poll", "completion", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, {"ibv", "ibv, checked getters", perGetter}, {"fast", "ibv fast path, a call per getter", perGetter},
-			{"fastread", "ibv fast path, FastReadWCEx", perCompletion}, {"fastbatch", "ibv.FastPollCQEx", nil}, {"rdma", "rdma CQ.PollEx", nil}}},
+		[]hostImpl{implC2, implC1, {"ibv", "ibv, checked getters", perGetter, ""}, {"fast", "ibv fast path, a call per getter", perGetter, ""},
+			{"fastread", "ibv fast path, FastReadWCEx", perCompletion, ""}, {"fastbatch", "ibv.FastPollCQEx", nil, ""}, {"rdma", "rdma CQ.PollEx", nil, ""}}},
 	{"HostWR", "extended QP, wr_start … wr_complete", "WR", []string{"n=1", "n=16", "n=256"},
-		[]hostImpl{implC2, {"ibv", "ibv, checked builders (rdma's QP.Ex)", perBuilder}, {"fast", "ibv fast path", perBuilder}}},
+		[]hostImpl{implC2, implC1, {"ibv", "ibv, checked builders (QP.Ex)", perBuilder, ""}, {"fast", "ibv fast path", perBuilder, ""},
+			{"fastbatch", "ibv.FastWRPost", nil, ""}, {"rdma", "rdma QP.PostEx", nil, ""}}},
 }
 
 // hostN is the count of a parameter n=N, 0 for none.
@@ -111,8 +132,7 @@ func reportHost(r *results) (string, error) {
 	rows := 0
 	for _, v := range hostVerbs {
 		for _, p := range v.params {
-			c, ok := r.get(v.bench, "", p, "c-ns/call")
-			if !ok {
+			if _, ok := r.get(v.bench, "", p, "c-ns/call"); !ok {
 				continue
 			}
 			n := hostN(p)
@@ -135,14 +155,18 @@ func reportHost(r *results) (string, error) {
 				if n > 0 {
 					perUnit = num(g / float64(n))
 				}
-				xk := key{v.bench, "", p, im.impl + "-x"}
+				c, ok := r.get(v.bench, "", p, im.baseImpl()+"-ns/call")
+				if !ok {
+					continue
+				}
+				xk := key{v.bench, "", p, im.impl + "-x" + im.base}
 				ratio, byPass := r.median[xk], "—"
 				if runs := r.runs[xk]; len(runs) > 1 {
 					byPass = fmt.Sprintf("%.2f–%.2f", slices.Min(runs), slices.Max(runs))
 				}
 				// The overhead over the C loop in empty cgo calls, per
 				// crossing: the target is per call of the verbs.
-				ovk := key{v.bench, "", p, im.impl + "-over"}
+				ovk := key{v.bench, "", p, im.impl + "-over" + im.base}
 				cross := float64(im.crossingsOf(n))
 				over := r.median[ovk] / cross
 				overS := fmt.Sprintf("%.2f", over)
@@ -157,7 +181,7 @@ func reportHost(r *results) (string, error) {
 				if n == bigBatch {
 					target, met = fmt.Sprintf("≤ %.2f×", bigTarget), yesNo(ratio <= bigTarget)
 				}
-				if im.impl == implC2.impl {
+				if im.impl == implC2.impl || im.impl == implC1.impl || im.impl == implCDesc.impl {
 					target, met = "—", "—"
 				}
 				allocs := "—"
@@ -259,7 +283,7 @@ func plotHost(r *results, path string) error {
 			var pts plotter.XYs
 			for _, prm := range v.params {
 				n := hostN(prm)
-				if x, ok := r.get(v.bench, "", prm, im.impl+"-x"); ok && n > 0 && x > 0 {
+				if x, ok := r.get(v.bench, "", prm, im.impl+"-x"+im.base); ok && n > 0 && x > 0 {
 					pts = append(pts, plotter.XY{X: float64(n), Y: x})
 				}
 			}
