@@ -161,7 +161,7 @@ BENCH_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -exec "$(RXE) run -root=si
 BENCH_PASSES = for i in $$(seq $(BENCHCOUNT)); do \
 		$(BENCH_RUN) $(1) > .cache/bench-pass.txt; st=$$?; cat .cache/bench-pass.txt; \
 		[ $$st = 0 ] || exit $$st; cat .cache/bench-pass.txt >> .cache/bench.txt; done
-bench: bench-host bin/rxe
+bench: bench-host bench-conns bin/rxe
 	mkdir -p .cache docs
 	: > .cache/bench.txt
 	$(call BENCH_PASSES,-bench 'SendLat$$|WriteRate|Wake' -benchtime=$(BENCHTIME))
