@@ -302,6 +302,10 @@ func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body and libibverbs' fallback where the provider has no alloc_mw).
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
@@ -1426,6 +1430,10 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // cgo lets C read qpInitAttrEx in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ, PD, XRCD, RWQIndTbl, RxHashKey) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body and libibverbs' fallback where the provider has no create_qp_ex).
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
@@ -1464,15 +1472,19 @@ func (c *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 //
 // cgo lets C read initAttr in Go memory only if the pointers it holds (IndTbl) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_rwq_ind_table).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
 func (c *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
-	r, _, err := c_ibv_create_rwq_ind_table(c, initAttr)
+	r, errno, err := c_ibv_create_rwq_ind_table(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_rwq_ind_table", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_rwq_ind_table", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1553,15 +1565,19 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 //
 // cgo lets C read srqInitAttrEx in Go memory only if the pointers it holds (SRQContext, PD, XRCD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_srq_ex).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
-	r, _, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
+	r, errno, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_srq_ex", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_srq_ex", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1601,15 +1617,19 @@ func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
 //
 // cgo lets C read wqInitAttr in Go memory only if the pointers it holds (WQContext, PD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_wq, as on rxe).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [WQ.Modify].
 func (c *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
-	r, _, err := c_ibv_create_wq(c, wqInitAttr)
+	r, errno, err := c_ibv_create_wq(c, wqInitAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_wq", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_wq", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -3682,15 +3702,19 @@ func (d *Device) Open() (*Context, error) {
 //
 // cgo lets C read qpOpenAttr in Go memory only if the pointers it holds (XRCD, QPContext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no open_qp).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.CreateQP], [Context.CreateQPEx], [QP.Modify], [QP.Query].
 func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
-	r, _, err := c_ibv_open_qp(c, qpOpenAttr)
+	r, errno, err := c_ibv_open_qp(c, qpOpenAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_open_qp", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_open_qp", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -3716,15 +3740,19 @@ func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 //
 // [Context.OpenXRCD] returns a pointer to the opened XRCD, or NULL if the request fails.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no open_xrcd, as on rxe).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
 func (c *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
-	r, _, err := c_ibv_open_xrcd(c, xrcdInitAttr)
+	r, errno, err := c_ibv_open_xrcd(c, xrcdInitAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_open_xrcd", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_open_xrcd", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil

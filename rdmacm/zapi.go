@@ -1026,23 +1026,26 @@ func (cmid *CMID) GetSrcPort() uint16 {
 //
 // # Errors
 //
-//   - EAI_ADDRFAMILY: The specified network host does not have any network addresses in the requested address family.
-//   - EAI_AGAIN: The name server returned a temporary failure indication. Try again later.
-//   - EAI_BADFLAGS: hints.ai_flags contains invalid flags.
-//   - EAI_FAIL: The name server returned a permanent failure indication.
-//   - EAI_FAMILY: The requested address family is not supported.
-//   - EAI_MEMORY: Out of memory.
-//   - EAI_NODATA: The specified network host exists, but does not have any network addresses defined.
-//   - EAI_NONAME: The node or service is not known; or both node and service are NULL.
-//   - EAI_QPTYPE: The requested socket type is not supported. This could occur, for example, if hints.ai_qptype and hints.ai_port_space are inconsistent (e.g., IBV_QPT_UD and RDMA_PS_TCP, respectively).
-//   - EAI_SERVICE: The requested service is not available for the requested QP type. It may be available through another QP type.
-//   - EAI_SYSTEM: Other system error, check errno for details. The gai_strerror() function translates these error codes to a human readable string, suitable for error reporting.
+//   - EAI_ADDRFAMILY: The host has no address in the requested family (getaddrinfo's code, returned as the result).
+//   - EAI_AGAIN: A temporary failure of name resolution (getaddrinfo's code, returned as the result).
+//   - EAI_BADFLAGS: Invalid hint flags (getaddrinfo's code, returned as the result; its value is -1).
+//   - EAI_FAIL: A permanent failure of name resolution (getaddrinfo's code, returned as the result).
+//   - EAI_FAMILY: The address family is not supported (getaddrinfo's code, returned as the result).
+//   - EAI_MEMORY: Out of memory in getaddrinfo (its code, returned as the result).
+//   - EAI_NODATA: The host has no address (getaddrinfo's code, returned as the result).
+//   - EAI_NONAME: The node or service is not known (getaddrinfo's code, returned as the result).
+//   - EAI_SERVICE: The service is not available for the socket type (getaddrinfo's code, returned as the result).
+//   - EAI_SYSTEM: A system error in getaddrinfo (its code, returned as the result).
+//   - EINVAL: node, service and hints are all NULL (-1, errno set).
+//   - ENODEV: librdmacm found no RDMA device when it initialised (-1, errno set).
+//   - ENOMEM: The result could not be allocated (-1, errno set).
+//   - EOPNOTSUPP: hints ask for RAI_SA with a node, or with RAI_DNS (-1, errno set).
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "unknown-service" on rdma-core 44 and 65 (violated): rdma_getaddrinfo(3) says it returns 0 on success and -1 with errno on failure, and lists EAI_* codes; for an unknown service it returns getaddrinfo's EAI_SERVICE (-8) itself, not -1, with errno not meaningful (0 on rdma-core 44, stale ENOENT on 65).
+// The page says it returns -1 with errno set on failure, or one of the EAI_* codes it lists; the library returns getaddrinfo(3)'s EAI_* code itself as the result when name resolution fails, errno not set (doccheck measures -8, EAI_SERVICE, for an unknown service: errno 0 on rdma-core 44, a stale ENOENT on 65), and -1 with errno only for its own failures (EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, which the page does not list).
 //
-// Convention zero_or_minus_one_errno.
+// Convention zero_or_eai_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [CMID.BindAddr], [CreateEP], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo], [CMID.QueryAddrinfo].
 func Getaddrinfo(node string, service string, hints *Addrinfo) (res *Addrinfo, err error) {

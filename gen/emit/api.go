@@ -358,6 +358,10 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 			b.WriteString(line)
 		}
 	}
+	if sf.Override != nil && sf.Override.Differs != nil {
+		// The contract follows the library's code where it contradicts the page.
+		b.WriteString("\n\n# Where the page differs\n\n" + linkify(sf.Override.Differs.Sentence(), links))
+	}
 	if c := e.crashDoc(sf.Name); c != "" {
 		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -180,6 +181,8 @@ func parseOverrides(path string, data []byte, seen map[string]string) ([]Overrid
 			return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), o.Function, o.Convention, Conventions())
 		case o.Reason == "":
 			return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
+		case o.Differs != nil && (strings.TrimSpace(o.Differs.Page) == "" || strings.TrimSpace(o.Differs.Library) == ""):
+			return nil, fmt.Errorf("%s: %s: differs needs what the page says (page) and what the library returns (library)", field("differs"), o.Function)
 		}
 		for j, p := range o.Params {
 			at := field(fmt.Sprintf("params[%d]", j))
