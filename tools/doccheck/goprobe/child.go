@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/rdmacm"
 	"github.com/goverbs/goverbs/rpma"
 )
 
@@ -31,7 +33,8 @@ func must(name string, err error) {
 }
 
 // child runs one probe: the snippet, then the release of what it kept and the fixtures'
-// teardown, and prints its Result. It returns the exit status.
+// teardown, then the leak check (leftovers), and prints its Result. It returns the exit
+// status.
 func child(id int) int {
 	r := Result{ID: id, Side: "go", Status: "ok"}
 	fn, ok := probes[id]
@@ -46,6 +49,14 @@ func child(id int) int {
 		r.Value, r.HasValue = recorded.value, recorded.set
 		if msg := cleanup(); msg != "" && r.Status == "ok" {
 			r.Status = "cleanup failed: " + msg
+		}
+		if msg := leftovers(); msg != "" {
+			switch {
+			case r.Status == "ok":
+				r.Status = "leaked: " + msg
+			case strings.HasPrefix(r.Status, "cleanup failed: "):
+				r.Status += "; leaked: " + msg
+			}
 		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
@@ -95,6 +106,8 @@ var sentinels = []*ibv.Error{
 	rpma.ErrNoCompletion, rpma.ErrNoEvent, rpma.ErrProvider, rpma.ErrSharedChannel, rpma.ErrUnknown,
 	ibv.ErrReregMRErrCodeCmd, ibv.ErrReregMRErrCodeCmdAndDoForkNew, ibv.ErrReregMRErrCodeDontForkNew,
 	ibv.ErrReregMRErrCodeDoForkOld, ibv.ErrReregMRErrCodeInput,
+	rdmacm.EAIBadFlags, rdmacm.EAINoName, rdmacm.EAIAgain, rdmacm.EAIFail, rdmacm.EAINoData, rdmacm.EAIFamily,
+	rdmacm.EAISockType, rdmacm.EAIService, rdmacm.EAIAddrFamily, rdmacm.EAIMemory, rdmacm.EAISystem, rdmacm.EAIOverflow,
 }
 
 // describe records err's message, the errnos and library codes errors.Is matches, and the
