@@ -2560,16 +2560,20 @@ func (dm *DM) Free() error {
 //
 // event is a result.
 //
-// Convention zero_or_minus_one.
+// # Where the page differs
+//
+// The page says -1 on error, without errno; the library returns -1 with read(2)'s errno, EAGAIN on a non-blocking async fd with no event.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [Device.Open].
 func (c *Context) GetAsyncEvent() (event AsyncEvent, err error) {
 	var zevent AsyncEvent
-	r, _, err := c_ibv_get_async_event(c, &zevent)
+	r, errno, err := c_ibv_get_async_event(c, &zevent)
 	if err != nil {
 		return AsyncEvent{}, err
 	}
-	if err := cerr.ZeroOrMinusOne("ibv_get_async_event", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("ibv_get_async_event", int32(r), errno); err != nil {
 		return AsyncEvent{}, err
 	}
 	return zevent, nil
@@ -2591,17 +2595,21 @@ func (c *Context) GetAsyncEvent() (event AsyncEvent, err error) {
 //
 // cq and cq_context are results.
 //
-// Convention zero_or_minus_one.
+// # Where the page differs
+//
+// The page says -1 on error, without errno; the library returns -1 with read(2)'s errno, EAGAIN on a non-blocking channel with no event (doccheck's no-event probe).
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
 func (cc *CompChannel) GetCQEvent() (cq *CQ, cqContext unsafe.Pointer, err error) {
 	var zcq *CQ
 	var zcqContext unsafe.Pointer
-	r, _, err := c_ibv_get_cq_event(cc, &zcq, &zcqContext)
+	r, errno, err := c_ibv_get_cq_event(cc, &zcq, &zcqContext)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("ibv_get_cq_event", int32(r), errno); err != nil {
 		return nil, nil, err
 	}
 	return zcq, zcqContext, nil

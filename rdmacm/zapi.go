@@ -1088,22 +1088,25 @@ func Getaddrinfo(node string, service string, hints *Addrinfo) (res *Addrinfo, e
 //
 // # Go shape
 //
-// qp_attr and qp_attr_mask are results.
+// qp_attr_mask is a result.
+//
+// # Where the page differs
+//
+// The page says qp_attr is used to return attribute values; the library returns the attributes of the state the caller sets in qp_attr->qp_state, which it reads first (a Go caller passes it in).
 //
 // Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), ibv_modify_qp(3).
-func (cmid *CMID) InitQPAttr() (qpAttr ibv.QPAttr, qpAttrMask ibv.QPAttrMask, err error) {
-	var zqpAttr ibv.QPAttr
+func (cmid *CMID) InitQPAttr(qpAttr *ibv.QPAttr) (qpAttrMask ibv.QPAttrMask, err error) {
 	var zqpAttrMask int32
-	r, errno, err := c_rdma_init_qp_attr(cmid, &zqpAttr, &zqpAttrMask)
+	r, errno, err := c_rdma_init_qp_attr(cmid, qpAttr, &zqpAttrMask)
 	if err != nil {
-		return ibv.QPAttr{}, 0, err
+		return 0, err
 	}
 	if err := cerr.ZeroOrMinusOneErrno("rdma_init_qp_attr", int32(r), errno); err != nil {
-		return ibv.QPAttr{}, 0, err
+		return 0, err
 	}
-	return zqpAttr, ibv.QPAttrMask(zqpAttrMask), nil
+	return ibv.QPAttrMask(zqpAttrMask), nil
 }
 
 // JoinMulticast calls rdma_join_multicast (rdma/rdma_cma.h): Joins a multicast group.
@@ -1703,6 +1706,8 @@ func (cmid *CMID) SetOption(level int32, optname int32, optval []byte) error {
 // # Measured on rxe
 //
 // Probe "success" on rdma-core 65 (undocumented behaviour): rdma_write_cm_event(3) says it returns 0 on success and names no requirement beyond an id with an event channel; writing RDMA_CM_EVENT_USER fails with EINVAL in the guest, whose Linux 6.1 rdma_cm has no UCMA_CMD_WRITE_CM_EVENT (the command librdmacm 65 sends is newer than the kernel).
+//
+// Probe "not-user" on rdma-core 65 (check failed): rdma_write_cm_event(3) allows RDMA_CM_EVENT_USER only; librdmacm 65 (cma.c) refuses any other event with EINVAL before it reaches the kernel, which is the failure this probe provokes. Its check writes a user event, which must then succeed for the failure to be the page's: in the guest (Linux 6.1, no UCMA_CMD_WRITE_CM_EVENT) it fails with the same EINVAL, so this failure cannot be told from the kernel refusing every event.
 //
 // Convention zero_or_minus_one_errno. It needs rdma-core 60 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //

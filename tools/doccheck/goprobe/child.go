@@ -115,7 +115,12 @@ var sentinels = []*ibv.Error{
 func describe(r *Result, err error) {
 	r.Err = err.Error()
 	for n := 1; n < 4096; n++ {
-		if name := unix.ErrnoName(syscall.Errno(n)); name != "" && errors.Is(err, syscall.Errno(n)) {
+		if errors.Is(err, syscall.Errno(n)) {
+			// A kernel-internal errno has no name (ENOTSUPP, 524): doccheck names it "errno 524".
+			name := unix.ErrnoName(syscall.Errno(n))
+			if name == "" {
+				name = fmt.Sprintf("errno %d", n)
+			}
 			r.Is = append(r.Is, name)
 		}
 	}
