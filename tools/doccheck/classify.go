@@ -31,6 +31,8 @@ type Raw struct {
 	// (the leak check), or why they could not be listed. Both "" when all is well.
 	Teardown string `json:"teardown"`
 	Left     string `json:"left"`
+	// LeakUS is how long the process's leak check took, in µs (its cost).
+	LeakUS int64 `json:"leak_us"`
 }
 
 // afterwards says what went wrong after the call: its teardown failed or left objects behind

@@ -18,6 +18,7 @@ type GoRaw struct {
 	Func     string   `json:"func"`
 	Value    int64    `json:"value"`
 	HasValue bool     `json:"has_value"`
+	LeakUS   int64    `json:"leak_us"` // how long the child's leak check took, in µs
 }
 
 // Leftovers are the verbs objects user processes own after every probe of a root (there

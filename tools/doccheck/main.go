@@ -226,6 +226,7 @@ func finish(repo, reportPath string, results *Results) error {
 		}
 	}
 	fmt.Print(results.Summary())
+	fmt.Print(results.leakCost())
 	if reportPath != "" {
 		fmt.Printf("doccheck: report written to %s\n", reportPath)
 	}

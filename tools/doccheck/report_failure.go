@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/goverbs/goverbs/gen/spec"
 )
 
 // The report's account of the failure contracts (issue 26): per library, how many documented
@@ -220,19 +218,25 @@ func (r *Results) failureSummary() string {
 		}
 		fmt.Fprintf(&b, "%-12s %10d %10d %10d %10d %10d %10d %10d\n", l, c.errChannel, c.failProbed, c.succProbed, c.noFailure, c.couldFail, len(c.couldNot), c.differences)
 	}
-	proven, failed, none := 0, 0, 0
+	proven, failed, none, skipped := 0, 0, 0, 0
 	for _, c := range r.Probes.Claims() {
 		switch {
 		case c.Proof == "none":
 			none++
+		case c.skipped:
+			skipped++
 		case slices.ContainsFunc(r.Roots, func(rt root) bool { o, ok := r.proofOutcome(c, rt); return ok && o.Verdict != Proven }):
 			failed++
 		case slices.ContainsFunc(r.Roots, func(rt root) bool { _, ok := r.proofOutcome(c, rt); return ok }):
 			proven++
 		}
 	}
-	fmt.Fprintf(&b, "Reasons (untestable, no_failure_probe): %d proven in the guest, %d failed, %d with no check possible, %d without a proof\n",
-		proven, failed, none, len(r.Probes.Claims())-proven-failed-none)
+	fmt.Fprintf(&b, "Reasons (untestable, no_failure_probe): %d proven in the guest, %d failed, %d with no check possible, %d without a proof",
+		proven, failed, none, len(r.Probes.Claims())-proven-failed-none-skipped)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d not run (-only)", skipped)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 
@@ -289,4 +293,28 @@ func (r *Results) failureMarkdown() string {
 	return b.String()
 }
 
-var _ = spec.Value
+// leakCost is the summary's line on what the per-process leak checks cost, per root: the
+// processes that ran one and their total time (not in the report: it changes with every run).
+func (r *Results) leakCost() string {
+	var b strings.Builder
+	for _, rt := range r.Roots {
+		var cN, goN int
+		var cUS, goUS int64
+		for _, raw := range r.Raw[rt.Name] {
+			if raw.Status == "ok" {
+				cN++
+				cUS += raw.LeakUS
+			}
+		}
+		for _, g := range r.Go[rt.Name] {
+			if g.LeakUS > 0 {
+				goN++
+				goUS += g.LeakUS
+			}
+		}
+		if cN+goN > 0 {
+			fmt.Fprintf(&b, "rdma-core %s: leak checks took %.1f s in %d C probe processes, %.1f s in %d Go ones\n", rt.Version, float64(cUS)/1e6, cN, float64(goUS)/1e6, goN)
+		}
+	}
+	return b.String()
+}

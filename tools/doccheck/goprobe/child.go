@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -50,7 +51,10 @@ func child(id int) int {
 		if msg := cleanup(); msg != "" && r.Status == "ok" {
 			r.Status = "cleanup failed: " + msg
 		}
-		if msg := leftovers(); msg != "" {
+		start := time.Now()
+		msg := leftovers()
+		r.LeakUS = time.Since(start).Microseconds()
+		if msg != "" {
 			switch {
 			case r.Status == "ok":
 				r.Status = "leaked: " + msg
