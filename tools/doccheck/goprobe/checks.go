@@ -41,9 +41,9 @@ func wantData(got, want []byte, what string) error {
 	return nil
 }
 
-// nonePosted checks, 200 ms after a post that failed, that no completion came from it on cq.
+// nonePosted checks, 100 ms after a post that failed, that no completion came from it on cq.
 func nonePosted(cq *ibv.CQ) error {
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	wc := make([]ibv.WC, 1)
 	if n, err := cq.Poll(wc); n != 0 || err != nil {
 		return fmt.Errorf("the failed post completed: %d completion(s) (status %s), %v", n, ibv.WCStatusStr(wc[0].Status), err)
