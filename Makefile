@@ -32,7 +32,7 @@ RXE_CC.bullseye := bin/cc-bullseye
 rxe_pkg_roots = $(or $(RXE_ROOTS.$(patsubst ./%/,%,$(1))),$(RXE_DEFAULT_ROOTS))
 rxe_pkgs_on = $(strip $(foreach p,$(RXE_PKGS),$(if $(filter $(1),$(call rxe_pkg_roots,$(p))),$(p))))
 
-.PHONY: doccheck-roots test-own doccheck-own fuzz-rxe bench bench-conns bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
+.PHONY: doccheck-roots test-own doccheck-own fuzz-rxe bench bench-host bench-host-smoke bench-conns bench-wakes main all test host-deps inputs vet test-host test-rxe generate check-generate fuzz-short doccheck bed-time load clean
 .DEFAULT_GOAL := main
 
 main: host-deps inputs generate doccheck
@@ -50,7 +50,7 @@ doccheck-roots: bin/rxe bin/cc-bullseye
 
 all: main test
 
-test: host-deps inputs vet check-generate test-host fuzz-short doccheck doccheck-roots test-rxe test-own doccheck-own
+test: host-deps inputs vet check-generate test-host bench-host-smoke fuzz-short doccheck doccheck-roots test-rxe test-own doccheck-own
 
 host-deps:
 	tools/inputs/host-deps.sh
@@ -168,12 +168,39 @@ BENCH_RUN = $(GO) test -tags rxe -run '^$$' -benchmem -exec "$(RXE) run -root=si
 BENCH_PASSES = for i in $$(seq $(BENCHCOUNT)); do \
 		$(BENCH_RUN) $(1) > .cache/bench-pass.txt; st=$$?; cat .cache/bench-pass.txt; \
 		[ $$st = 0 ] || exit $$st; cat .cache/bench-pass.txt >> .cache/bench.txt; done
-bench: bin/rxe
+bench: bench-host bin/rxe
 	mkdir -p .cache docs
 	: > .cache/bench.txt
 	$(call BENCH_PASSES,-bench 'SendLat|WriteRate|Wake' -benchtime=$(BENCHTIME))
 	$(call BENCH_PASSES,-bench 'PollEmpty|Drain|CgoNoop|CgoPointerArgs' -benchtime=$(POLL_BENCHTIME))
 	$(GO) run ./tools/benchreport -in .cache/bench.txt -svg docs/benchmarks.svg -section docs/benchmarks.md
+
+# The host group (issue 28, item 1), first in make bench: what the binding adds to each
+# data-path verb on this machine's CPU, with no device and no guest. rdma's BenchmarkHost*
+# (rdma/hostbench_test.go) do each verb's work against internal/stubprovider's stub
+# provider in C memory: as a C loop, through ibv's checked bindings, ibv's fast path and
+# rdma, interleaved in rounds of about 1 ms per way with an empty cgo call (the floor).
+# HOST_BENCHCOUNT passes of HOST_ROUNDS rounds; writes the host section of
+# docs/benchmarks.md (between its host markers) and docs/benchmarks-host.svg. About 40 s
+# a pass on the 2-core machine, plus the build.
+HOST_BENCHCOUNT ?= 3
+HOST_ROUNDS ?= 60
+HOST_BENCH_RUN = $(GO) test -run '^$$' -bench '^BenchmarkHost' -timeout 20m ./rdma
+bench-host:
+	mkdir -p .cache docs
+	: > .cache/bench-host.txt
+	for i in $$(seq $(HOST_BENCHCOUNT)); do \
+		$(HOST_BENCH_RUN) -benchtime=$(HOST_ROUNDS)x > .cache/bench-host-pass.txt; st=$$?; \
+		cat .cache/bench-host-pass.txt; [ $$st = 0 ] || exit $$st; cat .cache/bench-host-pass.txt >> .cache/bench-host.txt; done
+	$(GO) run ./tools/benchreport -host -in .cache/bench-host.txt -svg docs/benchmarks-host.svg -section docs/benchmarks.md
+
+# The host group's smoke run (make test): every way of every verb for 3 rounds, checked
+# to have run and allocated nothing; no time is judged (TestHostVerbs, in test-host,
+# checks each way's work under -race). About 10 s after the build (up to a minute).
+bench-host-smoke:
+	mkdir -p .cache
+	$(HOST_BENCH_RUN) -benchtime=3x > .cache/bench-host-smoke.txt || { cat .cache/bench-host-smoke.txt; exit 1; }
+	$(GO) run ./tools/benchreport -host -check -in .cache/bench-host-smoke.txt
 
 # Many RC connections (BenchmarkConns, sid root): for CONNS connections each, rdma.Dial's
 # set-up time per connection against cmtime's, the OS threads and memory per connection

@@ -5,13 +5,19 @@ package efadv
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dvguard "github.com/goverbs/goverbs/internal/dvguard"
 	"unsafe"
 )
 
 // CQFromIBVCQEx calls efadv_cq_from_ibv_cq_ex (infiniband/efadv.h): (no manual page documents it).
 //
+// Guarded: efadv_cq_from_ibv_cq_ex returns the EFA view of the CQ from where efa's own CQ keeps it, without looking at the CQ's device: for another provider's CQ, a pointer into that CQ's memory, whose operations [CQ.CallWCReadSGID] and [CQ.CallWCIsUnsolicited] then call (doccheck on rxe: probe efadv_cq_from_ibv_cq_ex/non-efa-cq returned on rdma-core 44 and 65; probe efadv_wc_read_sgid/non-efa-cq crashed the process (SIGSEGV) on rdma-core 44 and 65; probe efadv_wc_is_unsolicited/non-efa-cq crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ibvcqx is efa's (the kernel's driver id of the device is RDMA_DRIVER_EFA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention undocumented. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CQFromIBVCQEx(ibvcqx *ibv.CQEx) (*CQ, error) {
+	if err := dvProvider.Check("efadv_cq_from_ibv_cq_ex", ibvcqx); err != nil {
+		return nil, err
+	}
 	r, _, err := c_efadv_cq_from_ibv_cq_ex(ibvcqx)
 	if err != nil {
 		return nil, err
@@ -183,10 +189,15 @@ func GetMaxSQDepth(ibvctx *ibv.Context) (ret int32, attr SQDepthAttr, err error)
 //
 // to get the efadv_qp for accessing this interface.
 //
+// Guarded: efadv_qp_from_ibv_qp_ex returns the EFA view of the QP from where efa's own QP keeps it, without looking at the QP's device: for another provider's QP, a pointer into that QP's memory, whose operation [QP.SetProcessingHints] then calls (doccheck on rxe: probe efadv_qp_from_ibv_qp_ex/non-efa-qp returned on rdma-core 65; probe efadv_wr_set_processing_hints/non-efa-qp crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ibvqpx is efa's (the kernel's driver id of the device is RDMA_DRIVER_EFA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also efadv(7), [CreateQPEx], ibv_wr_start(3).
 func QPFromIBVQPEx(ibvqpx *ibv.QPEx) (*QP, error) {
+	if err := dvProvider.Check("efadv_qp_from_ibv_qp_ex", ibvqpx); err != nil {
+		return nil, err
+	}
 	r, _, err := c_efadv_qp_from_ibv_qp_ex(ibvqpx)
 	if err != nil {
 		return nil, err
@@ -518,4 +529,10 @@ func (qp *QP) SetProcessingHints(hints WRProcessingHint) error {
 		return err
 	}
 	return nil
+}
+
+// dvProvider is how the guarded functions of this package tell efa's devices: by the kernel's driver id of the device, RDMA_DRIVER_EFA, which the kernel reports over RDMA netlink.
+var dvProvider = &dvguard.Provider{
+	Driver: ibv.RDMADriverIDEfa,
+	Name:   "efa",
 }

@@ -24,234 +24,234 @@ func layoutTable() *layouttest.Table {
 		Package: "efadv",
 	}
 	{
-		var v DeviceAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_device_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sq_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSQWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSQWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSQWR),
+				Size:       unsafe.Sizeof((*v).MaxSQWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rq_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRQWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRQWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRQWR),
+				Size:       unsafe.Sizeof((*v).MaxRQWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sq_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSQSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSQSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSQSGE),
+				Size:       unsafe.Sizeof((*v).MaxSQSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rq_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRQSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRQSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRQSGE),
+				Size:       unsafe.Sizeof((*v).MaxRQSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "inline_buf_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.InlineBufSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).InlineBufSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.InlineBufSize),
+				Size:       unsafe.Sizeof((*v).InlineBufSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "inline_buf_size_ex",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.InlineBufSizeEx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).InlineBufSizeEx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.InlineBufSizeEx),
+				Size:       unsafe.Sizeof((*v).InlineBufSizeEx),
 				SizeDiff:   nil,
 			}, {
 				C:          "device_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeviceCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DeviceCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeviceCaps),
+				Size:       unsafe.Sizeof((*v).DeviceCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rdma_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRDMASize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRDMASize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRDMASize),
+				Size:       unsafe.Sizeof((*v).MaxRDMASize),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AHAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AHAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_ah_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "ahn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ahn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ahn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ahn),
+				Size:       unsafe.Sizeof((*v).Ahn),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SQDepthAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SQDepthAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_sq_depth_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_send_sge",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSendSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSendSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSendSGE),
+				Size:       unsafe.Sizeof((*v).MaxSendSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rdma_sge",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRDMASGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRDMASGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRDMASGE),
+				Size:       unsafe.Sizeof((*v).MaxRDMASGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_inline_data",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxInlineData)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxInlineData)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxInlineData),
+				Size:       unsafe.Sizeof((*v).MaxInlineData),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RQDepthAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RQDepthAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_rq_depth_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_recv_sge",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRecvSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRecvSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRecvSGE),
+				Size:       unsafe.Sizeof((*v).MaxRecvSGE),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "driver_qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DriverQPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DriverQPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DriverQPType),
+				Size:       unsafe.Sizeof((*v).DriverQPType),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.SL)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SL)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SL),
+				Size:       unsafe.Sizeof((*v).SL),
 				SizeDiff:   nil,
 			}, {
 				C:      "reserved",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: map[string]int{
 					"33": -3,
 					"44": -3,
 				},
-				Size: unsafe.Sizeof(v.Reserved),
+				Size: unsafe.Sizeof((*v).Reserved),
 				SizeDiff: map[string]int{
 					"33": 3,
 					"44": 3,
@@ -259,13 +259,13 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "wr_flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRFlags),
+				Size:       unsafe.Sizeof((*v).WRFlags),
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -8,
 				"44": -8,
@@ -274,174 +274,174 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v WQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_wq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "buffer",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buffer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buffer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buffer),
+				Size:       unsafe.Sizeof((*v).Buffer),
 				SizeDiff:   nil,
 			}, {
 				C:          "entry_size",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.EntrySize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EntrySize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EntrySize),
+				Size:       unsafe.Sizeof((*v).EntrySize),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_entries",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumEntries)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumEntries)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumEntries),
+				Size:       unsafe.Sizeof((*v).NumEntries),
 				SizeDiff:   nil,
 			}, {
 				C:          "doorbell",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Doorbell)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Doorbell)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Doorbell),
+				Size:       unsafe.Sizeof((*v).Doorbell),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_batch",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxBatch)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxBatch)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxBatch),
+				Size:       unsafe.Sizeof((*v).MaxBatch),
 				SizeDiff:   nil,
 			}, {
 				C:          "caps",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Caps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Caps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Caps),
+				Size:       unsafe.Sizeof((*v).Caps),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_qp",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_processing_hints",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetProcessingHints)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetProcessingHints)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetProcessingHints),
+				Size:       unsafe.Sizeof((*v).WRSetProcessingHints),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "wc_flags",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.WCFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WCFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WCFlags),
+				Size:       unsafe.Sizeof((*v).WCFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf.buffer",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf.Buffer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf.Buffer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf.Buffer),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf.Buffer),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf.length",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf.Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf.Length),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf.Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf.offset",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf.Offset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf.Offset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf.Offset),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf.Offset),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf.fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf.FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf.FD),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf.FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "ext_mem_dmabuf.reserved",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ExtMemDMABuf.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ExtMemDMABuf.Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ExtMemDMABuf.Reserved),
+				Size:       unsafe.Sizeof((*v).ExtMemDMABuf.Reserved),
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"44": -40,
 				"56": -40,
@@ -449,242 +449,242 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v CQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "buffer",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buffer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buffer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buffer),
+				Size:       unsafe.Sizeof((*v).Buffer),
 				SizeDiff:   nil,
 			}, {
 				C:          "entry_size",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.EntrySize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EntrySize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EntrySize),
+				Size:       unsafe.Sizeof((*v).EntrySize),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_entries",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumEntries)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumEntries)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumEntries),
+				Size:       unsafe.Sizeof((*v).NumEntries),
 				SizeDiff:   nil,
 			}, {
 				C:          "doorbell",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Doorbell)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Doorbell)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Doorbell),
+				Size:       unsafe.Sizeof((*v).Doorbell),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_cq",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "wc_read_sgid",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.WCReadSGID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WCReadSGID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WCReadSGID),
+				Size:       unsafe.Sizeof((*v).WCReadSGID),
 				SizeDiff:   nil,
 			}, {
 				C:          "wc_is_unsolicited",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.WCIsUnsolicited)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WCIsUnsolicited)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WCIsUnsolicited),
+				Size:       unsafe.Sizeof((*v).WCIsUnsolicited),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{"44": -8},
 		})
 	}
 	{
-		var v MemoryLocation
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MemoryLocation]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_memory_location",
 			Fields: []layouttest.Field{{
 				C:          "ptr",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ptr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ptr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ptr),
+				Size:       unsafe.Sizeof((*v).Ptr),
 				SizeDiff:   nil,
 			}, {
 				C:          "dmabuf",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMABuf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMABuf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMABuf),
+				Size:       unsafe.Sizeof((*v).DMABuf),
 				SizeDiff:   nil,
 			}, {
 				C:          "dmabuf.offset",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMABuf.Offset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMABuf.Offset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMABuf.Offset),
+				Size:       unsafe.Sizeof((*v).DMABuf.Offset),
 				SizeDiff:   nil,
 			}, {
 				C:          "dmabuf.fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMABuf.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMABuf.FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMABuf.FD),
+				Size:       unsafe.Sizeof((*v).DMABuf.FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "dmabuf.reserved",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMABuf.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMABuf.Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMABuf.Reserved),
+				Size:       unsafe.Sizeof((*v).DMABuf.Reserved),
 				SizeDiff:   nil,
 			}, {
 				C:          "type",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_comp_cntr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_cntr_ext_mem",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompCntrExtMem)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompCntrExtMem)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompCntrExtMem),
+				Size:       unsafe.Sizeof((*v).CompCntrExtMem),
 				SizeDiff:   nil,
 			}, {
 				C:          "err_cntr_ext_mem",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.ErrCntrExtMem)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ErrCntrExtMem)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ErrCntrExtMem),
+				Size:       unsafe.Sizeof((*v).ErrCntrExtMem),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MRAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MRAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct efadv_mr_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "ic_id_validity",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.IcIDValidity)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IcIDValidity)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IcIDValidity),
+				Size:       unsafe.Sizeof((*v).IcIDValidity),
 				SizeDiff:   nil,
 			}, {
 				C:          "recv_ic_id",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.RecvIcID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RecvIcID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RecvIcID),
+				Size:       unsafe.Sizeof((*v).RecvIcID),
 				SizeDiff:   nil,
 			}, {
 				C:          "rdma_read_ic_id",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.RDMAReadIcID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RDMAReadIcID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RDMAReadIcID),
+				Size:       unsafe.Sizeof((*v).RDMAReadIcID),
 				SizeDiff:   nil,
 			}, {
 				C:          "rdma_recv_ic_id",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.RDMARecvIcID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RDMARecvIcID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RDMARecvIcID),
+				Size:       unsafe.Sizeof((*v).RDMARecvIcID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

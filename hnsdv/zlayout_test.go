@@ -24,84 +24,84 @@ func layoutTable() *layouttest.Table {
 		Package: "hnsdv",
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct hnsdv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "create_flags",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CreateFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CreateFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CreateFlags),
+				Size:       unsafe.Sizeof((*v).CreateFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "congest_type",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CongestType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CongestType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CongestType),
+				Size:       unsafe.Sizeof((*v).CongestType),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct hnsdv_context",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "congest_type",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.CongestType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CongestType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CongestType),
+				Size:       unsafe.Sizeof((*v).CongestType),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

@@ -3,7 +3,10 @@
 
 package ibv
 
-import "unsafe"
+import (
+	"structs"
+	"unsafe"
+)
 
 /*
 #cgo noescape zfast_ibv_poll_cq
@@ -100,7 +103,12 @@ import "unsafe"
 #cgo nocallback zfast_ibv_wr_set_ud_addr
 #cgo noescape zfast_ibv_wr_set_xrc_srqn
 #cgo nocallback zfast_ibv_wr_set_xrc_srqn
+#cgo noescape zfast_ibv_poll_cq_ex
+#cgo nocallback zfast_ibv_poll_cq_ex
+#cgo noescape zfast_ibv_poll_cq_ex_current
+#cgo nocallback zfast_ibv_poll_cq_ex_current
 #include <stdint.h>
+#include <errno.h>
 struct zfast_mem { unsigned char opaque; };
 static int32_t zfast_ibv_poll_cq(uintptr_t fn, uintptr_t a0, int32_t a1, struct zfast_mem *a2) { return ((int32_t (*)(void *, int32_t, void *))fn)((void *)a0, a1, a2); }
 static int32_t zfast_ibv_req_notify_cq(uintptr_t fn, uintptr_t a0, int32_t a1) { return ((int32_t (*)(void *, int32_t))fn)((void *)a0, a1); }
@@ -149,6 +157,76 @@ static void zfast_ibv_wr_set_inline_data(uintptr_t fn, uintptr_t a0, struct zfas
 static void zfast_ibv_wr_set_inline_data_list(uintptr_t fn, uintptr_t a0, uint64_t a1, struct zfast_mem *a2) { ((void (*)(void *, uint64_t, void *))fn)((void *)a0, a1, a2); }
 static void zfast_ibv_wr_set_ud_addr(uintptr_t fn, uintptr_t a0, struct zfast_mem *a1, uint32_t a2, uint32_t a3) { ((void (*)(void *, void *, uint32_t, uint32_t))fn)((void *)a0, a1, a2, a3); }
 static void zfast_ibv_wr_set_xrc_srqn(uintptr_t fn, uintptr_t a0, uint32_t a1) { ((void (*)(void *, uint32_t))fn)((void *)a0, a1); }
+struct zfast_ibv_poll_cq_ex_ops { uintptr_t start_poll; uintptr_t next_poll; uintptr_t end_poll; uintptr_t read_opcode; uintptr_t read_vendor_err; uintptr_t read_wc_flags; uintptr_t read_byte_len; uintptr_t read_imm_data; uintptr_t read_qp_num; uintptr_t read_src_qp; uintptr_t read_slid; uintptr_t read_sl; uintptr_t read_dlid_path_bits; uintptr_t read_completion_ts; uintptr_t read_completion_wallclock_ns; uintptr_t read_cvlan; uintptr_t read_flow_tag; uintptr_t read_tm_info; uintptr_t wr_id_off; uintptr_t status_off; int32_t err; };
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_ops, err) == 160, "zfast_ibv_poll_cq_ex_ops.err");
+struct zfast_ibv_poll_cq_ex_wc { uint64_t wr_id; uint64_t completion_ts; uint64_t completion_wallclock_ns; _Alignas(8) unsigned char tm_info[16]; uint32_t status; uint32_t opcode; uint32_t vendor_err; uint32_t wc_flags; uint32_t byte_len; uint32_t imm_data; uint32_t qp_num; uint32_t src_qp; uint32_t slid; uint32_t flow_tag; uint16_t cvlan; uint8_t sl; uint8_t dlid_path_bits; };
+_Static_assert(sizeof(struct zfast_ibv_poll_cq_ex_wc) == 88, "zfast_ibv_poll_cq_ex_wc");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, wr_id) == 0, "zfast_ibv_poll_cq_ex_wc.wr_id");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_ts) == 8, "zfast_ibv_poll_cq_ex_wc.completion_ts");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, completion_wallclock_ns) == 16, "zfast_ibv_poll_cq_ex_wc.completion_wallclock_ns");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, tm_info) == 24, "zfast_ibv_poll_cq_ex_wc.tm_info");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, status) == 40, "zfast_ibv_poll_cq_ex_wc.status");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, opcode) == 44, "zfast_ibv_poll_cq_ex_wc.opcode");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, vendor_err) == 48, "zfast_ibv_poll_cq_ex_wc.vendor_err");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, wc_flags) == 52, "zfast_ibv_poll_cq_ex_wc.wc_flags");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, byte_len) == 56, "zfast_ibv_poll_cq_ex_wc.byte_len");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, imm_data) == 60, "zfast_ibv_poll_cq_ex_wc.imm_data");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, qp_num) == 64, "zfast_ibv_poll_cq_ex_wc.qp_num");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, src_qp) == 68, "zfast_ibv_poll_cq_ex_wc.src_qp");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, slid) == 72, "zfast_ibv_poll_cq_ex_wc.slid");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, flow_tag) == 76, "zfast_ibv_poll_cq_ex_wc.flow_tag");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, cvlan) == 80, "zfast_ibv_poll_cq_ex_wc.cvlan");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, sl) == 82, "zfast_ibv_poll_cq_ex_wc.sl");
+_Static_assert(__builtin_offsetof(struct zfast_ibv_poll_cq_ex_wc, dlid_path_bits) == 83, "zfast_ibv_poll_cq_ex_wc.dlid_path_bits");
+static inline __attribute__((always_inline)) void zfast_ibv_poll_cq_ex_read(const struct zfast_ibv_poll_cq_ex_ops *o, char *p, struct zfast_ibv_poll_cq_ex_wc *w) {
+	w->wr_id = *(uint64_t *)(p + o->wr_id_off);
+	w->completion_ts = o->read_completion_ts ? ((uint64_t (*)(void *))o->read_completion_ts)(p) : 0;
+	w->completion_wallclock_ns = o->read_completion_wallclock_ns ? ((uint64_t (*)(void *))o->read_completion_wallclock_ns)(p) : 0;
+	if (o->read_tm_info)
+		((void (*)(void *, void *))o->read_tm_info)(p, w->tm_info);
+	else
+		__builtin_memset(w->tm_info, 0, sizeof w->tm_info);
+	w->status = *(uint32_t *)(p + o->status_off);
+	w->opcode = o->read_opcode ? ((uint32_t (*)(void *))o->read_opcode)(p) : 0;
+	w->vendor_err = o->read_vendor_err ? ((uint32_t (*)(void *))o->read_vendor_err)(p) : 0;
+	w->wc_flags = o->read_wc_flags ? ((uint32_t (*)(void *))o->read_wc_flags)(p) : 0;
+	w->byte_len = o->read_byte_len ? ((uint32_t (*)(void *))o->read_byte_len)(p) : 0;
+	w->imm_data = o->read_imm_data ? ((uint32_t (*)(void *))o->read_imm_data)(p) : 0;
+	w->qp_num = o->read_qp_num ? ((uint32_t (*)(void *))o->read_qp_num)(p) : 0;
+	w->src_qp = o->read_src_qp ? ((uint32_t (*)(void *))o->read_src_qp)(p) : 0;
+	w->slid = o->read_slid ? ((uint32_t (*)(void *))o->read_slid)(p) : 0;
+	w->flow_tag = o->read_flow_tag ? ((uint32_t (*)(void *))o->read_flow_tag)(p) : 0;
+	w->cvlan = o->read_cvlan ? ((uint16_t (*)(void *))o->read_cvlan)(p) : 0;
+	w->sl = o->read_sl ? ((uint8_t (*)(void *))o->read_sl)(p) : 0;
+	w->dlid_path_bits = o->read_dlid_path_bits ? ((uint8_t (*)(void *))o->read_dlid_path_bits)(p) : 0;
+}
+static int32_t zfast_ibv_poll_cq_ex(struct zfast_mem *ops, uintptr_t obj, int32_t n, struct zfast_mem *out) {
+	struct zfast_ibv_poll_cq_ex_ops *o = (struct zfast_ibv_poll_cq_ex_ops *)ops;
+	struct zfast_ibv_poll_cq_ex_wc *w = (struct zfast_ibv_poll_cq_ex_wc *)out;
+	char *p = (char *)obj;
+	int32_t k = 0, rc;
+	uint64_t a1[1] = {0};
+	o->err = 0;
+	if (n <= 0)
+		return 0;
+	rc = ((int32_t (*)(void *, void *))o->start_poll)(p, a1);
+	if (rc)
+		return rc == ENOENT ? 0 : -rc;
+	for (;;) {
+		zfast_ibv_poll_cq_ex_read(o, p, &w[k]);
+		if (++k == n)
+			break;
+		rc = ((int32_t (*)(void *))o->next_poll)(p);
+		if (rc) {
+			if (rc != ENOENT)
+				o->err = rc;
+			break;
+		}
+	}
+	((void (*)(void *))o->end_poll)(p);
+	return k;
+}
+static void zfast_ibv_poll_cq_ex_current(struct zfast_mem *ops, uintptr_t obj, struct zfast_mem *out) { zfast_ibv_poll_cq_ex_read((const struct zfast_ibv_poll_cq_ex_ops *)ops, (char *)obj, (struct zfast_ibv_poll_cq_ex_wc *)out); }
 */
 import "C"
 
@@ -626,4 +704,172 @@ func FastWRSetXRCSRQNOp(qp *QPEx) uintptr {
 // FastWRSetXRCSRQN calls op, the provider op that ibv_wr_set_xrc_srqn (infiniband/verbs.h) calls (from FastWRSetXRCSRQNOp, never 0), on the C object whose address is qp, and returns what op returns as it is: no convention is applied and errno is not read (the checked binding of ibv_wr_set_xrc_srqn does both). It is one cgo crossing, and cgo checks no argument at run time: qp and op are integers, and a pointer argument, which may point to Go memory, need be valid for the call only and must not hold a Go pointer.
 func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSRQN uint32) {
 	C.zfast_ibv_wr_set_xrc_srqn(C.uintptr_t(op), C.uintptr_t(qp), C.uint32_t(remoteSRQN))
+}
+
+// PollCQExOps are the ops of one struct ibv_cq_ex that FastPollCQEx and FastReadWCEx call, read once by FastPollCQExOps: ibv_start_poll, ibv_next_poll, ibv_end_poll, and the getter of each field the object was created with (0: not read), and where the members wr_id and status are in the object. Its layout is the C side's (asserted at compile time).
+type PollCQExOps struct {
+	_ structs.HostLayout
+	// StartPoll is the object's start_poll (0: none).
+	StartPoll uintptr
+	// NextPoll is the object's next_poll (0: none).
+	NextPoll uintptr
+	// EndPoll is the object's end_poll (0: none).
+	EndPoll uintptr
+	// ReadOpcode is the object's read_opcode (0: none).
+	ReadOpcode uintptr
+	// ReadVendorErr is the object's read_vendor_err (0: none).
+	ReadVendorErr uintptr
+	// ReadWCFlags is the object's read_wc_flags (0: none).
+	ReadWCFlags uintptr
+	// ReadByteLen is the object's read_byte_len (0: none).
+	ReadByteLen uintptr
+	// ReadImmData is the object's read_imm_data (0: none).
+	ReadImmData uintptr
+	// ReadQPNum is the object's read_qp_num (0: none).
+	ReadQPNum uintptr
+	// ReadSrcQP is the object's read_src_qp (0: none).
+	ReadSrcQP uintptr
+	// ReadSLID is the object's read_slid (0: none).
+	ReadSLID uintptr
+	// ReadSL is the object's read_sl (0: none).
+	ReadSL uintptr
+	// ReadDLIDPathBits is the object's read_dlid_path_bits (0: none).
+	ReadDLIDPathBits uintptr
+	// ReadCompletionTS is the object's read_completion_ts (0: none).
+	ReadCompletionTS uintptr
+	// ReadCompletionWallclockNS is the object's read_completion_wallclock_ns (0: none).
+	ReadCompletionWallclockNS uintptr
+	// ReadCVLAN is the object's read_cvlan (0: none).
+	ReadCVLAN uintptr
+	// ReadFlowTag is the object's read_flow_tag (0: none).
+	ReadFlowTag uintptr
+	// ReadTMInfo is the object's read_tm_info (0: none).
+	ReadTMInfo uintptr
+	// WRIDOffset is where wr_id is in the object.
+	WRIDOffset uintptr
+	// StatusOffset is where status is in the object.
+	StatusOffset uintptr
+	// Err is set by FastPollCQEx: the error of ibv_next_poll after the completions it returned, else 0.
+	Err int32
+}
+
+var _ = [1]struct{}{}[unsafe.Offsetof(PollCQExOps{}.Err)-160]
+
+// WCEx is one completion of a struct ibv_cq_ex as FastPollCQEx and FastReadWCEx read it: the members wr_id and status as ibv_start_poll and ibv_next_poll leave them, and each getter's value (0 where the ops have no getter). Its layout is the C side's (asserted at compile time).
+type WCEx struct {
+	_ structs.HostLayout
+	// WRID is the object's wr_id, as ibv_start_poll and ibv_next_poll leave it.
+	WRID uint64
+	// CompletionTS is what ibv_wc_read_completion_ts returns, for an object created with CreateCQWCFlagsCompletionTimestamp; else 0.
+	CompletionTS uint64
+	// CompletionWallclockNS is what ibv_wc_read_completion_wallclock_ns returns, for an object created with CreateCQWCFlagsCompletionTimestampWallclock; else 0.
+	CompletionWallclockNS uint64
+	// TMInfo is what ibv_wc_read_tm_info fills in, for an object created with CreateCQWCFlagsTMInfo; else 0.
+	TMInfo WCTMInfo
+	// Status is the object's status, as ibv_start_poll and ibv_next_poll leave it.
+	Status WCStatus
+	// Opcode is what ibv_wc_read_opcode returns (every object has the getter).
+	Opcode WCOpcode
+	// VendorErr is what ibv_wc_read_vendor_err returns (every object has the getter).
+	VendorErr uint32
+	// WCFlags is what ibv_wc_read_wc_flags returns (every object has the getter).
+	WCFlags uint32
+	// ByteLen is what ibv_wc_read_byte_len returns, for an object created with CreateCQWCFlagsByteLen; else 0.
+	ByteLen uint32
+	// ImmData is what ibv_wc_read_imm_data returns (and ibv_wc_read_invalidated_rkey, which calls the same op), for an object created with CreateCQWCFlagsImm; else 0.
+	ImmData uint32
+	// QPNum is what ibv_wc_read_qp_num returns, for an object created with CreateCQWCFlagsQPNum; else 0.
+	QPNum uint32
+	// SrcQP is what ibv_wc_read_src_qp returns, for an object created with CreateCQWCFlagsSrcQP; else 0.
+	SrcQP uint32
+	// SLID is what ibv_wc_read_slid returns, for an object created with CreateCQWCFlagsSLID; else 0.
+	SLID uint32
+	// FlowTag is what ibv_wc_read_flow_tag returns, for an object created with CreateCQWCFlagsFlowTag; else 0.
+	FlowTag uint32
+	// CVLAN is what ibv_wc_read_cvlan returns, for an object created with CreateCQWCFlagsCVLAN; else 0.
+	CVLAN uint16
+	// SL is what ibv_wc_read_sl returns, for an object created with CreateCQWCFlagsSL; else 0.
+	SL uint8
+	// DLIDPathBits is what ibv_wc_read_dlid_path_bits returns, for an object created with CreateCQWCFlagsDLIDPathBits; else 0.
+	DLIDPathBits uint8
+}
+
+// The layout of WCEx, as the C side asserts it.
+var _ = [1]struct{}{}[unsafe.Sizeof(WCEx{})-88]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WRID)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionTS)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionWallclockNS)-16]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.TMInfo)-24]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Status)-40]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Opcode)-44]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.VendorErr)-48]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WCFlags)-52]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ByteLen)-56]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ImmData)-60]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.QPNum)-64]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SrcQP)-68]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SLID)-72]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.FlowTag)-76]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CVLAN)-80]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SL)-82]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.DLIDPathBits)-83]
+
+// FastPollCQExOps reads the ops of obj, the object whose address FastPollCQEx takes, for an object created with flags: ibv_start_poll, ibv_next_poll and ibv_end_poll, and the getters of every field flags asks for and of those always present. Read them once per object; a NULL op reads as 0 (FastPollCQEx needs the first three; a getter of 0 is not called). Also 0 for a member the installed library's struct ibv_cq_ex lacks.
+func FastPollCQExOps(obj *CQEx, flags CreateCQWCFlags) PollCQExOps {
+	var o PollCQExOps
+	o.StartPoll = uintptr(obj.StartPoll)
+	o.NextPoll = uintptr(obj.NextPoll)
+	o.EndPoll = uintptr(obj.EndPoll)
+	o.ReadOpcode = uintptr(obj.ReadOpcode)
+	o.ReadVendorErr = uintptr(obj.ReadVendorErr)
+	o.ReadWCFlags = uintptr(obj.ReadWCFlags)
+	if flags&CreateCQWCFlagsByteLen != 0 {
+		o.ReadByteLen = uintptr(obj.ReadByteLen)
+	}
+	if flags&CreateCQWCFlagsImm != 0 {
+		o.ReadImmData = uintptr(obj.ReadImmData)
+	}
+	if flags&CreateCQWCFlagsQPNum != 0 {
+		o.ReadQPNum = uintptr(obj.ReadQPNum)
+	}
+	if flags&CreateCQWCFlagsSrcQP != 0 {
+		o.ReadSrcQP = uintptr(obj.ReadSrcQP)
+	}
+	if flags&CreateCQWCFlagsSLID != 0 {
+		o.ReadSLID = uintptr(obj.ReadSLID)
+	}
+	if flags&CreateCQWCFlagsSL != 0 {
+		o.ReadSL = uintptr(obj.ReadSL)
+	}
+	if flags&CreateCQWCFlagsDLIDPathBits != 0 {
+		o.ReadDLIDPathBits = uintptr(obj.ReadDLIDPathBits)
+	}
+	if flags&CreateCQWCFlagsCompletionTimestamp != 0 {
+		o.ReadCompletionTS = uintptr(obj.ReadCompletionTS)
+	}
+	if flags&CreateCQWCFlagsCompletionTimestampWallclock != 0 {
+		o.ReadCompletionWallclockNS = uintptr(obj.ReadCompletionWallclockNS)
+	}
+	if flags&CreateCQWCFlagsCVLAN != 0 {
+		o.ReadCVLAN = uintptr(obj.ReadCVLAN)
+	}
+	if flags&CreateCQWCFlagsFlowTag != 0 {
+		o.ReadFlowTag = uintptr(obj.ReadFlowTag)
+	}
+	if flags&CreateCQWCFlagsTMInfo != 0 {
+		o.ReadTMInfo = uintptr(obj.ReadTMInfo)
+	}
+	o.WRIDOffset = unsafe.Offsetof(CQEx{}.WRID)
+	o.StatusOffset = unsafe.Offsetof(CQEx{}.Status)
+	return o
+}
+
+// FastPollCQEx polls up to n completions of the struct ibv_cq_ex whose address is obj into wcs[0:n] in one cgo crossing: ibv_start_poll, and for each completion its members and the value of each getter in ops into a WCEx, then ibv_next_poll, ..., and ibv_end_poll. It returns the number of completions read (0 when ibv_start_poll found none, ENOENT), or minus the error ibv_start_poll returned (then nothing was read and ibv_end_poll was not called). An error of ibv_next_poll after the completions it returned is in ops.Err (else 0). ops must hold ibv_start_poll, ibv_next_poll and ibv_end_poll (from FastPollCQExOps); ops and wcs may be Go memory. cgo checks no argument at run time.
+func FastPollCQEx(ops *PollCQExOps, obj uintptr, n int32, wcs *WCEx) int32 {
+	return int32(C.zfast_ibv_poll_cq_ex((*C.struct_zfast_mem)(unsafe.Pointer(ops)), C.uintptr_t(obj), C.int32_t(n), (*C.struct_zfast_mem)(unsafe.Pointer(wcs))))
+}
+
+// FastReadWCEx reads the current completion of the struct ibv_cq_ex whose address is obj (after the caller's ibv_start_poll or ibv_next_poll) into wc in one cgo crossing: its members and the value of each getter in ops.
+func FastReadWCEx(ops *PollCQExOps, obj uintptr, wc *WCEx) {
+	C.zfast_ibv_poll_cq_ex_current((*C.struct_zfast_mem)(unsafe.Pointer(ops)), C.uintptr_t(obj), (*C.struct_zfast_mem)(unsafe.Pointer(wc)))
 }

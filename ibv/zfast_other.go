@@ -3,7 +3,10 @@
 
 package ibv
 
-import "unsafe"
+import (
+	"structs"
+	"unsafe"
+)
 
 // FastPollCQOp is 0 in a build that cannot call C.
 func FastPollCQOp(_ *CQ) uintptr {
@@ -431,3 +434,124 @@ func FastWRSetXRCSRQNOp(_ *QPEx) uintptr {
 
 // FastWRSetXRCSRQN does nothing in a build that cannot call C (no object exists to call it on).
 func FastWRSetXRCSRQN(op uintptr, qp uintptr, remoteSRQN uint32) {}
+
+// PollCQExOps are the ops of one struct ibv_cq_ex that FastPollCQEx and FastReadWCEx call, read once by FastPollCQExOps: ibv_start_poll, ibv_next_poll, ibv_end_poll, and the getter of each field the object was created with (0: not read), and where the members wr_id and status are in the object. Its layout is the C side's (asserted at compile time).
+type PollCQExOps struct {
+	_ structs.HostLayout
+	// StartPoll is the object's start_poll (0: none).
+	StartPoll uintptr
+	// NextPoll is the object's next_poll (0: none).
+	NextPoll uintptr
+	// EndPoll is the object's end_poll (0: none).
+	EndPoll uintptr
+	// ReadOpcode is the object's read_opcode (0: none).
+	ReadOpcode uintptr
+	// ReadVendorErr is the object's read_vendor_err (0: none).
+	ReadVendorErr uintptr
+	// ReadWCFlags is the object's read_wc_flags (0: none).
+	ReadWCFlags uintptr
+	// ReadByteLen is the object's read_byte_len (0: none).
+	ReadByteLen uintptr
+	// ReadImmData is the object's read_imm_data (0: none).
+	ReadImmData uintptr
+	// ReadQPNum is the object's read_qp_num (0: none).
+	ReadQPNum uintptr
+	// ReadSrcQP is the object's read_src_qp (0: none).
+	ReadSrcQP uintptr
+	// ReadSLID is the object's read_slid (0: none).
+	ReadSLID uintptr
+	// ReadSL is the object's read_sl (0: none).
+	ReadSL uintptr
+	// ReadDLIDPathBits is the object's read_dlid_path_bits (0: none).
+	ReadDLIDPathBits uintptr
+	// ReadCompletionTS is the object's read_completion_ts (0: none).
+	ReadCompletionTS uintptr
+	// ReadCompletionWallclockNS is the object's read_completion_wallclock_ns (0: none).
+	ReadCompletionWallclockNS uintptr
+	// ReadCVLAN is the object's read_cvlan (0: none).
+	ReadCVLAN uintptr
+	// ReadFlowTag is the object's read_flow_tag (0: none).
+	ReadFlowTag uintptr
+	// ReadTMInfo is the object's read_tm_info (0: none).
+	ReadTMInfo uintptr
+	// WRIDOffset is where wr_id is in the object.
+	WRIDOffset uintptr
+	// StatusOffset is where status is in the object.
+	StatusOffset uintptr
+	// Err is set by FastPollCQEx: the error of ibv_next_poll after the completions it returned, else 0.
+	Err int32
+}
+
+var _ = [1]struct{}{}[unsafe.Offsetof(PollCQExOps{}.Err)-160]
+
+// WCEx is one completion of a struct ibv_cq_ex as FastPollCQEx and FastReadWCEx read it: the members wr_id and status as ibv_start_poll and ibv_next_poll leave them, and each getter's value (0 where the ops have no getter). Its layout is the C side's (asserted at compile time).
+type WCEx struct {
+	_ structs.HostLayout
+	// WRID is the object's wr_id, as ibv_start_poll and ibv_next_poll leave it.
+	WRID uint64
+	// CompletionTS is what ibv_wc_read_completion_ts returns, for an object created with CreateCQWCFlagsCompletionTimestamp; else 0.
+	CompletionTS uint64
+	// CompletionWallclockNS is what ibv_wc_read_completion_wallclock_ns returns, for an object created with CreateCQWCFlagsCompletionTimestampWallclock; else 0.
+	CompletionWallclockNS uint64
+	// TMInfo is what ibv_wc_read_tm_info fills in, for an object created with CreateCQWCFlagsTMInfo; else 0.
+	TMInfo WCTMInfo
+	// Status is the object's status, as ibv_start_poll and ibv_next_poll leave it.
+	Status WCStatus
+	// Opcode is what ibv_wc_read_opcode returns (every object has the getter).
+	Opcode WCOpcode
+	// VendorErr is what ibv_wc_read_vendor_err returns (every object has the getter).
+	VendorErr uint32
+	// WCFlags is what ibv_wc_read_wc_flags returns (every object has the getter).
+	WCFlags uint32
+	// ByteLen is what ibv_wc_read_byte_len returns, for an object created with CreateCQWCFlagsByteLen; else 0.
+	ByteLen uint32
+	// ImmData is what ibv_wc_read_imm_data returns (and ibv_wc_read_invalidated_rkey, which calls the same op), for an object created with CreateCQWCFlagsImm; else 0.
+	ImmData uint32
+	// QPNum is what ibv_wc_read_qp_num returns, for an object created with CreateCQWCFlagsQPNum; else 0.
+	QPNum uint32
+	// SrcQP is what ibv_wc_read_src_qp returns, for an object created with CreateCQWCFlagsSrcQP; else 0.
+	SrcQP uint32
+	// SLID is what ibv_wc_read_slid returns, for an object created with CreateCQWCFlagsSLID; else 0.
+	SLID uint32
+	// FlowTag is what ibv_wc_read_flow_tag returns, for an object created with CreateCQWCFlagsFlowTag; else 0.
+	FlowTag uint32
+	// CVLAN is what ibv_wc_read_cvlan returns, for an object created with CreateCQWCFlagsCVLAN; else 0.
+	CVLAN uint16
+	// SL is what ibv_wc_read_sl returns, for an object created with CreateCQWCFlagsSL; else 0.
+	SL uint8
+	// DLIDPathBits is what ibv_wc_read_dlid_path_bits returns, for an object created with CreateCQWCFlagsDLIDPathBits; else 0.
+	DLIDPathBits uint8
+}
+
+// The layout of WCEx, as the C side asserts it.
+var _ = [1]struct{}{}[unsafe.Sizeof(WCEx{})-88]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WRID)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionTS)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CompletionWallclockNS)-16]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.TMInfo)-24]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Status)-40]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.Opcode)-44]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.VendorErr)-48]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.WCFlags)-52]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ByteLen)-56]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.ImmData)-60]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.QPNum)-64]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SrcQP)-68]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SLID)-72]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.FlowTag)-76]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.CVLAN)-80]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.SL)-82]
+var _ = [1]struct{}{}[unsafe.Offsetof(WCEx{}.DLIDPathBits)-83]
+
+// FastPollCQExOps reads nothing in a build that cannot call C.
+func FastPollCQExOps(_ *CQEx, _ CreateCQWCFlags) PollCQExOps {
+	return PollCQExOps{}
+}
+
+// FastPollCQEx does nothing in a build that cannot call C (no object exists to call it on).
+func FastPollCQEx(ops *PollCQExOps, obj uintptr, n int32, wcs *WCEx) int32 {
+	return 0
+}
+
+// FastReadWCEx does nothing in a build that cannot call C.
+func FastReadWCEx(ops *PollCQExOps, obj uintptr, wc *WCEx) {}

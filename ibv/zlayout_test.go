@@ -24,249 +24,249 @@ func layoutTable() *layouttest.Table {
 		Package: "ibv",
 	}
 	{
-		var v PthreadMutex
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PthreadMutex]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "pthread_mutex_t",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PthreadCond
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PthreadCond]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "pthread_cond_t",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Timespec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Timespec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct timespec",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPKeymatAesGcm
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPKeymatAesGcm]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_keymat_aes_gcm",
 			Fields: []layouttest.Field{{
 				C:          "iv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Iv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Iv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Iv),
+				Size:       unsafe.Sizeof((*v).Iv),
 				SizeDiff:   nil,
 			}, {
 				C:          "iv_algo",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IvAlgo)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IvAlgo)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IvAlgo),
+				Size:       unsafe.Sizeof((*v).IvAlgo),
 				SizeDiff:   nil,
 			}, {
 				C:          "salt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Salt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Salt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Salt),
+				Size:       unsafe.Sizeof((*v).Salt),
 				SizeDiff:   nil,
 			}, {
 				C:          "icv_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IcvLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IcvLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IcvLen),
+				Size:       unsafe.Sizeof((*v).IcvLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "key_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.KeyLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).KeyLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.KeyLen),
+				Size:       unsafe.Sizeof((*v).KeyLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "aes_key",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AesKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AesKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AesKey),
+				Size:       unsafe.Sizeof((*v).AesKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPReplayBmp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPReplayBmp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_replay_bmp",
 			Fields: []layouttest.Field{{
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPEncap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPEncap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp_encap",
 			Fields: []layouttest.Field{{
 				C:          "val_ptr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon0)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FlowActionESPEncapAnon0)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon0.ValPtr()),
+				Size:       unsafe.Sizeof((*v).FlowActionESPEncapAnon0.ValPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "val_ptr_data_u64",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon0.ValPtrDataU64())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowActionESPEncapAnon0.ValPtrDataU64())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon0.ValPtrDataU64())),
+				Size:       unsafe.Sizeof((*(*v).FlowActionESPEncapAnon0.ValPtrDataU64())),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_ptr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FlowActionESPEncapAnon1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FlowActionESPEncapAnon1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FlowActionESPEncapAnon1.NextPtr()),
+				Size:       unsafe.Sizeof((*v).FlowActionESPEncapAnon1.NextPtr()),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_ptr_data_u64",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowActionESPEncapAnon1.NextPtrDataU64())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowActionESPEncapAnon1.NextPtrDataU64())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowActionESPEncapAnon1.NextPtrDataU64())),
+				Size:       unsafe.Sizeof((*(*v).FlowActionESPEncapAnon1.NextPtrDataU64())),
 				SizeDiff:   nil,
 			}, {
 				C:          "len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Len)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Len)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Len),
+				Size:       unsafe.Sizeof((*v).Len),
 				SizeDiff:   nil,
 			}, {
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_flow_action_esp",
 			Fields: []layouttest.Field{{
 				C:          "spi",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Spi)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Spi)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Spi),
+				Size:       unsafe.Sizeof((*v).Spi),
 				SizeDiff:   nil,
 			}, {
 				C:          "seq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Seq)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Seq)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Seq),
+				Size:       unsafe.Sizeof((*v).Seq),
 				SizeDiff:   nil,
 			}, {
 				C:          "tfc_pad",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TfcPad)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TfcPad)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TfcPad),
+				Size:       unsafe.Sizeof((*v).TfcPad),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "hard_limit_pkts",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HardLimitPkts)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HardLimitPkts)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HardLimitPkts),
+				Size:       unsafe.Sizeof((*v).HardLimitPkts),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsQueryPortRespEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQueryPortRespEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_query_port_resp_ex",
 			Fields: []layouttest.Field{{
 				C:          "legacy_resp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LegacyResp)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LegacyResp)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LegacyResp),
+				Size:       unsafe.Sizeof((*v).LegacyResp),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_cap_flags2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortCapFlags2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortCapFlags2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortCapFlags2),
+				Size:       unsafe.Sizeof((*v).PortCapFlags2),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff: map[string]int{
 					"33": 4,
 					"44": 4,
@@ -274,1220 +274,1220 @@ func layoutTable() *layouttest.Table {
 			}, {
 				C:          "active_speed_ex",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.ActiveSpeedEx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ActiveSpeedEx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ActiveSpeedEx),
+				Size:       unsafe.Sizeof((*v).ActiveSpeedEx),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsQPCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQPCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_qp_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_send_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSendWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSendWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSendWR),
+				Size:       unsafe.Sizeof((*v).MaxSendWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_recv_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRecvWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRecvWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRecvWR),
+				Size:       unsafe.Sizeof((*v).MaxRecvWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_send_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSendSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSendSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSendSGE),
+				Size:       unsafe.Sizeof((*v).MaxSendSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_recv_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRecvSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRecvSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRecvSGE),
+				Size:       unsafe.Sizeof((*v).MaxRecvSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_inline_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxInlineData)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxInlineData)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxInlineData),
+				Size:       unsafe.Sizeof((*v).MaxInlineData),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsGIDEntry
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsGIDEntry]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_gid_entry",
 			Fields: []layouttest.Field{{
 				C:          "gid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GID),
+				Size:       unsafe.Sizeof((*v).GID),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDIndex),
+				Size:       unsafe.Sizeof((*v).GIDIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortNum),
+				Size:       unsafe.Sizeof((*v).PortNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDType),
+				Size:       unsafe.Sizeof((*v).GIDType),
 				SizeDiff:   nil,
 			}, {
 				C:          "netdev_ifindex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NetdevIfindex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NetdevIfindex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NetdevIfindex),
+				Size:       unsafe.Sizeof((*v).NetdevIfindex),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v UverbsBufferDesc
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsBufferDesc]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ib_uverbs_buffer_desc",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FD),
+				Size:       unsafe.Sizeof((*v).FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "optional_flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.OptionalFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OptionalFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OptionalFlags),
+				Size:       unsafe.Sizeof((*v).OptionalFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GID
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GID]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "union ibv_gid",
 			Fields: []layouttest.Field{{
 				C:          "raw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.Raw())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).Raw())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Raw())),
+				Size:       unsafe.Sizeof((*(*v).Raw())),
 				SizeDiff:   nil,
 			}, {
 				C:          "global",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.Global())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).Global())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Global())),
+				Size:       unsafe.Sizeof((*(*v).Global())),
 				SizeDiff:   nil,
 			}, {
 				C:          "global.subnet_prefix",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.Global()).SubnetPrefix)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).Global()).SubnetPrefix)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Global()).SubnetPrefix),
+				Size:       unsafe.Sizeof((*(*v).Global()).SubnetPrefix),
 				SizeDiff:   nil,
 			}, {
 				C:          "global.interface_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.Global()).InterfaceID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).Global()).InterfaceID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Global()).InterfaceID),
+				Size:       unsafe.Sizeof((*(*v).Global()).InterfaceID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GIDEntry
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GIDEntry]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_gid_entry",
 			Fields: []layouttest.Field{{
 				C:          "gid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GID),
+				Size:       unsafe.Sizeof((*v).GID),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDIndex),
+				Size:       unsafe.Sizeof((*v).GIDIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortNum),
+				Size:       unsafe.Sizeof((*v).PortNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDType),
+				Size:       unsafe.Sizeof((*v).GIDType),
 				SizeDiff:   nil,
 			}, {
 				C:          "ndev_ifindex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NdevIfindex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NdevIfindex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NdevIfindex),
+				Size:       unsafe.Sizeof((*v).NdevIfindex),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AllocDMAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AllocDMAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_alloc_dm_attr",
 			Fields: []layouttest.Field{{
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "log_align_req",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LogAlignReq)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LogAlignReq)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LogAlignReq),
+				Size:       unsafe.Sizeof((*v).LogAlignReq),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DM
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DM]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dm",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "memcpy_to_dm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MemcpyToDM)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MemcpyToDM)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MemcpyToDM),
+				Size:       unsafe.Sizeof((*v).MemcpyToDM),
 				SizeDiff:   nil,
 			}, {
 				C:          "memcpy_from_dm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MemcpyFromDM)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MemcpyFromDM)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MemcpyFromDM),
+				Size:       unsafe.Sizeof((*v).MemcpyFromDM),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DeviceAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device_attr",
 			Fields: []layouttest.Field{{
 				C:          "fw_ver",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FwVer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FwVer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FwVer),
+				Size:       unsafe.Sizeof((*v).FwVer),
 				SizeDiff:   nil,
 			}, {
 				C:          "node_guid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NodeGUID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NodeGUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NodeGUID),
+				Size:       unsafe.Sizeof((*v).NodeGUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sys_image_guid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SysImageGUID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SysImageGUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SysImageGUID),
+				Size:       unsafe.Sizeof((*v).SysImageGUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mr_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMRSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMRSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMRSize),
+				Size:       unsafe.Sizeof((*v).MaxMRSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "page_size_cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PageSizeCap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PageSizeCap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PageSizeCap),
+				Size:       unsafe.Sizeof((*v).PageSizeCap),
 				SizeDiff:   nil,
 			}, {
 				C:          "vendor_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VendorID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VendorID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VendorID),
+				Size:       unsafe.Sizeof((*v).VendorID),
 				SizeDiff:   nil,
 			}, {
 				C:          "vendor_part_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VendorPartID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VendorPartID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VendorPartID),
+				Size:       unsafe.Sizeof((*v).VendorPartID),
 				SizeDiff:   nil,
 			}, {
 				C:          "hw_ver",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HwVer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HwVer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HwVer),
+				Size:       unsafe.Sizeof((*v).HwVer),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxQP),
+				Size:       unsafe.Sizeof((*v).MaxQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_qp_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxQPWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxQPWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxQPWR),
+				Size:       unsafe.Sizeof((*v).MaxQPWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "device_cap_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeviceCapFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DeviceCapFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeviceCapFlags),
+				Size:       unsafe.Sizeof((*v).DeviceCapFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSGE),
+				Size:       unsafe.Sizeof((*v).MaxSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sge_rd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSGERd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSGERd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSGERd),
+				Size:       unsafe.Sizeof((*v).MaxSGERd),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxCQ),
+				Size:       unsafe.Sizeof((*v).MaxCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_cqe",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxCQE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxCQE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxCQE),
+				Size:       unsafe.Sizeof((*v).MaxCQE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMR),
+				Size:       unsafe.Sizeof((*v).MaxMR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxPD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxPD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxPD),
+				Size:       unsafe.Sizeof((*v).MaxPD),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_qp_rd_atom",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxQPRdAtom)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxQPRdAtom)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxQPRdAtom),
+				Size:       unsafe.Sizeof((*v).MaxQPRdAtom),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ee_rd_atom",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxEeRdAtom)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxEeRdAtom)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxEeRdAtom),
+				Size:       unsafe.Sizeof((*v).MaxEeRdAtom),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_res_rd_atom",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxResRdAtom)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxResRdAtom)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxResRdAtom),
+				Size:       unsafe.Sizeof((*v).MaxResRdAtom),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_qp_init_rd_atom",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxQPInitRdAtom)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxQPInitRdAtom)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxQPInitRdAtom),
+				Size:       unsafe.Sizeof((*v).MaxQPInitRdAtom),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ee_init_rd_atom",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxEeInitRdAtom)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxEeInitRdAtom)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxEeInitRdAtom),
+				Size:       unsafe.Sizeof((*v).MaxEeInitRdAtom),
 				SizeDiff:   nil,
 			}, {
 				C:          "atomic_cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AtomicCap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AtomicCap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AtomicCap),
+				Size:       unsafe.Sizeof((*v).AtomicCap),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ee",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxEe)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxEe)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxEe),
+				Size:       unsafe.Sizeof((*v).MaxEe),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rdd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRdd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRdd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRdd),
+				Size:       unsafe.Sizeof((*v).MaxRdd),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMW),
+				Size:       unsafe.Sizeof((*v).MaxMW),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_raw_ipv6_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRawIPV6QP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRawIPV6QP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRawIPV6QP),
+				Size:       unsafe.Sizeof((*v).MaxRawIPV6QP),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_raw_ethy_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRawEthyQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRawEthyQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRawEthyQP),
+				Size:       unsafe.Sizeof((*v).MaxRawEthyQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mcast_grp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMcastGrp)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMcastGrp)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMcastGrp),
+				Size:       unsafe.Sizeof((*v).MaxMcastGrp),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mcast_qp_attach",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMcastQPAttach)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMcastQPAttach)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMcastQPAttach),
+				Size:       unsafe.Sizeof((*v).MaxMcastQPAttach),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_total_mcast_qp_attach",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxTotalMcastQPAttach)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxTotalMcastQPAttach)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxTotalMcastQPAttach),
+				Size:       unsafe.Sizeof((*v).MaxTotalMcastQPAttach),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ah",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxAH),
+				Size:       unsafe.Sizeof((*v).MaxAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_fmr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxFmr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxFmr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxFmr),
+				Size:       unsafe.Sizeof((*v).MaxFmr),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_map_per_fmr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMapPerFmr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMapPerFmr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMapPerFmr),
+				Size:       unsafe.Sizeof((*v).MaxMapPerFmr),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSRQ),
+				Size:       unsafe.Sizeof((*v).MaxSRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_srq_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSRQWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSRQWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSRQWR),
+				Size:       unsafe.Sizeof((*v).MaxSRQWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_srq_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSRQSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSRQSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSRQSGE),
+				Size:       unsafe.Sizeof((*v).MaxSRQSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_pkeys",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxPkeys)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxPkeys)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxPkeys),
+				Size:       unsafe.Sizeof((*v).MaxPkeys),
 				SizeDiff:   nil,
 			}, {
 				C:          "local_ca_ack_delay",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LocalCAAckDelay)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LocalCAAckDelay)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LocalCAAckDelay),
+				Size:       unsafe.Sizeof((*v).LocalCAAckDelay),
 				SizeDiff:   nil,
 			}, {
 				C:          "phys_port_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PhysPortCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PhysPortCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PhysPortCnt),
+				Size:       unsafe.Sizeof((*v).PhysPortCnt),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QueryDeviceExInput
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QueryDeviceExInput]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_query_device_ex_input",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ODPCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ODPCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_odp_caps",
 			Fields: []layouttest.Field{{
 				C:          "general_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GeneralCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GeneralCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GeneralCaps),
+				Size:       unsafe.Sizeof((*v).GeneralCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "per_transport_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PerTransportCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PerTransportCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PerTransportCaps),
+				Size:       unsafe.Sizeof((*v).PerTransportCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "per_transport_caps.rc_odp_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PerTransportCaps.RCODPCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PerTransportCaps.RCODPCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PerTransportCaps.RCODPCaps),
+				Size:       unsafe.Sizeof((*v).PerTransportCaps.RCODPCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "per_transport_caps.uc_odp_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PerTransportCaps.UCODPCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PerTransportCaps.UCODPCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PerTransportCaps.UCODPCaps),
+				Size:       unsafe.Sizeof((*v).PerTransportCaps.UCODPCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "per_transport_caps.ud_odp_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PerTransportCaps.UDODPCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PerTransportCaps.UDODPCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PerTransportCaps.UDODPCaps),
+				Size:       unsafe.Sizeof((*v).PerTransportCaps.UDODPCaps),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TSOCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TSOCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tso_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_tso",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxTSO)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxTSO)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxTSO),
+				Size:       unsafe.Sizeof((*v).MaxTSO),
 				SizeDiff:   nil,
 			}, {
 				C:          "supported_qpts",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SupportedQpts)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SupportedQpts)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SupportedQpts),
+				Size:       unsafe.Sizeof((*v).SupportedQpts),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RSSCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RSSCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rss_caps",
 			Fields: []layouttest.Field{{
 				C:          "supported_qpts",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SupportedQpts)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SupportedQpts)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SupportedQpts),
+				Size:       unsafe.Sizeof((*v).SupportedQpts),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rwq_indirection_tables",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRWQIndirectionTables)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRWQIndirectionTables)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRWQIndirectionTables),
+				Size:       unsafe.Sizeof((*v).MaxRWQIndirectionTables),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rwq_indirection_table_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRWQIndirectionTableSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRWQIndirectionTableSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRWQIndirectionTableSize),
+				Size:       unsafe.Sizeof((*v).MaxRWQIndirectionTableSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_fields_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashFieldsMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashFieldsMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashFieldsMask),
+				Size:       unsafe.Sizeof((*v).RxHashFieldsMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_function",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashFunction)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashFunction)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashFunction),
+				Size:       unsafe.Sizeof((*v).RxHashFunction),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PacketPacingCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PacketPacingCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_packet_pacing_caps",
 			Fields: []layouttest.Field{{
 				C:          "qp_rate_limit_min",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPRateLimitMin)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPRateLimitMin)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPRateLimitMin),
+				Size:       unsafe.Sizeof((*v).QPRateLimitMin),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_rate_limit_max",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPRateLimitMax)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPRateLimitMax)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPRateLimitMax),
+				Size:       unsafe.Sizeof((*v).QPRateLimitMax),
 				SizeDiff:   nil,
 			}, {
 				C:          "supported_qpts",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SupportedQpts)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SupportedQpts)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SupportedQpts),
+				Size:       unsafe.Sizeof((*v).SupportedQpts),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TMCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TMCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tm_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_rndv_hdr_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRndvHdrSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRndvHdrSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRndvHdrSize),
+				Size:       unsafe.Sizeof((*v).MaxRndvHdrSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_num_tags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxNumTags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxNumTags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxNumTags),
+				Size:       unsafe.Sizeof((*v).MaxNumTags),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ops",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxOps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxOps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxOps),
+				Size:       unsafe.Sizeof((*v).MaxOps),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSGE),
+				Size:       unsafe.Sizeof((*v).MaxSGE),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQModerationCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQModerationCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_moderation_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_cq_count",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxCQCount)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxCQCount)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxCQCount),
+				Size:       unsafe.Sizeof((*v).MaxCQCount),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_cq_period",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxCQPeriod)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxCQPeriod)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxCQPeriod),
+				Size:       unsafe.Sizeof((*v).MaxCQPeriod),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PCIAtomicCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PCIAtomicCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_pci_atomic_caps",
 			Fields: []layouttest.Field{{
 				C:          "fetch_add",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FetchAdd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FetchAdd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FetchAdd),
+				Size:       unsafe.Sizeof((*v).FetchAdd),
 				SizeDiff:   nil,
 			}, {
 				C:          "swap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Swap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Swap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Swap),
+				Size:       unsafe.Sizeof((*v).Swap),
 				SizeDiff:   nil,
 			}, {
 				C:          "compare_swap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompareSwap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompareSwap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompareSwap),
+				Size:       unsafe.Sizeof((*v).CompareSwap),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DeviceAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DeviceAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "orig_attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.OrigAttr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OrigAttr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OrigAttr),
+				Size:       unsafe.Sizeof((*v).OrigAttr),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "odp_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ODPCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ODPCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ODPCaps),
+				Size:       unsafe.Sizeof((*v).ODPCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "completion_timestamp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompletionTimestampMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompletionTimestampMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompletionTimestampMask),
+				Size:       unsafe.Sizeof((*v).CompletionTimestampMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "hca_core_clock",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HCACoreClock)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HCACoreClock)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HCACoreClock),
+				Size:       unsafe.Sizeof((*v).HCACoreClock),
 				SizeDiff:   nil,
 			}, {
 				C:          "device_cap_flags_ex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeviceCapFlagsEx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DeviceCapFlagsEx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeviceCapFlagsEx),
+				Size:       unsafe.Sizeof((*v).DeviceCapFlagsEx),
 				SizeDiff:   nil,
 			}, {
 				C:          "tso_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TSOCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TSOCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TSOCaps),
+				Size:       unsafe.Sizeof((*v).TSOCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "rss_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RSSCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RSSCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RSSCaps),
+				Size:       unsafe.Sizeof((*v).RSSCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_wq_type_rq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxWQTypeRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxWQTypeRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxWQTypeRQ),
+				Size:       unsafe.Sizeof((*v).MaxWQTypeRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "packet_pacing_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PacketPacingCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PacketPacingCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PacketPacingCaps),
+				Size:       unsafe.Sizeof((*v).PacketPacingCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "raw_packet_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RawPacketCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RawPacketCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RawPacketCaps),
+				Size:       unsafe.Sizeof((*v).RawPacketCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TMCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TMCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TMCaps),
+				Size:       unsafe.Sizeof((*v).TMCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_mod_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQModCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQModCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQModCaps),
+				Size:       unsafe.Sizeof((*v).CQModCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_dm_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxDMSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxDMSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxDMSize),
+				Size:       unsafe.Sizeof((*v).MaxDMSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "pci_atomic_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PCIAtomicCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PCIAtomicCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PCIAtomicCaps),
+				Size:       unsafe.Sizeof((*v).PCIAtomicCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "xrc_odp_caps",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.XRCODPCaps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).XRCODPCaps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.XRCODPCaps),
+				Size:       unsafe.Sizeof((*v).XRCODPCaps),
 				SizeDiff:   nil,
 			}, {
 				C:          "phys_port_cnt_ex",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.PhysPortCntEx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PhysPortCntEx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PhysPortCntEx),
+				Size:       unsafe.Sizeof((*v).PhysPortCntEx),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PortAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PortAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_port_attr",
 			Fields: []layouttest.Field{{
 				C:          "state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.State)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).State)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.State),
+				Size:       unsafe.Sizeof((*v).State),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_mtu",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMTU)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMTU)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMTU),
+				Size:       unsafe.Sizeof((*v).MaxMTU),
 				SizeDiff:   nil,
 			}, {
 				C:          "active_mtu",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ActiveMTU)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ActiveMTU)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ActiveMTU),
+				Size:       unsafe.Sizeof((*v).ActiveMTU),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_tbl_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDTblLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDTblLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDTblLen),
+				Size:       unsafe.Sizeof((*v).GIDTblLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_cap_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortCapFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortCapFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortCapFlags),
+				Size:       unsafe.Sizeof((*v).PortCapFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_msg_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxMsgSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxMsgSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxMsgSz),
+				Size:       unsafe.Sizeof((*v).MaxMsgSz),
 				SizeDiff:   nil,
 			}, {
 				C:          "bad_pkey_cntr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.BadPKeyCntr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).BadPKeyCntr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.BadPKeyCntr),
+				Size:       unsafe.Sizeof((*v).BadPKeyCntr),
 				SizeDiff:   nil,
 			}, {
 				C:          "qkey_viol_cntr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QKeyViolCntr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QKeyViolCntr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QKeyViolCntr),
+				Size:       unsafe.Sizeof((*v).QKeyViolCntr),
 				SizeDiff:   nil,
 			}, {
 				C:          "pkey_tbl_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PKeyTblLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PKeyTblLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PKeyTblLen),
+				Size:       unsafe.Sizeof((*v).PKeyTblLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "lid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LID),
+				Size:       unsafe.Sizeof((*v).LID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sm_lid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SmLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SmLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SmLID),
+				Size:       unsafe.Sizeof((*v).SmLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "lmc",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Lmc)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Lmc)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Lmc),
+				Size:       unsafe.Sizeof((*v).Lmc),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_vl_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxVlNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxVlNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxVlNum),
+				Size:       unsafe.Sizeof((*v).MaxVlNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "sm_sl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SmSL)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SmSL)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SmSL),
+				Size:       unsafe.Sizeof((*v).SmSL),
 				SizeDiff:   nil,
 			}, {
 				C:          "subnet_timeout",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SubnetTimeout)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SubnetTimeout)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SubnetTimeout),
+				Size:       unsafe.Sizeof((*v).SubnetTimeout),
 				SizeDiff:   nil,
 			}, {
 				C:          "init_type_reply",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.InitTypeReply)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).InitTypeReply)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.InitTypeReply),
+				Size:       unsafe.Sizeof((*v).InitTypeReply),
 				SizeDiff:   nil,
 			}, {
 				C:          "active_width",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ActiveWidth)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ActiveWidth)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ActiveWidth),
+				Size:       unsafe.Sizeof((*v).ActiveWidth),
 				SizeDiff:   nil,
 			}, {
 				C:          "active_speed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ActiveSpeed)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ActiveSpeed)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ActiveSpeed),
+				Size:       unsafe.Sizeof((*v).ActiveSpeed),
 				SizeDiff:   nil,
 			}, {
 				C:          "phys_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PhysState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PhysState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PhysState),
+				Size:       unsafe.Sizeof((*v).PhysState),
 				SizeDiff:   nil,
 			}, {
 				C:          "link_layer",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LinkLayer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LinkLayer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LinkLayer),
+				Size:       unsafe.Sizeof((*v).LinkLayer),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_cap_flags2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortCapFlags2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortCapFlags2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortCapFlags2),
+				Size:       unsafe.Sizeof((*v).PortCapFlags2),
 				SizeDiff:   nil,
 			}, {
 				C:          "active_speed_ex",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.ActiveSpeedEx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ActiveSpeedEx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ActiveSpeedEx),
+				Size:       unsafe.Sizeof((*v).ActiveSpeedEx),
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -4,
 				"44": -4,
@@ -1495,2696 +1495,2696 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v AsyncEvent
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AsyncEvent]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_async_event",
 			Fields: []layouttest.Field{{
 				C:          "element",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Element),
+				Size:       unsafe.Sizeof((*v).Element),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Element.CQ()),
+				Size:       unsafe.Sizeof((*v).Element.CQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Element.QP()),
+				Size:       unsafe.Sizeof((*v).Element.QP()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Element.SRQ()),
+				Size:       unsafe.Sizeof((*v).Element.SRQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.wq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Element)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Element)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Element.WQ()),
+				Size:       unsafe.Sizeof((*v).Element.WQ()),
 				SizeDiff:   nil,
 			}, {
 				C:          "element.port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.Element.PortNum())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).Element.PortNum())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.Element.PortNum())),
+				Size:       unsafe.Sizeof((*(*v).Element.PortNum())),
 				SizeDiff:   nil,
 			}, {
 				C:          "event_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EventType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EventType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EventType),
+				Size:       unsafe.Sizeof((*v).EventType),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQContext),
+				Size:       unsafe.Sizeof((*v).WQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ),
+				Size:       unsafe.Sizeof((*v).CQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQNum),
+				Size:       unsafe.Sizeof((*v).WQNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.State)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).State)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.State),
+				Size:       unsafe.Sizeof((*v).State),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQType),
+				Size:       unsafe.Sizeof((*v).WQType),
 				SizeDiff:   nil,
 			}, {
 				C:          "post_recv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PostRecv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PostRecv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PostRecv),
+				Size:       unsafe.Sizeof((*v).PostRecv),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "cond",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cond)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cond)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cond),
+				Size:       unsafe.Sizeof((*v).Cond),
 				SizeDiff:   nil,
 			}, {
 				C:          "events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EventsCompleted),
+				Size:       unsafe.Sizeof((*v).EventsCompleted),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WC
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WC]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wc",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "status",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Status)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Status)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Status),
+				Size:       unsafe.Sizeof((*v).Status),
 				SizeDiff:   nil,
 			}, {
 				C:          "opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Opcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Opcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Opcode),
+				Size:       unsafe.Sizeof((*v).Opcode),
 				SizeDiff:   nil,
 			}, {
 				C:          "vendor_err",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VendorErr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VendorErr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VendorErr),
+				Size:       unsafe.Sizeof((*v).VendorErr),
 				SizeDiff:   nil,
 			}, {
 				C:          "byte_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ByteLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ByteLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ByteLen),
+				Size:       unsafe.Sizeof((*v).ByteLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "imm_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WCAnon0.ImmData())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WCAnon0.ImmData())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WCAnon0.ImmData())),
+				Size:       unsafe.Sizeof((*(*v).WCAnon0.ImmData())),
 				SizeDiff:   nil,
 			}, {
 				C:          "invalidated_rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WCAnon0.InvalidatedRKey())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WCAnon0.InvalidatedRKey())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WCAnon0.InvalidatedRKey())),
+				Size:       unsafe.Sizeof((*(*v).WCAnon0.InvalidatedRKey())),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPNum),
+				Size:       unsafe.Sizeof((*v).QPNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "src_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcQP),
+				Size:       unsafe.Sizeof((*v).SrcQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "wc_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WCFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WCFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WCFlags),
+				Size:       unsafe.Sizeof((*v).WCFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "pkey_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PKeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PKeyIndex),
+				Size:       unsafe.Sizeof((*v).PKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "slid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SLID),
+				Size:       unsafe.Sizeof((*v).SLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SL)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SL)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SL),
+				Size:       unsafe.Sizeof((*v).SL),
 				SizeDiff:   nil,
 			}, {
 				C:          "dlid_path_bits",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DLIDPathBits)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DLIDPathBits)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DLIDPathBits),
+				Size:       unsafe.Sizeof((*v).DLIDPathBits),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MWBindInfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MWBindInfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw_bind_info",
 			Fields: []layouttest.Field{{
 				C:          "mr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MR),
+				Size:       unsafe.Sizeof((*v).MR),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "mw_access_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MWAccessFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MWAccessFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MWAccessFlags),
+				Size:       unsafe.Sizeof((*v).MWAccessFlags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mr",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LKey),
+				Size:       unsafe.Sizeof((*v).LKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RKey),
+				Size:       unsafe.Sizeof((*v).RKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DMAH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DMAH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dmah",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_pd",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TDInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TDInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_td_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_td",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v XRCDInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[XRCDInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_xrcd_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "fd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FD),
+				Size:       unsafe.Sizeof((*v).FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "oflags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Oflags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Oflags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Oflags),
+				Size:       unsafe.Sizeof((*v).Oflags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v XRCD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[XRCD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_xrcd",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MRInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MRInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "length",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "access",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Access)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Access)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Access),
+				Size:       unsafe.Sizeof((*v).Access),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "iova",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.IOVA)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IOVA)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IOVA),
+				Size:       unsafe.Sizeof((*v).IOVA),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FD),
+				Size:       unsafe.Sizeof((*v).FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "fd_offset",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.FDOffset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FDOffset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FDOffset),
+				Size:       unsafe.Sizeof((*v).FDOffset),
 				SizeDiff:   nil,
 			}, {
 				C:          "dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMAH),
+				Size:       unsafe.Sizeof((*v).DMAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MW
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MW]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RKey),
+				Size:       unsafe.Sizeof((*v).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GlobalRoute
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GlobalRoute]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_global_route",
 			Fields: []layouttest.Field{{
 				C:          "dgid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DGID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DGID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DGID),
+				Size:       unsafe.Sizeof((*v).DGID),
 				SizeDiff:   nil,
 			}, {
 				C:          "flow_label",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FlowLabel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FlowLabel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FlowLabel),
+				Size:       unsafe.Sizeof((*v).FlowLabel),
 				SizeDiff:   nil,
 			}, {
 				C:          "sgid_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SGIDIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SGIDIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SGIDIndex),
+				Size:       unsafe.Sizeof((*v).SGIDIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "hop_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HopLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HopLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HopLimit),
+				Size:       unsafe.Sizeof((*v).HopLimit),
 				SizeDiff:   nil,
 			}, {
 				C:          "traffic_class",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TrafficClass)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TrafficClass)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TrafficClass),
+				Size:       unsafe.Sizeof((*v).TrafficClass),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v GRH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[GRH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_grh",
 			Fields: []layouttest.Field{{
 				C:          "version_tclass_flow",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VersionTclassFlow)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VersionTclassFlow)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VersionTclassFlow),
+				Size:       unsafe.Sizeof((*v).VersionTclassFlow),
 				SizeDiff:   nil,
 			}, {
 				C:          "paylen",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Paylen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Paylen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Paylen),
+				Size:       unsafe.Sizeof((*v).Paylen),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_hdr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NextHdr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NextHdr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NextHdr),
+				Size:       unsafe.Sizeof((*v).NextHdr),
 				SizeDiff:   nil,
 			}, {
 				C:          "hop_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HopLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HopLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HopLimit),
+				Size:       unsafe.Sizeof((*v).HopLimit),
 				SizeDiff:   nil,
 			}, {
 				C:          "sgid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SGID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SGID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SGID),
+				Size:       unsafe.Sizeof((*v).SGID),
 				SizeDiff:   nil,
 			}, {
 				C:          "dgid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DGID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DGID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DGID),
+				Size:       unsafe.Sizeof((*v).DGID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AHAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AHAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ah_attr",
 			Fields: []layouttest.Field{{
 				C:          "grh",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GRH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GRH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GRH),
+				Size:       unsafe.Sizeof((*v).GRH),
 				SizeDiff:   nil,
 			}, {
 				C:          "dlid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DLID),
+				Size:       unsafe.Sizeof((*v).DLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SL)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SL)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SL),
+				Size:       unsafe.Sizeof((*v).SL),
 				SizeDiff:   nil,
 			}, {
 				C:          "src_path_bits",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcPathBits)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcPathBits)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcPathBits),
+				Size:       unsafe.Sizeof((*v).SrcPathBits),
 				SizeDiff:   nil,
 			}, {
 				C:          "static_rate",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.StaticRate)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).StaticRate)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.StaticRate),
+				Size:       unsafe.Sizeof((*v).StaticRate),
 				SizeDiff:   nil,
 			}, {
 				C:          "is_global",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IsGlobal)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IsGlobal)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IsGlobal),
+				Size:       unsafe.Sizeof((*v).IsGlobal),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortNum),
+				Size:       unsafe.Sizeof((*v).PortNum),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_attr",
 			Fields: []layouttest.Field{{
 				C:          "max_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxWR),
+				Size:       unsafe.Sizeof((*v).MaxWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSGE),
+				Size:       unsafe.Sizeof((*v).MaxSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQLimit),
+				Size:       unsafe.Sizeof((*v).SRQLimit),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "srq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQContext),
+				Size:       unsafe.Sizeof((*v).SRQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Attr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Attr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Attr),
+				Size:       unsafe.Sizeof((*v).Attr),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v TMCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[TMCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_tm_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_num_tags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxNumTags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxNumTags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxNumTags),
+				Size:       unsafe.Sizeof((*v).MaxNumTags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_ops",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxOps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxOps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxOps),
+				Size:       unsafe.Sizeof((*v).MaxOps),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "srq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQContext),
+				Size:       unsafe.Sizeof((*v).SRQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Attr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Attr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Attr),
+				Size:       unsafe.Sizeof((*v).Attr),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQType),
+				Size:       unsafe.Sizeof((*v).SRQType),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "xrcd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.XRCD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).XRCD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.XRCD),
+				Size:       unsafe.Sizeof((*v).XRCD),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ),
+				Size:       unsafe.Sizeof((*v).CQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm_cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TMCap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TMCap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TMCap),
+				Size:       unsafe.Sizeof((*v).TMCap),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "wq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQContext),
+				Size:       unsafe.Sizeof((*v).WQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQType),
+				Size:       unsafe.Sizeof((*v).WQType),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxWR),
+				Size:       unsafe.Sizeof((*v).MaxWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSGE),
+				Size:       unsafe.Sizeof((*v).MaxSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ),
+				Size:       unsafe.Sizeof((*v).CQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "create_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CreateFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CreateFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CreateFlags),
+				Size:       unsafe.Sizeof((*v).CreateFlags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wq_attr",
 			Fields: []layouttest.Field{{
 				C:          "attr_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AttrMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AttrMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AttrMask),
+				Size:       unsafe.Sizeof((*v).AttrMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQState),
+				Size:       unsafe.Sizeof((*v).WQState),
 				SizeDiff:   nil,
 			}, {
 				C:          "curr_wq_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CurrWQState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CurrWQState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CurrWQState),
+				Size:       unsafe.Sizeof((*v).CurrWQState),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FlagsMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FlagsMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FlagsMask),
+				Size:       unsafe.Sizeof((*v).FlagsMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQIndTable
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQIndTable]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rwq_ind_table",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "ind_tbl_handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IndTblHandle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IndTblHandle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IndTblHandle),
+				Size:       unsafe.Sizeof((*v).IndTblHandle),
 				SizeDiff:   nil,
 			}, {
 				C:          "ind_tbl_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IndTblNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IndTblNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IndTblNum),
+				Size:       unsafe.Sizeof((*v).IndTblNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQIndTableInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQIndTableInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rwq_ind_table_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "log_ind_tbl_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LogIndTblSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LogIndTblSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LogIndTblSize),
+				Size:       unsafe.Sizeof((*v).LogIndTblSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "ind_tbl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IndTbl)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IndTbl)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IndTbl),
+				Size:       unsafe.Sizeof((*v).IndTbl),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPCap
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPCap]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_cap",
 			Fields: []layouttest.Field{{
 				C:          "max_send_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSendWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSendWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSendWR),
+				Size:       unsafe.Sizeof((*v).MaxSendWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_recv_wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRecvWR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRecvWR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRecvWR),
+				Size:       unsafe.Sizeof((*v).MaxRecvWR),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_send_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxSendSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxSendSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxSendSGE),
+				Size:       unsafe.Sizeof((*v).MaxSendSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_recv_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRecvSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRecvSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRecvSGE),
+				Size:       unsafe.Sizeof((*v).MaxRecvSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_inline_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxInlineData)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxInlineData)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxInlineData),
+				Size:       unsafe.Sizeof((*v).MaxInlineData),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "qp_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPContext),
+				Size:       unsafe.Sizeof((*v).QPContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendCQ),
+				Size:       unsafe.Sizeof((*v).SendCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "recv_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RecvCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RecvCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RecvCQ),
+				Size:       unsafe.Sizeof((*v).RecvCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ),
+				Size:       unsafe.Sizeof((*v).SRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cap),
+				Size:       unsafe.Sizeof((*v).Cap),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPType),
+				Size:       unsafe.Sizeof((*v).QPType),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_sig_all",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQSigAll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQSigAll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQSigAll),
+				Size:       unsafe.Sizeof((*v).SQSigAll),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RxHashConf
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RxHashConf]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_rx_hash_conf",
 			Fields: []layouttest.Field{{
 				C:          "rx_hash_function",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashFunction)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashFunction)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashFunction),
+				Size:       unsafe.Sizeof((*v).RxHashFunction),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_key_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashKeyLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashKeyLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashKeyLen),
+				Size:       unsafe.Sizeof((*v).RxHashKeyLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_key",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashKey),
+				Size:       unsafe.Sizeof((*v).RxHashKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_fields_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashFieldsMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashFieldsMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashFieldsMask),
+				Size:       unsafe.Sizeof((*v).RxHashFieldsMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "qp_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPContext),
+				Size:       unsafe.Sizeof((*v).QPContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendCQ),
+				Size:       unsafe.Sizeof((*v).SendCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "recv_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RecvCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RecvCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RecvCQ),
+				Size:       unsafe.Sizeof((*v).RecvCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ),
+				Size:       unsafe.Sizeof((*v).SRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cap),
+				Size:       unsafe.Sizeof((*v).Cap),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPType),
+				Size:       unsafe.Sizeof((*v).QPType),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_sig_all",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQSigAll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQSigAll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQSigAll),
+				Size:       unsafe.Sizeof((*v).SQSigAll),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "xrcd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.XRCD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).XRCD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.XRCD),
+				Size:       unsafe.Sizeof((*v).XRCD),
 				SizeDiff:   nil,
 			}, {
 				C:          "create_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CreateFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CreateFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CreateFlags),
+				Size:       unsafe.Sizeof((*v).CreateFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_tso_header",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxTSOHeader)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxTSOHeader)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxTSOHeader),
+				Size:       unsafe.Sizeof((*v).MaxTSOHeader),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq_ind_tbl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQIndTbl)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQIndTbl)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQIndTbl),
+				Size:       unsafe.Sizeof((*v).RWQIndTbl),
 				SizeDiff:   nil,
 			}, {
 				C:          "rx_hash_conf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RxHashConf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RxHashConf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RxHashConf),
+				Size:       unsafe.Sizeof((*v).RxHashConf),
 				SizeDiff:   nil,
 			}, {
 				C:          "source_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SourceQPN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SourceQPN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SourceQPN),
+				Size:       unsafe.Sizeof((*v).SourceQPN),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_ops_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendOpsFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendOpsFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendOpsFlags),
+				Size:       unsafe.Sizeof((*v).SendOpsFlags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPOpenAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPOpenAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_open_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPNum),
+				Size:       unsafe.Sizeof((*v).QPNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "xrcd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.XRCD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).XRCD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.XRCD),
+				Size:       unsafe.Sizeof((*v).XRCD),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPContext),
+				Size:       unsafe.Sizeof((*v).QPContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPType),
+				Size:       unsafe.Sizeof((*v).QPType),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_attr",
 			Fields: []layouttest.Field{{
 				C:          "qp_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPState),
+				Size:       unsafe.Sizeof((*v).QPState),
 				SizeDiff:   nil,
 			}, {
 				C:          "cur_qp_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CurQPState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CurQPState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CurQPState),
+				Size:       unsafe.Sizeof((*v).CurQPState),
 				SizeDiff:   nil,
 			}, {
 				C:          "path_mtu",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PathMTU)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PathMTU)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PathMTU),
+				Size:       unsafe.Sizeof((*v).PathMTU),
 				SizeDiff:   nil,
 			}, {
 				C:          "path_mig_state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PathMigState)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PathMigState)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PathMigState),
+				Size:       unsafe.Sizeof((*v).PathMigState),
 				SizeDiff:   nil,
 			}, {
 				C:          "qkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QKey),
+				Size:       unsafe.Sizeof((*v).QKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq_psn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQPSN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQPSN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQPSN),
+				Size:       unsafe.Sizeof((*v).RQPSN),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_psn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQPSN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQPSN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQPSN),
+				Size:       unsafe.Sizeof((*v).SQPSN),
 				SizeDiff:   nil,
 			}, {
 				C:          "dest_qp_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DestQPNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DestQPNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DestQPNum),
+				Size:       unsafe.Sizeof((*v).DestQPNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_access_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPAccessFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPAccessFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPAccessFlags),
+				Size:       unsafe.Sizeof((*v).QPAccessFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "cap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cap),
+				Size:       unsafe.Sizeof((*v).Cap),
 				SizeDiff:   nil,
 			}, {
 				C:          "ah_attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AHAttr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AHAttr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AHAttr),
+				Size:       unsafe.Sizeof((*v).AHAttr),
 				SizeDiff:   nil,
 			}, {
 				C:          "alt_ah_attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AltAHAttr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AltAHAttr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AltAHAttr),
+				Size:       unsafe.Sizeof((*v).AltAHAttr),
 				SizeDiff:   nil,
 			}, {
 				C:          "pkey_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PKeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PKeyIndex),
+				Size:       unsafe.Sizeof((*v).PKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "alt_pkey_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AltPKeyIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AltPKeyIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AltPKeyIndex),
+				Size:       unsafe.Sizeof((*v).AltPKeyIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "en_sqd_async_notify",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EnSQDAsyncNotify)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EnSQDAsyncNotify)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EnSQDAsyncNotify),
+				Size:       unsafe.Sizeof((*v).EnSQDAsyncNotify),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_draining",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQDraining)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQDraining)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQDraining),
+				Size:       unsafe.Sizeof((*v).SQDraining),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_rd_atomic",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxRdAtomic)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxRdAtomic)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxRdAtomic),
+				Size:       unsafe.Sizeof((*v).MaxRdAtomic),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_dest_rd_atomic",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxDestRdAtomic)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxDestRdAtomic)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxDestRdAtomic),
+				Size:       unsafe.Sizeof((*v).MaxDestRdAtomic),
 				SizeDiff:   nil,
 			}, {
 				C:          "min_rnr_timer",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MinRNRTimer)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MinRNRTimer)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MinRNRTimer),
+				Size:       unsafe.Sizeof((*v).MinRNRTimer),
 				SizeDiff:   nil,
 			}, {
 				C:          "port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortNum),
+				Size:       unsafe.Sizeof((*v).PortNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "timeout",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Timeout)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Timeout)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Timeout),
+				Size:       unsafe.Sizeof((*v).Timeout),
 				SizeDiff:   nil,
 			}, {
 				C:          "retry_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RetryCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RetryCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RetryCnt),
+				Size:       unsafe.Sizeof((*v).RetryCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "rnr_retry",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RNRRetry)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RNRRetry)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RNRRetry),
+				Size:       unsafe.Sizeof((*v).RNRRetry),
 				SizeDiff:   nil,
 			}, {
 				C:          "alt_port_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AltPortNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AltPortNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AltPortNum),
+				Size:       unsafe.Sizeof((*v).AltPortNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "alt_timeout",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AltTimeout)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AltTimeout)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AltTimeout),
+				Size:       unsafe.Sizeof((*v).AltTimeout),
 				SizeDiff:   nil,
 			}, {
 				C:          "rate_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RateLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RateLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RateLimit),
+				Size:       unsafe.Sizeof((*v).RateLimit),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPRateLimitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPRateLimitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_rate_limit_attr",
 			Fields: []layouttest.Field{{
 				C:          "rate_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RateLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RateLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RateLimit),
+				Size:       unsafe.Sizeof((*v).RateLimit),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_burst_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxBurstSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxBurstSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxBurstSz),
+				Size:       unsafe.Sizeof((*v).MaxBurstSz),
 				SizeDiff:   nil,
 			}, {
 				C:          "typical_pkt_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TypicalPktSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TypicalPktSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TypicalPktSz),
+				Size:       unsafe.Sizeof((*v).TypicalPktSz),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DataBuf
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DataBuf]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_data_buf",
 			Fields: []layouttest.Field{{
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SGE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SGE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_sge",
 			Fields: []layouttest.Field{{
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LKey),
+				Size:       unsafe.Sizeof((*v).LKey),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FDArr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FDArr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_fd_arr",
 			Fields: []layouttest.Field{{
 				C:          "arr",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Arr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Arr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Arr),
+				Size:       unsafe.Sizeof((*v).Arr),
 				SizeDiff:   nil,
 			}, {
 				C:          "count",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Count)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Count)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Count),
+				Size:       unsafe.Sizeof((*v).Count),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SendWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SendWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_send_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "next",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Next)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Next)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Next),
+				Size:       unsafe.Sizeof((*v).Next),
 				SizeDiff:   nil,
 			}, {
 				C:          "sg_list",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SgList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SgList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SgList),
+				Size:       unsafe.Sizeof((*v).SgList),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumSGE),
+				Size:       unsafe.Sizeof((*v).NumSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Opcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Opcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Opcode),
+				Size:       unsafe.Sizeof((*v).Opcode),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendFlags),
+				Size:       unsafe.Sizeof((*v).SendFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "imm_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon0.ImmData())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).SendWRAnon0.ImmData())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon0.ImmData())),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon0.ImmData())),
 				SizeDiff:   nil,
 			}, {
 				C:          "invalidate_rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon0.InvalidateRKey())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).SendWRAnon0.InvalidateRKey())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon0.InvalidateRKey())),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon0.InvalidateRKey())),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WR),
+				Size:       unsafe.Sizeof((*v).WR),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.rdma",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WR.RDMA())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WR.RDMA())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.RDMA())),
+				Size:       unsafe.Sizeof((*(*v).WR.RDMA())),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.rdma.remote_addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.RDMA()).RemoteAddr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.RDMA()).RemoteAddr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.RDMA()).RemoteAddr),
+				Size:       unsafe.Sizeof((*(*v).WR.RDMA()).RemoteAddr),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.rdma.rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.RDMA()).RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.RDMA()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.RDMA()).RKey),
+				Size:       unsafe.Sizeof((*(*v).WR.RDMA()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WR.Atomic())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WR.Atomic())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic())),
+				Size:       unsafe.Sizeof((*(*v).WR.Atomic())),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic.remote_addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).RemoteAddr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.Atomic()).RemoteAddr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic()).RemoteAddr),
+				Size:       unsafe.Sizeof((*(*v).WR.Atomic()).RemoteAddr),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic.compare_add",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).CompareAdd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.Atomic()).CompareAdd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic()).CompareAdd),
+				Size:       unsafe.Sizeof((*(*v).WR.Atomic()).CompareAdd),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic.swap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).Swap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.Atomic()).Swap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic()).Swap),
+				Size:       unsafe.Sizeof((*(*v).WR.Atomic()).Swap),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.atomic.rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.Atomic()).RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.Atomic()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.Atomic()).RKey),
+				Size:       unsafe.Sizeof((*(*v).WR.Atomic()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.ud",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WR.UD())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WR.UD())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.UD())),
+				Size:       unsafe.Sizeof((*(*v).WR.UD())),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.ud.ah",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.UD()).AH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.UD()).AH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.UD()).AH),
+				Size:       unsafe.Sizeof((*(*v).WR.UD()).AH),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.ud.remote_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.UD()).RemoteQPN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.UD()).RemoteQPN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.UD()).RemoteQPN),
+				Size:       unsafe.Sizeof((*(*v).WR.UD()).RemoteQPN),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr.ud.remote_qkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WR.UD()).RemoteQKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WR.UD()).RemoteQKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WR.UD()).RemoteQKey),
+				Size:       unsafe.Sizeof((*(*v).WR.UD()).RemoteQKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPType),
+				Size:       unsafe.Sizeof((*v).QPType),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type.xrc",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.QPType.XRC())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).QPType.XRC())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.QPType.XRC())),
+				Size:       unsafe.Sizeof((*(*v).QPType.XRC())),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type.xrc.remote_srqn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.QPType.XRC()).RemoteSRQN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).QPType.XRC()).RemoteSRQN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.QPType.XRC()).RemoteSRQN),
+				Size:       unsafe.Sizeof((*(*v).QPType.XRC()).RemoteSRQN),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon1.BindMW())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).SendWRAnon1.BindMW())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW())),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.BindMW())),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw.mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.BindMW()).MW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.BindMW()).MW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW()).MW),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.BindMW()).MW),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw.rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.BindMW()).RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.BindMW()).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW()).RKey),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.BindMW()).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw.bind_info",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.BindMW()).BindInfo)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.BindMW()).BindInfo)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.BindMW()).BindInfo),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.BindMW()).BindInfo),
 				SizeDiff:   nil,
 			}, {
 				C:          "tso",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.SendWRAnon1.TSO())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).SendWRAnon1.TSO())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.TSO())),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.TSO())),
 				SizeDiff:   nil,
 			}, {
 				C:          "tso.hdr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.TSO()).Hdr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.TSO()).Hdr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.TSO()).Hdr),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.TSO()).Hdr),
 				SizeDiff:   nil,
 			}, {
 				C:          "tso.hdr_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.TSO()).HdrSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.TSO()).HdrSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.TSO()).HdrSz),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.TSO()).HdrSz),
 				SizeDiff:   nil,
 			}, {
 				C:          "tso.mss",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.SendWRAnon1.TSO()).Mss)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).SendWRAnon1.TSO()).Mss)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.SendWRAnon1.TSO()).Mss),
+				Size:       unsafe.Sizeof((*(*v).SendWRAnon1.TSO()).Mss),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v AH
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[AH]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ah",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RecvWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RecvWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_recv_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "next",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Next)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Next)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Next),
+				Size:       unsafe.Sizeof((*v).Next),
 				SizeDiff:   nil,
 			}, {
 				C:          "sg_list",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SgList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SgList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SgList),
+				Size:       unsafe.Sizeof((*v).SgList),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumSGE),
+				Size:       unsafe.Sizeof((*v).NumSGE),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v OpsWR
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[OpsWR]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ops_wr",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "next",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Next)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Next)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Next),
+				Size:       unsafe.Sizeof((*v).Next),
 				SizeDiff:   nil,
 			}, {
 				C:          "opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Opcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Opcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Opcode),
+				Size:       unsafe.Sizeof((*v).Opcode),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM),
+				Size:       unsafe.Sizeof((*v).TM),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.unexpected_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.UnexpectedCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.UnexpectedCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.UnexpectedCnt),
+				Size:       unsafe.Sizeof((*v).TM.UnexpectedCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Handle),
+				Size:       unsafe.Sizeof((*v).TM.Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add),
+				Size:       unsafe.Sizeof((*v).TM.Add),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.recv_wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.RecvWRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add.RecvWRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add.RecvWRID),
+				Size:       unsafe.Sizeof((*v).TM.Add.RecvWRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.sg_list",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.SgList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add.SgList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add.SgList),
+				Size:       unsafe.Sizeof((*v).TM.Add.SgList),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.num_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.NumSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add.NumSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add.NumSGE),
+				Size:       unsafe.Sizeof((*v).TM.Add.NumSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.tag",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.Tag)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add.Tag)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add.Tag),
+				Size:       unsafe.Sizeof((*v).TM.Add.Tag),
 				SizeDiff:   nil,
 			}, {
 				C:          "tm.add.mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TM.Add.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TM.Add.Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TM.Add.Mask),
+				Size:       unsafe.Sizeof((*v).TM.Add.Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v MWBind
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[MWBind]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_mw_bind",
 			Fields: []layouttest.Field{{
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendFlags),
+				Size:       unsafe.Sizeof((*v).SendFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_info",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.BindInfo)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).BindInfo)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.BindInfo),
+				Size:       unsafe.Sizeof((*v).BindInfo),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_srq",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQContext),
+				Size:       unsafe.Sizeof((*v).SRQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "cond",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cond)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cond)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cond),
+				Size:       unsafe.Sizeof((*v).Cond),
 				SizeDiff:   nil,
 			}, {
 				C:          "events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EventsCompleted),
+				Size:       unsafe.Sizeof((*v).EventsCompleted),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPContext),
+				Size:       unsafe.Sizeof((*v).QPContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "send_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SendCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SendCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SendCQ),
+				Size:       unsafe.Sizeof((*v).SendCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "recv_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RecvCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RecvCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RecvCQ),
+				Size:       unsafe.Sizeof((*v).RecvCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ),
+				Size:       unsafe.Sizeof((*v).SRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPNum),
+				Size:       unsafe.Sizeof((*v).QPNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "state",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.State)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).State)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.State),
+				Size:       unsafe.Sizeof((*v).State),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPType),
+				Size:       unsafe.Sizeof((*v).QPType),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "cond",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cond)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cond)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cond),
+				Size:       unsafe.Sizeof((*v).Cond),
 				SizeDiff:   nil,
 			}, {
 				C:          "events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EventsCompleted),
+				Size:       unsafe.Sizeof((*v).EventsCompleted),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "channel",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Channel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Channel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Channel),
+				Size:       unsafe.Sizeof((*v).Channel),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQContext),
+				Size:       unsafe.Sizeof((*v).CQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "cqe",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQE),
+				Size:       unsafe.Sizeof((*v).CQE),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "cond",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cond)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cond)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cond),
+				Size:       unsafe.Sizeof((*v).Cond),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompEventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompEventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompEventsCompleted),
+				Size:       unsafe.Sizeof((*v).CompEventsCompleted),
 				SizeDiff:   nil,
 			}, {
 				C:          "async_events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AsyncEventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AsyncEventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AsyncEventsCompleted),
+				Size:       unsafe.Sizeof((*v).AsyncEventsCompleted),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_ex",
 			Fields: []layouttest.Field{{
 				C:          "qp_base",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QPBase)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QPBase)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QPBase),
+				Size:       unsafe.Sizeof((*v).QPBase),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRFlags),
+				Size:       unsafe.Sizeof((*v).WRFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_atomic_cmp_swp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRAtomicCmpSwp)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRAtomicCmpSwp)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRAtomicCmpSwp),
+				Size:       unsafe.Sizeof((*v).WRAtomicCmpSwp),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_atomic_fetch_add",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRAtomicFetchAdd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRAtomicFetchAdd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRAtomicFetchAdd),
+				Size:       unsafe.Sizeof((*v).WRAtomicFetchAdd),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_bind_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRBindMW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRBindMW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRBindMW),
+				Size:       unsafe.Sizeof((*v).WRBindMW),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_local_inv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRLocalInv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRLocalInv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRLocalInv),
+				Size:       unsafe.Sizeof((*v).WRLocalInv),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_rdma_read",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRRDMARead)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRRDMARead)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRRDMARead),
+				Size:       unsafe.Sizeof((*v).WRRDMARead),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_rdma_write",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRRDMAWrite)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRRDMAWrite)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRRDMAWrite),
+				Size:       unsafe.Sizeof((*v).WRRDMAWrite),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_rdma_write_imm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRRDMAWriteImm)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRRDMAWriteImm)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRRDMAWriteImm),
+				Size:       unsafe.Sizeof((*v).WRRDMAWriteImm),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_send",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSend)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSend)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSend),
+				Size:       unsafe.Sizeof((*v).WRSend),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_send_imm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSendImm)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSendImm)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSendImm),
+				Size:       unsafe.Sizeof((*v).WRSendImm),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_send_inv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSendInv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSendInv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSendInv),
+				Size:       unsafe.Sizeof((*v).WRSendInv),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_send_tso",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSendTSO)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSendTSO)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSendTSO),
+				Size:       unsafe.Sizeof((*v).WRSendTSO),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_ud_addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetUDAddr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetUDAddr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetUDAddr),
+				Size:       unsafe.Sizeof((*v).WRSetUDAddr),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_xrc_srqn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetXRCSRQN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetXRCSRQN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetXRCSRQN),
+				Size:       unsafe.Sizeof((*v).WRSetXRCSRQN),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_inline_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetInlineData)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetInlineData)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetInlineData),
+				Size:       unsafe.Sizeof((*v).WRSetInlineData),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_inline_data_list",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetInlineDataList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetInlineDataList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetInlineDataList),
+				Size:       unsafe.Sizeof((*v).WRSetInlineDataList),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_sge",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetSGE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetSGE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetSGE),
+				Size:       unsafe.Sizeof((*v).WRSetSGE),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_set_sge_list",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRSetSGEList)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRSetSGEList)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRSetSGEList),
+				Size:       unsafe.Sizeof((*v).WRSetSGEList),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_start",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRStart)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRStart)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRStart),
+				Size:       unsafe.Sizeof((*v).WRStart),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_complete",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRComplete)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRComplete)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRComplete),
+				Size:       unsafe.Sizeof((*v).WRComplete),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_abort",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRAbort)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRAbort)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRAbort),
+				Size:       unsafe.Sizeof((*v).WRAbort),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_atomic_write",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRAtomicWrite)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRAtomicWrite)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRAtomicWrite),
+				Size:       unsafe.Sizeof((*v).WRAtomicWrite),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_flush",
 				In:         []string{"65", "56"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRFlush)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRFlush)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRFlush),
+				Size:       unsafe.Sizeof((*v).WRFlush),
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -16,
 				"44": -8,
@@ -4192,2804 +4192,2804 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v ECE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ECE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_ece",
 			Fields: []layouttest.Field{{
 				C:          "vendor_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VendorID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VendorID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VendorID),
+				Size:       unsafe.Sizeof((*v).VendorID),
 				SizeDiff:   nil,
 			}, {
 				C:          "options",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Options)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Options)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Options),
+				Size:       unsafe.Sizeof((*v).Options),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompChannel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompChannel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_channel",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "fd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FD),
+				Size:       unsafe.Sizeof((*v).FD),
 				SizeDiff:   nil,
 			}, {
 				C:          "refcnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Refcnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Refcnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Refcnt),
+				Size:       unsafe.Sizeof((*v).Refcnt),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PollCQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PollCQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_poll_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WCTMInfo
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WCTMInfo]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_wc_tm_info",
 			Fields: []layouttest.Field{{
 				C:          "tag",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tag)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Tag)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tag),
+				Size:       unsafe.Sizeof((*v).Tag),
 				SizeDiff:   nil,
 			}, {
 				C:          "priv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Priv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Priv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Priv),
+				Size:       unsafe.Sizeof((*v).Priv),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_ex",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "channel",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Channel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Channel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Channel),
+				Size:       unsafe.Sizeof((*v).Channel),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQContext),
+				Size:       unsafe.Sizeof((*v).CQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}, {
 				C:          "cqe",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQE),
+				Size:       unsafe.Sizeof((*v).CQE),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "cond",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cond)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cond)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cond),
+				Size:       unsafe.Sizeof((*v).Cond),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompEventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompEventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompEventsCompleted),
+				Size:       unsafe.Sizeof((*v).CompEventsCompleted),
 				SizeDiff:   nil,
 			}, {
 				C:          "async_events_completed",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AsyncEventsCompleted)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AsyncEventsCompleted)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AsyncEventsCompleted),
+				Size:       unsafe.Sizeof((*v).AsyncEventsCompleted),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "status",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Status)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Status)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Status),
+				Size:       unsafe.Sizeof((*v).Status),
 				SizeDiff:   nil,
 			}, {
 				C:          "wr_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WRID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WRID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WRID),
+				Size:       unsafe.Sizeof((*v).WRID),
 				SizeDiff:   nil,
 			}, {
 				C:          "start_poll",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.StartPoll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).StartPoll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.StartPoll),
+				Size:       unsafe.Sizeof((*v).StartPoll),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_poll",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NextPoll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NextPoll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NextPoll),
+				Size:       unsafe.Sizeof((*v).NextPoll),
 				SizeDiff:   nil,
 			}, {
 				C:          "end_poll",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EndPoll)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EndPoll)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EndPoll),
+				Size:       unsafe.Sizeof((*v).EndPoll),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadOpcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadOpcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadOpcode),
+				Size:       unsafe.Sizeof((*v).ReadOpcode),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_vendor_err",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadVendorErr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadVendorErr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadVendorErr),
+				Size:       unsafe.Sizeof((*v).ReadVendorErr),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_byte_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadByteLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadByteLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadByteLen),
+				Size:       unsafe.Sizeof((*v).ReadByteLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_imm_data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadImmData)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadImmData)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadImmData),
+				Size:       unsafe.Sizeof((*v).ReadImmData),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_qp_num",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadQPNum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadQPNum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadQPNum),
+				Size:       unsafe.Sizeof((*v).ReadQPNum),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_src_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadSrcQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadSrcQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadSrcQP),
+				Size:       unsafe.Sizeof((*v).ReadSrcQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_wc_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadWCFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadWCFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadWCFlags),
+				Size:       unsafe.Sizeof((*v).ReadWCFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_slid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadSLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadSLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadSLID),
+				Size:       unsafe.Sizeof((*v).ReadSLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_sl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadSL)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadSL)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadSL),
+				Size:       unsafe.Sizeof((*v).ReadSL),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_dlid_path_bits",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadDLIDPathBits)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadDLIDPathBits)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadDLIDPathBits),
+				Size:       unsafe.Sizeof((*v).ReadDLIDPathBits),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_completion_ts",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionTS)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadCompletionTS)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCompletionTS),
+				Size:       unsafe.Sizeof((*v).ReadCompletionTS),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_cvlan",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCVLAN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadCVLAN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCVLAN),
+				Size:       unsafe.Sizeof((*v).ReadCVLAN),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_flow_tag",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadFlowTag)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadFlowTag)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadFlowTag),
+				Size:       unsafe.Sizeof((*v).ReadFlowTag),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_tm_info",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadTMInfo)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadTMInfo)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadTMInfo),
+				Size:       unsafe.Sizeof((*v).ReadTMInfo),
 				SizeDiff:   nil,
 			}, {
 				C:          "read_completion_wallclock_ns",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReadCompletionWallclockNS)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReadCompletionWallclockNS)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReadCompletionWallclockNS),
+				Size:       unsafe.Sizeof((*v).ReadCompletionWallclockNS),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ModerateCQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ModerateCQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_moderate_cq",
 			Fields: []layouttest.Field{{
 				C:          "cq_count",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQCount)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQCount)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQCount),
+				Size:       unsafe.Sizeof((*v).CQCount),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_period",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQPeriod)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQPeriod)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQPeriod),
+				Size:       unsafe.Sizeof((*v).CQPeriod),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ModifyCQAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ModifyCQAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_modify_cq_attr",
 			Fields: []layouttest.Field{{
 				C:          "attr_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AttrMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AttrMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AttrMask),
+				Size:       unsafe.Sizeof((*v).AttrMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "moderate",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Moderate)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Moderate)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Moderate),
+				Size:       unsafe.Sizeof((*v).Moderate),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowEthFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowEthFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_eth_filter",
 			Fields: []layouttest.Field{{
 				C:          "dst_mac",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DstMAC)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DstMAC)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DstMAC),
+				Size:       unsafe.Sizeof((*v).DstMAC),
 				SizeDiff:   nil,
 			}, {
 				C:          "src_mac",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcMAC)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcMAC)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcMAC),
+				Size:       unsafe.Sizeof((*v).SrcMAC),
 				SizeDiff:   nil,
 			}, {
 				C:          "ether_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.EtherType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).EtherType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.EtherType),
+				Size:       unsafe.Sizeof((*v).EtherType),
 				SizeDiff:   nil,
 			}, {
 				C:          "vlan_tag",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VLANTag)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VLANTag)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VLANTag),
+				Size:       unsafe.Sizeof((*v).VLANTag),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecEth
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecEth]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_eth",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV4Filter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV4Filter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv4_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcIP),
+				Size:       unsafe.Sizeof((*v).SrcIP),
 				SizeDiff:   nil,
 			}, {
 				C:          "dst_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DstIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DstIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DstIP),
+				Size:       unsafe.Sizeof((*v).DstIP),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV4
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV4]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv4",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV4ExtFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV4ExtFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv4_ext_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcIP),
+				Size:       unsafe.Sizeof((*v).SrcIP),
 				SizeDiff:   nil,
 			}, {
 				C:          "dst_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DstIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DstIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DstIP),
+				Size:       unsafe.Sizeof((*v).DstIP),
 				SizeDiff:   nil,
 			}, {
 				C:          "proto",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Proto)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Proto)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Proto),
+				Size:       unsafe.Sizeof((*v).Proto),
 				SizeDiff:   nil,
 			}, {
 				C:          "tos",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tos)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Tos)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tos),
+				Size:       unsafe.Sizeof((*v).Tos),
 				SizeDiff:   nil,
 			}, {
 				C:          "ttl",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ttl)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ttl)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ttl),
+				Size:       unsafe.Sizeof((*v).Ttl),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV4Ext
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV4Ext]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv4_ext",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowIPV6Filter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowIPV6Filter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_ipv6_filter",
 			Fields: []layouttest.Field{{
 				C:          "src_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcIP),
+				Size:       unsafe.Sizeof((*v).SrcIP),
 				SizeDiff:   nil,
 			}, {
 				C:          "dst_ip",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DstIP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DstIP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DstIP),
+				Size:       unsafe.Sizeof((*v).DstIP),
 				SizeDiff:   nil,
 			}, {
 				C:          "flow_label",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.FlowLabel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FlowLabel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FlowLabel),
+				Size:       unsafe.Sizeof((*v).FlowLabel),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_hdr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NextHdr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NextHdr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NextHdr),
+				Size:       unsafe.Sizeof((*v).NextHdr),
 				SizeDiff:   nil,
 			}, {
 				C:          "traffic_class",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TrafficClass)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TrafficClass)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TrafficClass),
+				Size:       unsafe.Sizeof((*v).TrafficClass),
 				SizeDiff:   nil,
 			}, {
 				C:          "hop_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HopLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HopLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HopLimit),
+				Size:       unsafe.Sizeof((*v).HopLimit),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecIPV6
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecIPV6]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_ipv6",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowESPFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowESPFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_esp_filter",
 			Fields: []layouttest.Field{{
 				C:          "spi",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Spi)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Spi)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Spi),
+				Size:       unsafe.Sizeof((*v).Spi),
 				SizeDiff:   nil,
 			}, {
 				C:          "seq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Seq)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Seq)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Seq),
+				Size:       unsafe.Sizeof((*v).Seq),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecESP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecESP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_esp",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowTCPUDPFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowTCPUDPFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_tcp_udp_filter",
 			Fields: []layouttest.Field{{
 				C:          "dst_port",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DstPort)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DstPort)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DstPort),
+				Size:       unsafe.Sizeof((*v).DstPort),
 				SizeDiff:   nil,
 			}, {
 				C:          "src_port",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SrcPort)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SrcPort)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SrcPort),
+				Size:       unsafe.Sizeof((*v).SrcPort),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecTCPUDP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecTCPUDP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_tcp_udp",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowGREFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowGREFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_gre_filter",
 			Fields: []layouttest.Field{{
 				C:          "c_ks_res0_ver",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CKsRes0Ver)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CKsRes0Ver)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CKsRes0Ver),
+				Size:       unsafe.Sizeof((*v).CKsRes0Ver),
 				SizeDiff:   nil,
 			}, {
 				C:          "protocol",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Protocol)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Protocol)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Protocol),
+				Size:       unsafe.Sizeof((*v).Protocol),
 				SizeDiff:   nil,
 			}, {
 				C:          "key",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Key)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Key)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Key),
+				Size:       unsafe.Sizeof((*v).Key),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecGRE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecGRE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_gre",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowMPLSFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowMPLSFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_mpls_filter",
 			Fields: []layouttest.Field{{
 				C:          "label",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Label)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Label)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Label),
+				Size:       unsafe.Sizeof((*v).Label),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecMPLS
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecMPLS]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_mpls",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowTunnelFilter
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowTunnelFilter]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_tunnel_filter",
 			Fields: []layouttest.Field{{
 				C:          "tunnel_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TunnelID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TunnelID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TunnelID),
+				Size:       unsafe.Sizeof((*v).TunnelID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecTunnel
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecTunnel]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_tunnel",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "val",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Val)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Val)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Val),
+				Size:       unsafe.Sizeof((*v).Val),
 				SizeDiff:   nil,
 			}, {
 				C:          "mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mask),
+				Size:       unsafe.Sizeof((*v).Mask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionTag
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionTag]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_tag",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "tag_id",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TagID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TagID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TagID),
+				Size:       unsafe.Sizeof((*v).TagID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionDrop
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionDrop]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_drop",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecActionHandle
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecActionHandle]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_action_handle",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "action",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Action)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Action)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Action),
+				Size:       unsafe.Sizeof((*v).Action),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpecCounterAction
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpecCounterAction]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec_counter_action",
 			Fields: []layouttest.Field{{
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "counters",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Counters)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Counters)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Counters),
+				Size:       unsafe.Sizeof((*v).Counters),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowSpec
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowSpec]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_spec",
 			Fields: []layouttest.Field{{
 				C:          "hdr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.Hdr())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.Hdr())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Hdr())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Hdr())),
 				SizeDiff:   nil,
 			}, {
 				C:          "hdr.type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.FlowSpecAnon0.Hdr()).Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).FlowSpecAnon0.Hdr()).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Hdr()).Type),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Hdr()).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "hdr.size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.FlowSpecAnon0.Hdr()).Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).FlowSpecAnon0.Hdr()).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Hdr()).Size),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Hdr()).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "eth",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.Eth())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.Eth())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Eth())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Eth())),
 				SizeDiff:   nil,
 			}, {
 				C:          "ipv4",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.IPV4())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.IPV4())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.IPV4())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.IPV4())),
 				SizeDiff:   nil,
 			}, {
 				C:          "tcp_udp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.TCPUDP())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.TCPUDP())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.TCPUDP())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.TCPUDP())),
 				SizeDiff:   nil,
 			}, {
 				C:          "ipv4_ext",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.IPV4Ext())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.IPV4Ext())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.IPV4Ext())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.IPV4Ext())),
 				SizeDiff:   nil,
 			}, {
 				C:          "ipv6",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.IPV6())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.IPV6())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.IPV6())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.IPV6())),
 				SizeDiff:   nil,
 			}, {
 				C:          "esp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.ESP())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.ESP())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.ESP())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.ESP())),
 				SizeDiff:   nil,
 			}, {
 				C:          "tunnel",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.Tunnel())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.Tunnel())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Tunnel())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Tunnel())),
 				SizeDiff:   nil,
 			}, {
 				C:          "gre",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.GRE())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.GRE())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.GRE())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.GRE())),
 				SizeDiff:   nil,
 			}, {
 				C:          "mpls",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.MPLS())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.MPLS())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.MPLS())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.MPLS())),
 				SizeDiff:   nil,
 			}, {
 				C:          "flow_tag",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.FlowTag())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.FlowTag())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.FlowTag())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.FlowTag())),
 				SizeDiff:   nil,
 			}, {
 				C:          "drop",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.Drop())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.Drop())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Drop())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Drop())),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.Handle())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.Handle())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.Handle())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.Handle())),
 				SizeDiff:   nil,
 			}, {
 				C:          "flow_count",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.FlowSpecAnon0.FlowCount())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).FlowSpecAnon0.FlowCount())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.FlowSpecAnon0.FlowCount())),
+				Size:       unsafe.Sizeof((*(*v).FlowSpecAnon0.FlowCount())),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "priority",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Priority)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Priority)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Priority),
+				Size:       unsafe.Sizeof((*v).Priority),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_of_specs",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumOfSpecs)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumOfSpecs)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumOfSpecs),
+				Size:       unsafe.Sizeof((*v).NumOfSpecs),
 				SizeDiff:   nil,
 			}, {
 				C:          "port",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Port)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Port)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Port),
+				Size:       unsafe.Sizeof((*v).Port),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Flow
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Flow]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowAction
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowAction]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_action",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v FlowActionESPAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[FlowActionESPAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_flow_action_esp_attr",
 			Fields: []layouttest.Field{{
 				C:          "esp_attr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ESPAttr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ESPAttr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ESPAttr),
+				Size:       unsafe.Sizeof((*v).ESPAttr),
 				SizeDiff:   nil,
 			}, {
 				C:          "keymat_proto",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.KeymatProto)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).KeymatProto)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.KeymatProto),
+				Size:       unsafe.Sizeof((*v).KeymatProto),
 				SizeDiff:   nil,
 			}, {
 				C:          "keymat_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.KeymatLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).KeymatLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.KeymatLen),
+				Size:       unsafe.Sizeof((*v).KeymatLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "keymat_ptr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.KeymatPtr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).KeymatPtr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.KeymatPtr),
+				Size:       unsafe.Sizeof((*v).KeymatPtr),
 				SizeDiff:   nil,
 			}, {
 				C:          "replay_proto",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReplayProto)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReplayProto)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReplayProto),
+				Size:       unsafe.Sizeof((*v).ReplayProto),
 				SizeDiff:   nil,
 			}, {
 				C:          "replay_len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReplayLen)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReplayLen)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReplayLen),
+				Size:       unsafe.Sizeof((*v).ReplayLen),
 				SizeDiff:   nil,
 			}, {
 				C:          "replay_ptr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReplayPtr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReplayPtr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReplayPtr),
+				Size:       unsafe.Sizeof((*v).ReplayPtr),
 				SizeDiff:   nil,
 			}, {
 				C:          "esp_encap",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ESPEncap)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ESPEncap)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ESPEncap),
+				Size:       unsafe.Sizeof((*v).ESPEncap),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "esn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Esn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Esn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Esn),
+				Size:       unsafe.Sizeof((*v).Esn),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v IBVDeviceOps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[IBVDeviceOps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct _ibv_device_ops",
 			Fields: []layouttest.Field{{
 				C:          "_dummy1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dummy1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Dummy1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dummy1),
+				Size:       unsafe.Sizeof((*v).Dummy1),
 				SizeDiff:   nil,
 			}, {
 				C:          "_dummy2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dummy2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Dummy2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dummy2),
+				Size:       unsafe.Sizeof((*v).Dummy2),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Device
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Device]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_device",
 			Fields: []layouttest.Field{{
 				C:          "_ops",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ops)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ops)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ops),
+				Size:       unsafe.Sizeof((*v).Ops),
 				SizeDiff:   nil,
 			}, {
 				C:          "node_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NodeType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NodeType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NodeType),
+				Size:       unsafe.Sizeof((*v).NodeType),
 				SizeDiff:   nil,
 			}, {
 				C:          "transport_type",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TransportType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TransportType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TransportType),
+				Size:       unsafe.Sizeof((*v).TransportType),
 				SizeDiff:   nil,
 			}, {
 				C:          "name",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Name)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Name)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Name),
+				Size:       unsafe.Sizeof((*v).Name),
 				SizeDiff:   nil,
 			}, {
 				C:          "dev_name",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DevName)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DevName)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DevName),
+				Size:       unsafe.Sizeof((*v).DevName),
 				SizeDiff:   nil,
 			}, {
 				C:          "dev_path",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DevPath)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DevPath)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DevPath),
+				Size:       unsafe.Sizeof((*v).DevPath),
 				SizeDiff:   nil,
 			}, {
 				C:          "ibdev_path",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.IbdevPath)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).IbdevPath)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.IbdevPath),
+				Size:       unsafe.Sizeof((*v).IbdevPath),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ContextOps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ContextOps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_context_ops",
 			Fields: []layouttest.Field{{
 				C:          "_compat_query_device",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatQueryDevice)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatQueryDevice)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatQueryDevice),
+				Size:       unsafe.Sizeof((*v).CompatQueryDevice),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_query_port",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatQueryPort)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatQueryPort)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatQueryPort),
+				Size:       unsafe.Sizeof((*v).CompatQueryPort),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_alloc_pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatAllocPD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatAllocPD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatAllocPD),
+				Size:       unsafe.Sizeof((*v).CompatAllocPD),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_dealloc_pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDeallocPD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDeallocPD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDeallocPD),
+				Size:       unsafe.Sizeof((*v).CompatDeallocPD),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_reg_mr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatRegMR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatRegMR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatRegMR),
+				Size:       unsafe.Sizeof((*v).CompatRegMR),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_rereg_mr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatReregMR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatReregMR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatReregMR),
+				Size:       unsafe.Sizeof((*v).CompatReregMR),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_dereg_mr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDeregMR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDeregMR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDeregMR),
+				Size:       unsafe.Sizeof((*v).CompatDeregMR),
 				SizeDiff:   nil,
 			}, {
 				C:          "alloc_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AllocMW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AllocMW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AllocMW),
+				Size:       unsafe.Sizeof((*v).AllocMW),
 				SizeDiff:   nil,
 			}, {
 				C:          "bind_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.BindMW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).BindMW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.BindMW),
+				Size:       unsafe.Sizeof((*v).BindMW),
 				SizeDiff:   nil,
 			}, {
 				C:          "dealloc_mw",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeallocMW)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DeallocMW)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeallocMW),
+				Size:       unsafe.Sizeof((*v).DeallocMW),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_create_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatCreateCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatCreateCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatCreateCQ),
+				Size:       unsafe.Sizeof((*v).CompatCreateCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "poll_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PollCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PollCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PollCQ),
+				Size:       unsafe.Sizeof((*v).PollCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "req_notify_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ReqNotifyCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ReqNotifyCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ReqNotifyCQ),
+				Size:       unsafe.Sizeof((*v).ReqNotifyCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_cq_event",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatCQEvent)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatCQEvent)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatCQEvent),
+				Size:       unsafe.Sizeof((*v).CompatCQEvent),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_resize_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatResizeCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatResizeCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatResizeCQ),
+				Size:       unsafe.Sizeof((*v).CompatResizeCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_destroy_cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDestroyCQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDestroyCQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDestroyCQ),
+				Size:       unsafe.Sizeof((*v).CompatDestroyCQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_create_srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatCreateSRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatCreateSRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatCreateSRQ),
+				Size:       unsafe.Sizeof((*v).CompatCreateSRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_modify_srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatModifySRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatModifySRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatModifySRQ),
+				Size:       unsafe.Sizeof((*v).CompatModifySRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_query_srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatQuerySRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatQuerySRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatQuerySRQ),
+				Size:       unsafe.Sizeof((*v).CompatQuerySRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_destroy_srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDestroySRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDestroySRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDestroySRQ),
+				Size:       unsafe.Sizeof((*v).CompatDestroySRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "post_srq_recv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PostSRQRecv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PostSRQRecv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PostSRQRecv),
+				Size:       unsafe.Sizeof((*v).PostSRQRecv),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_create_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatCreateQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatCreateQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatCreateQP),
+				Size:       unsafe.Sizeof((*v).CompatCreateQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_query_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatQueryQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatQueryQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatQueryQP),
+				Size:       unsafe.Sizeof((*v).CompatQueryQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_modify_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatModifyQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatModifyQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatModifyQP),
+				Size:       unsafe.Sizeof((*v).CompatModifyQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_destroy_qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDestroyQP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDestroyQP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDestroyQP),
+				Size:       unsafe.Sizeof((*v).CompatDestroyQP),
 				SizeDiff:   nil,
 			}, {
 				C:          "post_send",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PostSend)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PostSend)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PostSend),
+				Size:       unsafe.Sizeof((*v).PostSend),
 				SizeDiff:   nil,
 			}, {
 				C:          "post_recv",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PostRecv)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PostRecv)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PostRecv),
+				Size:       unsafe.Sizeof((*v).PostRecv),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_create_ah",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatCreateAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatCreateAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatCreateAH),
+				Size:       unsafe.Sizeof((*v).CompatCreateAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_destroy_ah",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDestroyAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDestroyAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDestroyAH),
+				Size:       unsafe.Sizeof((*v).CompatDestroyAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_attach_mcast",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatAttachMcast)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatAttachMcast)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatAttachMcast),
+				Size:       unsafe.Sizeof((*v).CompatAttachMcast),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_detach_mcast",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatDetachMcast)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatDetachMcast)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatDetachMcast),
+				Size:       unsafe.Sizeof((*v).CompatDetachMcast),
 				SizeDiff:   nil,
 			}, {
 				C:          "_compat_async_event",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompatAsyncEvent)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompatAsyncEvent)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompatAsyncEvent),
+				Size:       unsafe.Sizeof((*v).CompatAsyncEvent),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_context",
 			Fields: []layouttest.Field{{
 				C:          "device",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Device)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Device)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Device),
+				Size:       unsafe.Sizeof((*v).Device),
 				SizeDiff:   nil,
 			}, {
 				C:          "ops",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ops)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ops)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ops),
+				Size:       unsafe.Sizeof((*v).Ops),
 				SizeDiff:   nil,
 			}, {
 				C:          "cmd_fd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CmdFD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CmdFD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CmdFD),
+				Size:       unsafe.Sizeof((*v).CmdFD),
 				SizeDiff:   nil,
 			}, {
 				C:          "async_fd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.AsyncFD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AsyncFD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AsyncFD),
+				Size:       unsafe.Sizeof((*v).AsyncFD),
 				SizeDiff:   nil,
 			}, {
 				C:          "num_comp_vectors",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NumCompVectors)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NumCompVectors)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NumCompVectors),
+				Size:       unsafe.Sizeof((*v).NumCompVectors),
 				SizeDiff:   nil,
 			}, {
 				C:          "mutex",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Mutex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Mutex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Mutex),
+				Size:       unsafe.Sizeof((*v).Mutex),
 				SizeDiff:   nil,
 			}, {
 				C:          "abi_compat",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ABICompat)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ABICompat)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ABICompat),
+				Size:       unsafe.Sizeof((*v).ABICompat),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQInitAttrEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQInitAttrEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_cq_init_attr_ex",
 			Fields: []layouttest.Field{{
 				C:          "cqe",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQE)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQE)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQE),
+				Size:       unsafe.Sizeof((*v).CQE),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQContext),
+				Size:       unsafe.Sizeof((*v).CQContext),
 				SizeDiff:   nil,
 			}, {
 				C:          "channel",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Channel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Channel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Channel),
+				Size:       unsafe.Sizeof((*v).Channel),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_vector",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompVector)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompVector)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompVector),
+				Size:       unsafe.Sizeof((*v).CompVector),
 				SizeDiff:   nil,
 			}, {
 				C:          "wc_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WCFlags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WCFlags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WCFlags),
+				Size:       unsafe.Sizeof((*v).WCFlags),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}, {
 				C:          "parent_domain",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ParentDomain)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ParentDomain)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ParentDomain),
+				Size:       unsafe.Sizeof((*v).ParentDomain),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrCaps
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrCaps]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr_caps",
 			Fields: []layouttest.Field{{
 				C:          "max_value",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxValue)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxValue)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxValue),
+				Size:       unsafe.Sizeof((*v).MaxValue),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_counters",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxCounters)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxCounters)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxCounters),
+				Size:       unsafe.Sizeof((*v).MaxCounters),
 				SizeDiff:   nil,
 			}, {
 				C:          "supported_qp_attach_ops",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.SupportedQPAttachOps)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SupportedQPAttachOps)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SupportedQPAttachOps),
+				Size:       unsafe.Sizeof((*v).SupportedQPAttachOps),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}, {
 				C:          "handle",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Handle)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Handle)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Handle),
+				Size:       unsafe.Sizeof((*v).Handle),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CompCntrInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CompCntrInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_comp_cntr_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "type",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Type)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Type)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Type),
+				Size:       unsafe.Sizeof((*v).Type),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags),
+				Size:       unsafe.Sizeof((*v).Flags),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPAttachCompCntrAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPAttachCompCntrAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_qp_attach_comp_cntr_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "op_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.OpMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OpMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OpMask),
+				Size:       unsafe.Sizeof((*v).OpMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ParentDomainInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ParentDomainInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_parent_domain_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "td",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TD),
+				Size:       unsafe.Sizeof((*v).TD),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "alloc",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Alloc)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Alloc)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Alloc),
+				Size:       unsafe.Sizeof((*v).Alloc),
 				SizeDiff:   nil,
 			}, {
 				C:          "free",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Free)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Free)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Free),
+				Size:       unsafe.Sizeof((*v).Free),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd_context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PDContext)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PDContext)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PDContext),
+				Size:       unsafe.Sizeof((*v).PDContext),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v DMAHInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[DMAHInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_dmah_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "cpu_id",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.CPUID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CPUID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CPUID),
+				Size:       unsafe.Sizeof((*v).CPUID),
 				SizeDiff:   nil,
 			}, {
 				C:          "ph",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ph)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ph)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ph),
+				Size:       unsafe.Sizeof((*v).Ph),
 				SizeDiff:   nil,
 			}, {
 				C:          "tph_mem_type",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.TphMemType)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TphMemType)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TphMemType),
+				Size:       unsafe.Sizeof((*v).TphMemType),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CountersInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CountersInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counters_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Counters
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Counters]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counters",
 			Fields: []layouttest.Field{{
 				C:          "context",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Context),
+				Size:       unsafe.Sizeof((*v).Context),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CounterAttachAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CounterAttachAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_counter_attach_attr",
 			Fields: []layouttest.Field{{
 				C:          "counter_desc",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CounterDesc)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CounterDesc)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CounterDesc),
+				Size:       unsafe.Sizeof((*v).CounterDesc),
 				SizeDiff:   nil,
 			}, {
 				C:          "index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Index)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Index)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Index),
+				Size:       unsafe.Sizeof((*v).Index),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v ValuesEx
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ValuesEx]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct ibv_values_ex",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "raw_clock",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RawClock)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RawClock)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RawClock),
+				Size:       unsafe.Sizeof((*v).RawClock),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v VerbsContext
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[VerbsContext]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct verbs_context",
 			Fields: []layouttest.Field{{
 				C:          "free_buf",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.FreeBuf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).FreeBuf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.FreeBuf),
+				Size:       unsafe.Sizeof((*v).FreeBuf),
 				SizeDiff:   nil,
 			}, {
 				C:          "alloc_buf",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.AllocBuf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AllocBuf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AllocBuf),
+				Size:       unsafe.Sizeof((*v).AllocBuf),
 				SizeDiff:   nil,
 			}, {
 				C:          "dm_export_dmabuf_fd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DMExportDMABufFD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DMExportDMABufFD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DMExportDMABufFD),
+				Size:       unsafe.Sizeof((*v).DMExportDMABufFD),
 				SizeDiff:   nil,
 			}, {
 				C:          "reg_mr_ex",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.RegMREx)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RegMREx)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RegMREx),
+				Size:       unsafe.Sizeof((*v).RegMREx),
 				SizeDiff:   nil,
 			}, {
 				C:          "dealloc_dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.DeallocDMAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DeallocDMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DeallocDMAH),
+				Size:       unsafe.Sizeof((*v).DeallocDMAH),
 				SizeDiff:   nil,
 			}, {
 				C:          "alloc_dmah",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.AllocDMAH)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).AllocDMAH)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.AllocDMAH),
+				Size:       unsafe.Sizeof((*v).AllocDMAH),
 				SizeDiff:   nil,
 			}, {
 				C:      "query_port",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.QueryPort)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).QueryPort)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.QueryPort),
+				Size:     unsafe.Sizeof((*v).QueryPort),
 				SizeDiff: nil,
 			}, {
 				C:      "advise_mr",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AdviseMR)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AdviseMR)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AdviseMR),
+				Size:     unsafe.Sizeof((*v).AdviseMR),
 				SizeDiff: nil,
 			}, {
 				C:      "alloc_null_mr",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AllocNullMR)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AllocNullMR)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AllocNullMR),
+				Size:     unsafe.Sizeof((*v).AllocNullMR),
 				SizeDiff: nil,
 			}, {
 				C:      "read_counters",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ReadCounters)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ReadCounters)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ReadCounters),
+				Size:     unsafe.Sizeof((*v).ReadCounters),
 				SizeDiff: nil,
 			}, {
 				C:      "attach_counters_point_flow",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AttachCountersPointFlow)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AttachCountersPointFlow)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AttachCountersPointFlow),
+				Size:     unsafe.Sizeof((*v).AttachCountersPointFlow),
 				SizeDiff: nil,
 			}, {
 				C:      "create_counters",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateCounters)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateCounters)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateCounters),
+				Size:     unsafe.Sizeof((*v).CreateCounters),
 				SizeDiff: nil,
 			}, {
 				C:      "destroy_counters",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.DestroyCounters)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).DestroyCounters)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.DestroyCounters),
+				Size:     unsafe.Sizeof((*v).DestroyCounters),
 				SizeDiff: nil,
 			}, {
 				C:      "reg_dm_mr",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.RegDMMR)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).RegDMMR)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.RegDMMR),
+				Size:     unsafe.Sizeof((*v).RegDMMR),
 				SizeDiff: nil,
 			}, {
 				C:      "alloc_dm",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AllocDM)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AllocDM)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AllocDM),
+				Size:     unsafe.Sizeof((*v).AllocDM),
 				SizeDiff: nil,
 			}, {
 				C:      "free_dm",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.FreeDM)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).FreeDM)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.FreeDM),
+				Size:     unsafe.Sizeof((*v).FreeDM),
 				SizeDiff: nil,
 			}, {
 				C:      "modify_flow_action_esp",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ModifyFlowActionESP)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ModifyFlowActionESP)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ModifyFlowActionESP),
+				Size:     unsafe.Sizeof((*v).ModifyFlowActionESP),
 				SizeDiff: nil,
 			}, {
 				C:      "destroy_flow_action",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.DestroyFlowAction)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).DestroyFlowAction)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.DestroyFlowAction),
+				Size:     unsafe.Sizeof((*v).DestroyFlowAction),
 				SizeDiff: nil,
 			}, {
 				C:      "create_flow_action_esp",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateFlowActionESP)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateFlowActionESP)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateFlowActionESP),
+				Size:     unsafe.Sizeof((*v).CreateFlowActionESP),
 				SizeDiff: nil,
 			}, {
 				C:      "modify_qp_rate_limit",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ModifyQPRateLimit)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ModifyQPRateLimit)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ModifyQPRateLimit),
+				Size:     unsafe.Sizeof((*v).ModifyQPRateLimit),
 				SizeDiff: nil,
 			}, {
 				C:      "alloc_parent_domain",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AllocParentDomain)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AllocParentDomain)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AllocParentDomain),
+				Size:     unsafe.Sizeof((*v).AllocParentDomain),
 				SizeDiff: nil,
 			}, {
 				C:      "dealloc_td",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.DeallocTD)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).DeallocTD)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.DeallocTD),
+				Size:     unsafe.Sizeof((*v).DeallocTD),
 				SizeDiff: nil,
 			}, {
 				C:      "alloc_td",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.AllocTD)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).AllocTD)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.AllocTD),
+				Size:     unsafe.Sizeof((*v).AllocTD),
 				SizeDiff: nil,
 			}, {
 				C:      "modify_cq",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ModifyCQ)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ModifyCQ)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ModifyCQ),
+				Size:     unsafe.Sizeof((*v).ModifyCQ),
 				SizeDiff: nil,
 			}, {
 				C:      "post_srq_ops",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.PostSRQOps)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).PostSRQOps)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.PostSRQOps),
+				Size:     unsafe.Sizeof((*v).PostSRQOps),
 				SizeDiff: nil,
 			}, {
 				C:      "destroy_rwq_ind_table",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.DestroyRWQIndTable)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).DestroyRWQIndTable)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.DestroyRWQIndTable),
+				Size:     unsafe.Sizeof((*v).DestroyRWQIndTable),
 				SizeDiff: nil,
 			}, {
 				C:      "create_rwq_ind_table",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateRWQIndTable)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateRWQIndTable)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateRWQIndTable),
+				Size:     unsafe.Sizeof((*v).CreateRWQIndTable),
 				SizeDiff: nil,
 			}, {
 				C:      "destroy_wq",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.DestroyWQ)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).DestroyWQ)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.DestroyWQ),
+				Size:     unsafe.Sizeof((*v).DestroyWQ),
 				SizeDiff: nil,
 			}, {
 				C:      "modify_wq",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ModifyWQ)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ModifyWQ)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ModifyWQ),
+				Size:     unsafe.Sizeof((*v).ModifyWQ),
 				SizeDiff: nil,
 			}, {
 				C:      "create_wq",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateWQ)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateWQ)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateWQ),
+				Size:     unsafe.Sizeof((*v).CreateWQ),
 				SizeDiff: nil,
 			}, {
 				C:      "query_rt_values",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.QueryRTValues)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).QueryRTValues)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.QueryRTValues),
+				Size:     unsafe.Sizeof((*v).QueryRTValues),
 				SizeDiff: nil,
 			}, {
 				C:      "create_cq_ex",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateCQEx)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateCQEx)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateCQEx),
+				Size:     unsafe.Sizeof((*v).CreateCQEx),
 				SizeDiff: nil,
 			}, {
 				C:      "priv",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.Priv)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).Priv)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.Priv),
+				Size:     unsafe.Sizeof((*v).Priv),
 				SizeDiff: nil,
 			}, {
 				C:      "query_device_ex",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.QueryDeviceEx)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).QueryDeviceEx)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.QueryDeviceEx),
+				Size:     unsafe.Sizeof((*v).QueryDeviceEx),
 				SizeDiff: nil,
 			}, {
 				C:      "ibv_destroy_flow",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.IBVDestroyFlow)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).IBVDestroyFlow)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.IBVDestroyFlow),
+				Size:     unsafe.Sizeof((*v).IBVDestroyFlow),
 				SizeDiff: nil,
 			}, {
 				C:      "ABI_placeholder2",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ABIPlaceholder2)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ABIPlaceholder2)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ABIPlaceholder2),
+				Size:     unsafe.Sizeof((*v).ABIPlaceholder2),
 				SizeDiff: nil,
 			}, {
 				C:      "ibv_create_flow",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.IBVCreateFlow)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).IBVCreateFlow)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.IBVCreateFlow),
+				Size:     unsafe.Sizeof((*v).IBVCreateFlow),
 				SizeDiff: nil,
 			}, {
 				C:      "ABI_placeholder1",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ABIPlaceholder1)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ABIPlaceholder1)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ABIPlaceholder1),
+				Size:     unsafe.Sizeof((*v).ABIPlaceholder1),
 				SizeDiff: nil,
 			}, {
 				C:      "open_qp",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.OpenQP)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).OpenQP)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.OpenQP),
+				Size:     unsafe.Sizeof((*v).OpenQP),
 				SizeDiff: nil,
 			}, {
 				C:      "create_qp_ex",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateQPEx)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateQPEx)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateQPEx),
+				Size:     unsafe.Sizeof((*v).CreateQPEx),
 				SizeDiff: nil,
 			}, {
 				C:      "get_srq_num",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.GetSRQNum)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).GetSRQNum)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.GetSRQNum),
+				Size:     unsafe.Sizeof((*v).GetSRQNum),
 				SizeDiff: nil,
 			}, {
 				C:      "create_srq_ex",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CreateSRQEx)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CreateSRQEx)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CreateSRQEx),
+				Size:     unsafe.Sizeof((*v).CreateSRQEx),
 				SizeDiff: nil,
 			}, {
 				C:      "open_xrcd",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.OpenXRCD)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).OpenXRCD)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.OpenXRCD),
+				Size:     unsafe.Sizeof((*v).OpenXRCD),
 				SizeDiff: nil,
 			}, {
 				C:      "close_xrcd",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.CloseXRCD)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).CloseXRCD)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.CloseXRCD),
+				Size:     unsafe.Sizeof((*v).CloseXRCD),
 				SizeDiff: nil,
 			}, {
 				C:      "_ABI_placeholder3",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.ABIPlaceholder3)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).ABIPlaceholder3)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.ABIPlaceholder3),
+				Size:     unsafe.Sizeof((*v).ABIPlaceholder3),
 				SizeDiff: nil,
 			}, {
 				C:      "sz",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.Sz)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).Sz)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.Sz),
+				Size:     unsafe.Sizeof((*v).Sz),
 				SizeDiff: nil,
 			}, {
 				C:      "context",
 				In:     []string{"65", "56", "44", "33"},
-				Offset: uintptr(unsafe.Pointer(&v.Context)) - b,
+				Offset: uintptr(unsafe.Pointer(&(*v).Context)) - b,
 				OffsetDiff: map[string]int{
 					"33": -48,
 					"44": -48,
 					"56": -48,
 				},
-				Size:     unsafe.Sizeof(v.Context),
+				Size:     unsafe.Sizeof((*v).Context),
 				SizeDiff: nil,
 			}},
 			In:   []string{"65", "56", "44", "33"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"33": -48,
 				"44": -48,
@@ -6998,15 +6998,15 @@ func layoutTable() *layouttest.Table {
 		})
 	}
 	{
-		var v UverbsQueryPortResp
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[UverbsQueryPortResp]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align:    unsafe.Alignof(v),
+			Align:    unsafe.Alignof(*v),
 			C:        "struct ib_uverbs_query_port_resp",
 			Fields:   []layouttest.Field{},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

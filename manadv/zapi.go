@@ -5,6 +5,7 @@ package manadv
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dvguard "github.com/goverbs/goverbs/internal/dvguard"
 	"unsafe"
 )
 
@@ -23,8 +24,13 @@ import (
 //
 // returns a pointer to the allocated PD, or NULL if the request fails.
 //
+// Guarded: manadv_alloc_pd reads the context as mana's own (its capabilities) and allocates the PD with mana's command, without checking the context's device (doccheck on rxe: probe manadv_alloc_pd/non-mana crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of context is mana's (the kernel's driver id of the device is RDMA_DRIVER_MANA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null. It needs libmana.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func AllocPD(context *ibv.Context, flags uint32) (*ibv.PD, error) {
+	if err := dvProvider.Check("manadv_alloc_pd", context); err != nil {
+		return nil, err
+	}
 	r, _, err := c_manadv_alloc_pd(context, flags)
 	if err != nil {
 		return nil, err
@@ -105,8 +111,13 @@ func AllocPD(context *ibv.Context, flags uint32) (*ibv.PD, error) {
 //
 // obj_type is of type [ObjType].
 //
+// Guarded: manadv_init_obj reads each object it is asked for, and its context, as mana's own without checking their device (doccheck on rxe: probe manadv_init_obj/non-mana-qp returned on rdma-core 44 and crashed the process (SIGSEGV) on rdma-core 65; probe manadv_init_obj/non-mana-cq returned on rdma-core 44 and 65; probe manadv_init_obj/non-mana-pd returned on rdma-core 65). This wrapper first checks that the device of obj.qp.in (when obj_type has MANADV_OBJ_QP), obj.cq.in (when obj_type has MANADV_OBJ_CQ), obj.rwq.in (when obj_type has MANADV_OBJ_RWQ), obj.pd.in (when obj_type has MANADV_OBJ_PD) is mana's (the kernel's driver id of the device is RDMA_DRIVER_MANA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmana.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (o *Obj) Init(objType ObjType) error {
+	if err := dvProvider.Check("manadv_init_obj", dvguard.When(uint64(objType)&uint64(ObjTypeQP) != 0, o.QP.In), dvguard.When(uint64(objType)&uint64(ObjTypeCQ) != 0, o.CQ.In), dvguard.When(uint64(objType)&uint64(ObjTypeRWQ) != 0, o.RWQ.In), dvguard.When(uint64(objType)&uint64(ObjTypePD) != 0, o.PD.In)); err != nil {
+		return err
+	}
 	r, _, err := c_manadv_init_obj(o, uint64(objType))
 	if err != nil {
 		return err
@@ -153,8 +164,13 @@ func (o *Obj) Init(objType ObjType) error {
 //
 // Returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
+// Guarded: manadv_set_context_attr writes the allocators where mana's own context keeps them without checking the context's device: past the end of another provider's context (doccheck on rxe: probe manadv_set_context_attr/non-mana returned on rdma-core 44 and crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ibv_ctx is mana's (the kernel's driver id of the device is RDMA_DRIVER_MANA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmana.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func SetContextAttr(ibvCtx *ibv.Context, type_ SetCtxAttrType, attr unsafe.Pointer) error {
+	if err := dvProvider.Check("manadv_set_context_attr", ibvCtx); err != nil {
+		return err
+	}
 	r, _, err := c_manadv_set_context_attr(ibvCtx, type_, attr)
 	if err != nil {
 		return err
@@ -163,4 +179,10 @@ func SetContextAttr(ibvCtx *ibv.Context, type_ SetCtxAttrType, attr unsafe.Point
 		return err
 	}
 	return nil
+}
+
+// dvProvider is how the guarded functions of this package tell mana's devices: by the kernel's driver id of the device, RDMA_DRIVER_MANA, which the kernel reports over RDMA netlink.
+var dvProvider = &dvguard.Provider{
+	Driver: ibv.RDMADriverIDMana,
+	Name:   "mana",
 }

@@ -24,290 +24,290 @@ func layoutTable() *layouttest.Table {
 		Package: "manadv",
 	}
 	{
-		var v CtxAllocators
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CtxAllocators]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_ctx_allocators",
 			Fields: []layouttest.Field{{
 				C:          "alloc",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Alloc)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Alloc)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Alloc),
+				Size:       unsafe.Sizeof((*v).Alloc),
 				SizeDiff:   nil,
 			}, {
 				C:          "free",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Free)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Free)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Free),
+				Size:       unsafe.Sizeof((*v).Free),
 				SizeDiff:   nil,
 			}, {
 				C:          "data",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Data)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Data)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Data),
+				Size:       unsafe.Sizeof((*v).Data),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_qp",
 			Fields: []layouttest.Field{{
 				C:          "sq_buf",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQBuf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQBuf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQBuf),
+				Size:       unsafe.Sizeof((*v).SQBuf),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_count",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQCount)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQCount)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQCount),
+				Size:       unsafe.Sizeof((*v).SQCount),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_size",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQSize),
+				Size:       unsafe.Sizeof((*v).SQSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq_id",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQID),
+				Size:       unsafe.Sizeof((*v).SQID),
 				SizeDiff:   nil,
 			}, {
 				C:          "tx_vp_offset",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.TxVpOffset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TxVpOffset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TxVpOffset),
+				Size:       unsafe.Sizeof((*v).TxVpOffset),
 				SizeDiff:   nil,
 			}, {
 				C:          "db_page",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.DbPage)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DbPage)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DbPage),
+				Size:       unsafe.Sizeof((*v).DbPage),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_cq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "count",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Count)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Count)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Count),
+				Size:       unsafe.Sizeof((*v).Count),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_id",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQID),
+				Size:       unsafe.Sizeof((*v).CQID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_rwq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "count",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Count)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Count)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Count),
+				Size:       unsafe.Sizeof((*v).Count),
 				SizeDiff:   nil,
 			}, {
 				C:          "size",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.Size)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Size)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Size),
+				Size:       unsafe.Sizeof((*v).Size),
 				SizeDiff:   nil,
 			}, {
 				C:          "wq_id",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.WQID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WQID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WQID),
+				Size:       unsafe.Sizeof((*v).WQID),
 				SizeDiff:   nil,
 			}, {
 				C:          "db_page",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.DbPage)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DbPage)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DbPage),
+				Size:       unsafe.Sizeof((*v).DbPage),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v PD
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[PD]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_pd",
 			Fields: []layouttest.Field{{
 				C:          "pdn",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.Pdn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Pdn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Pdn),
+				Size:       unsafe.Sizeof((*v).Pdn),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Obj
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Obj]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct manadv_obj",
 			Fields: []layouttest.Field{{
 				C:          "qp",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP),
+				Size:       unsafe.Sizeof((*v).QP),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp.in",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP.In),
+				Size:       unsafe.Sizeof((*v).QP.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp.out",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP.Out),
+				Size:       unsafe.Sizeof((*v).QP.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ),
+				Size:       unsafe.Sizeof((*v).CQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq.in",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ.In),
+				Size:       unsafe.Sizeof((*v).CQ.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq.out",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ.Out),
+				Size:       unsafe.Sizeof((*v).CQ.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ),
+				Size:       unsafe.Sizeof((*v).RWQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq.in",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ.In),
+				Size:       unsafe.Sizeof((*v).RWQ.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq.out",
 				In:         []string{"65", "56", "44"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ.Out),
+				Size:       unsafe.Sizeof((*v).RWQ.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD),
+				Size:       unsafe.Sizeof((*v).PD),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd.in",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD.In),
+				Size:       unsafe.Sizeof((*v).PD.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "pd.out",
 				In:         []string{"65"},
-				Offset:     uintptr(unsafe.Pointer(&v.PD.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PD.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PD.Out),
+				Size:       unsafe.Sizeof((*v).PD.Out),
 				SizeDiff:   nil,
 			}},
 			In:   []string{"65", "56", "44"},
-			Size: unsafe.Sizeof(v),
+			Size: unsafe.Sizeof(*v),
 			SizeDiff: map[string]int{
 				"44": -16,
 				"56": -16,

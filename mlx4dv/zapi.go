@@ -5,13 +5,19 @@ package mlx4dv
 import (
 	ibv "github.com/goverbs/goverbs/ibv"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dvguard "github.com/goverbs/goverbs/internal/dvguard"
 	"unsafe"
 )
 
 // CreateQP calls mlx4dv_create_qp (infiniband/mlx4dv.h): (no manual page documents it).
 //
+// Guarded: mlx4dv_create_qp creates the QP as mlx4 does, reading the context as mlx4's own and sending mlx4's command, without checking the context's device (doccheck on rxe: probe mlx4dv_create_qp/non-mlx4 returned on rdma-core 44 and 65). This wrapper first checks that the device of context is mlx4's (the kernel's driver id of the device is RDMA_DRIVER_MLX4) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention undocumented. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateQP(context *ibv.Context, attr *ibv.QPInitAttrEx, mlx4QPAttr *QPInitAttr) (*ibv.QP, error) {
+	if err := dvProvider.Check("mlx4dv_create_qp", context); err != nil {
+		return nil, err
+	}
 	r, _, err := c_mlx4dv_create_qp(context, attr, mlx4QPAttr)
 	if err != nil {
 		return nil, err
@@ -112,10 +118,15 @@ func CreateQP(context *ibv.Context, attr *ibv.QPInitAttrEx, mlx4QPAttr *QPInitAt
 //
 // obj_type is of type [ObjType].
 //
+// Guarded: mlx4dv_init_obj reads each object it is asked for, and its context, as mlx4's own (and marks a CQ as owned by direct verbs, writing into it) without checking their device (doccheck on rxe: probe mlx4dv_init_obj/non-mlx4-qp returned on rdma-core 44 and 65; probe mlx4dv_init_obj/non-mlx4-cq returned on rdma-core 44 and 65; probe mlx4dv_init_obj/non-mlx4-srq returned on rdma-core 44 and 65). This wrapper first checks that the device of obj.qp.in (when obj_type has MLX4DV_OBJ_QP), obj.cq.in (when obj_type has MLX4DV_OBJ_CQ), obj.srq.in (when obj_type has MLX4DV_OBJ_SRQ), obj.rwq.in (when obj_type has MLX4DV_OBJ_RWQ) is mlx4's (the kernel's driver id of the device is RDMA_DRIVER_MLX4) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also mlx4dv(7).
 func (o *Obj) Init(objType ObjType) error {
+	if err := dvProvider.Check("mlx4dv_init_obj", dvguard.When(uint64(objType)&uint64(ObjTypeQP) != 0, o.QP.In), dvguard.When(uint64(objType)&uint64(ObjTypeCQ) != 0, o.CQ.In), dvguard.When(uint64(objType)&uint64(ObjTypeSRQ) != 0, o.SRQ.In), dvguard.When(uint64(objType)&uint64(ObjTypeRWQ) != 0, o.RWQ.In)); err != nil {
+		return err
+	}
 	r, _, err := c_mlx4dv_init_obj(o, uint64(objType))
 	if err != nil {
 		return err
@@ -150,10 +161,15 @@ func (o *Obj) Init(objType ObjType) error {
 //
 // attrs_out is a result.
 //
+// Guarded: mlx4dv_query_device reads the context as mlx4's own (its inline receive size) without checking its device (doccheck on rxe: probe mlx4dv_query_device/non-mlx4 returned on rdma-core 44 and 65). This wrapper first checks that the device of ctx_in is mlx4's (the kernel's driver id of the device is RDMA_DRIVER_MLX4) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also mlx4dv(7), ibv_query_device(3).
 func QueryDevice(ctxIn *ibv.Context) (attrsOut Context, err error) {
+	if err := dvProvider.Check("mlx4dv_query_device", ctxIn); err != nil {
+		return Context{}, err
+	}
 	var zattrsOut Context
 	r, _, err := c_mlx4dv_query_device(ctxIn, &zattrsOut)
 	if err != nil {
@@ -208,8 +224,13 @@ func QueryDevice(ctxIn *ibv.Context) (attrsOut Context, err error) {
 //
 // Majd Dibbiny majd@mellanox.com
 //
+// Guarded: mlx4dv_set_context_attr writes the attribute where mlx4's own context keeps it without checking the context's device: past the end of another provider's context (doccheck on rxe: probe mlx4dv_set_context_attr/non-mlx4 returned on rdma-core 44 and 65). This wrapper first checks that the device of context is mlx4's (the kernel's driver id of the device is RDMA_DRIVER_MLX4) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func SetContextAttr(context *ibv.Context, attrType SetCtxAttrType, attr unsafe.Pointer) error {
+	if err := dvProvider.Check("mlx4dv_set_context_attr", context); err != nil {
+		return err
+	}
 	r, _, err := c_mlx4dv_set_context_attr(context, attrType, attr)
 	if err != nil {
 		return err
@@ -218,4 +239,10 @@ func SetContextAttr(context *ibv.Context, attrType SetCtxAttrType, attr unsafe.P
 		return err
 	}
 	return nil
+}
+
+// dvProvider is how the guarded functions of this package tell mlx4's devices: by the kernel's driver id of the device, RDMA_DRIVER_MLX4, which the kernel reports over RDMA netlink.
+var dvProvider = &dvguard.Provider{
+	Driver: ibv.RDMADriverIDMlx4,
+	Name:   "mlx4",
 }

@@ -11,22 +11,22 @@ package mlx4dv
 //
 // Spec functions without an exported binding, and why:
 //
-//   - mlx4dv_get_cqe_opcode: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_get_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_ctrl_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_data_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_dgram_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - mlx4dv_get_cqe_opcode: bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_get_cqe_owner: bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_cqe_owner: bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_ctrl_seg: bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_data_seg: bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_dgram_seg: bound by hand in mlx4dv/wqe.go
 //
 // Declarations not generated, and why:
 //
 //   - MLX4DV_ALWAYS_INLINE: macro is not an integer constant
-//   - mlx4dv_get_cqe_opcode: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_get_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_cqe_owner: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_ctrl_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_data_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
-//   - mlx4dv_set_dgram_seg: static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet
+//   - mlx4dv_get_cqe_opcode: static inline bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_get_cqe_owner: static inline bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_cqe_owner: static inline bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_ctrl_seg: static inline bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_data_seg: static inline bound by hand in mlx4dv/wqe.go
+//   - mlx4dv_set_dgram_seg: static inline bound by hand in mlx4dv/wqe.go
 //
 // Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): enum or flag type 1, result 1.
 //

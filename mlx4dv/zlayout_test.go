@@ -24,1191 +24,1191 @@ func layoutTable() *layouttest.Table {
 		Package: "mlx4dv",
 	}
 	{
-		var v ErrCQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ErrCQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_err_cqe",
 			Fields: []layouttest.Field{{
 				C:          "vlan_my_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VLANMyQPN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VLANMyQPN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VLANMyQPN),
+				Size:       unsafe.Sizeof((*v).VLANMyQPN),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved1),
+				Size:       unsafe.Sizeof((*v).Reserved1),
 				SizeDiff:   nil,
 			}, {
 				C:          "wqe_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WqeIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WqeIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WqeIndex),
+				Size:       unsafe.Sizeof((*v).WqeIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "vendor_err",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VendorErr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VendorErr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VendorErr),
+				Size:       unsafe.Sizeof((*v).VendorErr),
 				SizeDiff:   nil,
 			}, {
 				C:          "syndrome",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Syndrome)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Syndrome)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Syndrome),
+				Size:       unsafe.Sizeof((*v).Syndrome),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved2),
+				Size:       unsafe.Sizeof((*v).Reserved2),
 				SizeDiff:   nil,
 			}, {
 				C:          "owner_sr_opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.OwnerSrOpcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OwnerSrOpcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OwnerSrOpcode),
+				Size:       unsafe.Sizeof((*v).OwnerSrOpcode),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQE
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQE]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_cqe",
 			Fields: []layouttest.Field{{
 				C:          "vlan_my_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VLANMyQPN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VLANMyQPN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VLANMyQPN),
+				Size:       unsafe.Sizeof((*v).VLANMyQPN),
 				SizeDiff:   nil,
 			}, {
 				C:          "immed_rss_invalid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ImmedRSSInvalid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ImmedRSSInvalid)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ImmedRSSInvalid),
+				Size:       unsafe.Sizeof((*v).ImmedRSSInvalid),
 				SizeDiff:   nil,
 			}, {
 				C:          "g_mlpath_rqpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GMlpathRqpn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GMlpathRqpn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GMlpathRqpn),
+				Size:       unsafe.Sizeof((*v).GMlpathRqpn),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl_vid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.CQEAnon0.Anon0()).SLVid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).CQEAnon0.Anon0()).SLVid)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.CQEAnon0.Anon0()).SLVid),
+				Size:       unsafe.Sizeof((*(*v).CQEAnon0.Anon0()).SLVid),
 				SizeDiff:   nil,
 			}, {
 				C:          "rlid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.CQEAnon0.Anon0()).Rlid)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).CQEAnon0.Anon0()).Rlid)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.CQEAnon0.Anon0()).Rlid),
+				Size:       unsafe.Sizeof((*(*v).CQEAnon0.Anon0()).Rlid),
 				SizeDiff:   nil,
 			}, {
 				C:          "ts_47_16",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.CQEAnon0.TS47_16())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).CQEAnon0.TS47_16())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.CQEAnon0.TS47_16())),
+				Size:       unsafe.Sizeof((*(*v).CQEAnon0.TS47_16())),
 				SizeDiff:   nil,
 			}, {
 				C:          "status",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Status)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Status)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Status),
+				Size:       unsafe.Sizeof((*v).Status),
 				SizeDiff:   nil,
 			}, {
 				C:          "byte_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ByteCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ByteCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ByteCnt),
+				Size:       unsafe.Sizeof((*v).ByteCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "wqe_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WqeIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WqeIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WqeIndex),
+				Size:       unsafe.Sizeof((*v).WqeIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "checksum",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Checksum)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Checksum)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Checksum),
+				Size:       unsafe.Sizeof((*v).Checksum),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved3",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved3)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved3)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved3),
+				Size:       unsafe.Sizeof((*v).Reserved3),
 				SizeDiff:   nil,
 			}, {
 				C:          "ts_15_8",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TS15_8)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TS15_8)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TS15_8),
+				Size:       unsafe.Sizeof((*v).TS15_8),
 				SizeDiff:   nil,
 			}, {
 				C:          "ts_7_0",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.TS7_0)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).TS7_0)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.TS7_0),
+				Size:       unsafe.Sizeof((*v).TS7_0),
 				SizeDiff:   nil,
 			}, {
 				C:          "owner_sr_opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.OwnerSrOpcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OwnerSrOpcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OwnerSrOpcode),
+				Size:       unsafe.Sizeof((*v).OwnerSrOpcode),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QP
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QP]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_qp",
 			Fields: []layouttest.Field{{
 				C:          "rdb",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Rdb)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Rdb)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Rdb),
+				Size:       unsafe.Sizeof((*v).Rdb),
 				SizeDiff:   nil,
 			}, {
 				C:          "sdb",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Sdb)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Sdb)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Sdb),
+				Size:       unsafe.Sizeof((*v).Sdb),
 				SizeDiff:   nil,
 			}, {
 				C:          "doorbell_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DoorbellQPN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DoorbellQPN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DoorbellQPN),
+				Size:       unsafe.Sizeof((*v).DoorbellQPN),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQ),
+				Size:       unsafe.Sizeof((*v).SQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq.wqe_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQ.WqeCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQ.WqeCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQ.WqeCnt),
+				Size:       unsafe.Sizeof((*v).SQ.WqeCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq.wqe_shift",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQ.WqeShift)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQ.WqeShift)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQ.WqeShift),
+				Size:       unsafe.Sizeof((*v).SQ.WqeShift),
 				SizeDiff:   nil,
 			}, {
 				C:          "sq.offset",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SQ.Offset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SQ.Offset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SQ.Offset),
+				Size:       unsafe.Sizeof((*v).SQ.Offset),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ),
+				Size:       unsafe.Sizeof((*v).RQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.wqe_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.WqeCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.WqeCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.WqeCnt),
+				Size:       unsafe.Sizeof((*v).RQ.WqeCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.wqe_shift",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.WqeShift)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.WqeShift)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.WqeShift),
+				Size:       unsafe.Sizeof((*v).RQ.WqeShift),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.offset",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.Offset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.Offset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.Offset),
+				Size:       unsafe.Sizeof((*v).RQ.Offset),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Buf),
+				Size:       unsafe.Sizeof((*v).Buf.Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Length),
+				Size:       unsafe.Sizeof((*v).Buf.Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "uar_mmap_offset",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.UARMmapOffset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).UARMmapOffset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.UARMmapOffset),
+				Size:       unsafe.Sizeof((*v).UARMmapOffset),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_cq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Buf),
+				Size:       unsafe.Sizeof((*v).Buf.Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Length),
+				Size:       unsafe.Sizeof((*v).Buf.Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "cqe_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQECnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQECnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQECnt),
+				Size:       unsafe.Sizeof((*v).CQECnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "cqn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Cqn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Cqn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Cqn),
+				Size:       unsafe.Sizeof((*v).Cqn),
 				SizeDiff:   nil,
 			}, {
 				C:          "set_ci_db",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SetCiDb)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SetCiDb)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SetCiDb),
+				Size:       unsafe.Sizeof((*v).SetCiDb),
 				SizeDiff:   nil,
 			}, {
 				C:          "arm_db",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ArmDb)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ArmDb)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ArmDb),
+				Size:       unsafe.Sizeof((*v).ArmDb),
 				SizeDiff:   nil,
 			}, {
 				C:          "arm_sn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ArmSn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ArmSn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ArmSn),
+				Size:       unsafe.Sizeof((*v).ArmSn),
 				SizeDiff:   nil,
 			}, {
 				C:          "cqe_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQESize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQESize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQESize),
+				Size:       unsafe.Sizeof((*v).CQESize),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq_uar",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQUAR)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQUAR)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQUAR),
+				Size:       unsafe.Sizeof((*v).CQUAR),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v SRQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[SRQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_srq",
 			Fields: []layouttest.Field{{
 				C:          "buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Buf),
+				Size:       unsafe.Sizeof((*v).Buf.Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Length),
+				Size:       unsafe.Sizeof((*v).Buf.Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "wqe_shift",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.WqeShift)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).WqeShift)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.WqeShift),
+				Size:       unsafe.Sizeof((*v).WqeShift),
 				SizeDiff:   nil,
 			}, {
 				C:          "head",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Head)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Head)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Head),
+				Size:       unsafe.Sizeof((*v).Head),
 				SizeDiff:   nil,
 			}, {
 				C:          "tail",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Tail)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Tail)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Tail),
+				Size:       unsafe.Sizeof((*v).Tail),
 				SizeDiff:   nil,
 			}, {
 				C:          "db",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Db)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Db)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Db),
+				Size:       unsafe.Sizeof((*v).Db),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v RWQ
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[RWQ]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_rwq",
 			Fields: []layouttest.Field{{
 				C:          "rdb",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Rdb)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Rdb)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Rdb),
+				Size:       unsafe.Sizeof((*v).Rdb),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ),
+				Size:       unsafe.Sizeof((*v).RQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.wqe_cnt",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.WqeCnt)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.WqeCnt)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.WqeCnt),
+				Size:       unsafe.Sizeof((*v).RQ.WqeCnt),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.wqe_shift",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.WqeShift)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.WqeShift)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.WqeShift),
+				Size:       unsafe.Sizeof((*v).RQ.WqeShift),
 				SizeDiff:   nil,
 			}, {
 				C:          "rq.offset",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RQ.Offset)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RQ.Offset)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RQ.Offset),
+				Size:       unsafe.Sizeof((*v).RQ.Offset),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf),
+				Size:       unsafe.Sizeof((*v).Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.buf",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Buf)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Buf)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Buf),
+				Size:       unsafe.Sizeof((*v).Buf.Buf),
 				SizeDiff:   nil,
 			}, {
 				C:          "buf.length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Buf.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Buf.Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Buf.Length),
+				Size:       unsafe.Sizeof((*v).Buf.Length),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Obj
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Obj]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_obj",
 			Fields: []layouttest.Field{{
 				C:          "qp",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP),
+				Size:       unsafe.Sizeof((*v).QP),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp.in",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP.In),
+				Size:       unsafe.Sizeof((*v).QP.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "qp.out",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QP.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QP.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QP.Out),
+				Size:       unsafe.Sizeof((*v).QP.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ),
+				Size:       unsafe.Sizeof((*v).CQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq.in",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ.In),
+				Size:       unsafe.Sizeof((*v).CQ.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "cq.out",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CQ.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CQ.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CQ.Out),
+				Size:       unsafe.Sizeof((*v).CQ.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ),
+				Size:       unsafe.Sizeof((*v).SRQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq.in",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ.In),
+				Size:       unsafe.Sizeof((*v).SRQ.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "srq.out",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SRQ.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SRQ.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SRQ.Out),
+				Size:       unsafe.Sizeof((*v).SRQ.Out),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ),
+				Size:       unsafe.Sizeof((*v).RWQ),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq.in",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ.In)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ.In)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ.In),
+				Size:       unsafe.Sizeof((*v).RWQ.In),
 				SizeDiff:   nil,
 			}, {
 				C:          "rwq.out",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RWQ.Out)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RWQ.Out)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RWQ.Out),
+				Size:       unsafe.Sizeof((*v).RWQ.Out),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeLocalInvalSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeLocalInvalSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_local_inval_seg",
 			Fields: []layouttest.Field{{
 				C:          "reserved1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved1),
+				Size:       unsafe.Sizeof((*v).Reserved1),
 				SizeDiff:   nil,
 			}, {
 				C:          "mem_key",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MemKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MemKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MemKey),
+				Size:       unsafe.Sizeof((*v).MemKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved2),
+				Size:       unsafe.Sizeof((*v).Reserved2),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved3",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved3)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved3)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved3),
+				Size:       unsafe.Sizeof((*v).Reserved3),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeBindSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeBindSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_bind_seg",
 			Fields: []layouttest.Field{{
 				C:          "flags1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags1),
+				Size:       unsafe.Sizeof((*v).Flags1),
 				SizeDiff:   nil,
 			}, {
 				C:          "flags2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Flags2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Flags2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Flags2),
+				Size:       unsafe.Sizeof((*v).Flags2),
 				SizeDiff:   nil,
 			}, {
 				C:          "new_rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NewRKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NewRKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NewRKey),
+				Size:       unsafe.Sizeof((*v).NewRKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LKey),
+				Size:       unsafe.Sizeof((*v).LKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}, {
 				C:          "length",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Length)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Length)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Length),
+				Size:       unsafe.Sizeof((*v).Length),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeCtrlSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeCtrlSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_ctrl_seg",
 			Fields: []layouttest.Field{{
 				C:          "owner_opcode",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.OwnerOpcode)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).OwnerOpcode)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.OwnerOpcode),
+				Size:       unsafe.Sizeof((*v).OwnerOpcode),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WqeCtrlSegAnon0.Anon0()).Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WqeCtrlSegAnon0.Anon0()).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WqeCtrlSegAnon0.Anon0()).Reserved),
+				Size:       unsafe.Sizeof((*(*v).WqeCtrlSegAnon0.Anon0()).Reserved),
 				SizeDiff:   nil,
 			}, {
 				C:          "fence_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&(*v.WqeCtrlSegAnon0.Anon0()).FenceSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*(*v).WqeCtrlSegAnon0.Anon0()).FenceSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WqeCtrlSegAnon0.Anon0()).FenceSize),
+				Size:       unsafe.Sizeof((*(*v).WqeCtrlSegAnon0.Anon0()).FenceSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "bf_qpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WqeCtrlSegAnon0.BfQPN())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WqeCtrlSegAnon0.BfQPN())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WqeCtrlSegAnon0.BfQPN())),
+				Size:       unsafe.Sizeof((*(*v).WqeCtrlSegAnon0.BfQPN())),
 				SizeDiff:   nil,
 			}, {
 				C:          "srcrb_flags",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WqeCtrlSegAnon1.SrcrbFlags())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WqeCtrlSegAnon1.SrcrbFlags())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WqeCtrlSegAnon1.SrcrbFlags())),
+				Size:       unsafe.Sizeof((*(*v).WqeCtrlSegAnon1.SrcrbFlags())),
 				SizeDiff:   nil,
 			}, {
 				C:          "srcrb_flags16",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(v.WqeCtrlSegAnon1.SrcrbFlags16())) - b,
+				Offset:     uintptr(unsafe.Pointer((*v).WqeCtrlSegAnon1.SrcrbFlags16())) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof((*v.WqeCtrlSegAnon1.SrcrbFlags16())),
+				Size:       unsafe.Sizeof((*(*v).WqeCtrlSegAnon1.SrcrbFlags16())),
 				SizeDiff:   nil,
 			}, {
 				C:          "imm",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Imm)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Imm)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Imm),
+				Size:       unsafe.Sizeof((*v).Imm),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Av
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Av]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_av",
 			Fields: []layouttest.Field{{
 				C:          "port_pd",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.PortPD)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).PortPD)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.PortPD),
+				Size:       unsafe.Sizeof((*v).PortPD),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved1),
+				Size:       unsafe.Sizeof((*v).Reserved1),
 				SizeDiff:   nil,
 			}, {
 				C:          "g_slid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GSLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GSLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GSLID),
+				Size:       unsafe.Sizeof((*v).GSLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "dlid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DLID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DLID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DLID),
+				Size:       unsafe.Sizeof((*v).DLID),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved2),
+				Size:       unsafe.Sizeof((*v).Reserved2),
 				SizeDiff:   nil,
 			}, {
 				C:          "gid_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.GIDIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).GIDIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.GIDIndex),
+				Size:       unsafe.Sizeof((*v).GIDIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "stat_rate",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.StatRate)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).StatRate)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.StatRate),
+				Size:       unsafe.Sizeof((*v).StatRate),
 				SizeDiff:   nil,
 			}, {
 				C:          "hop_limit",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.HopLimit)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).HopLimit)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.HopLimit),
+				Size:       unsafe.Sizeof((*v).HopLimit),
 				SizeDiff:   nil,
 			}, {
 				C:          "sl_tclass_flowlabel",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SLTclassFlowlabel)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SLTclassFlowlabel)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SLTclassFlowlabel),
+				Size:       unsafe.Sizeof((*v).SLTclassFlowlabel),
 				SizeDiff:   nil,
 			}, {
 				C:          "dgid",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.DGID)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).DGID)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.DGID),
+				Size:       unsafe.Sizeof((*v).DGID),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDatagramSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDatagramSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_datagram_seg",
 			Fields: []layouttest.Field{{
 				C:          "av",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Av)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Av)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Av),
+				Size:       unsafe.Sizeof((*v).Av),
 				SizeDiff:   nil,
 			}, {
 				C:          "dqpn",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Dqpn)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Dqpn)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Dqpn),
+				Size:       unsafe.Sizeof((*v).Dqpn),
 				SizeDiff:   nil,
 			}, {
 				C:          "qkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.QKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).QKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.QKey),
+				Size:       unsafe.Sizeof((*v).QKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "vlan",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.VLAN)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).VLAN)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.VLAN),
+				Size:       unsafe.Sizeof((*v).VLAN),
 				SizeDiff:   nil,
 			}, {
 				C:          "mac",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MAC)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MAC)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MAC),
+				Size:       unsafe.Sizeof((*v).MAC),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeDataSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeDataSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_data_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ByteCount)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ByteCount)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ByteCount),
+				Size:       unsafe.Sizeof((*v).ByteCount),
 				SizeDiff:   nil,
 			}, {
 				C:          "lkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.LKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).LKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.LKey),
+				Size:       unsafe.Sizeof((*v).LKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "addr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Addr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Addr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Addr),
+				Size:       unsafe.Sizeof((*v).Addr),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeInlineSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeInlineSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_inline_seg",
 			Fields: []layouttest.Field{{
 				C:          "byte_count",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.ByteCount)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).ByteCount)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.ByteCount),
+				Size:       unsafe.Sizeof((*v).ByteCount),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeSRQNextSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeSRQNextSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_srq_next_seg",
 			Fields: []layouttest.Field{{
 				C:          "reserved1",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved1)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved1)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved1),
+				Size:       unsafe.Sizeof((*v).Reserved1),
 				SizeDiff:   nil,
 			}, {
 				C:          "next_wqe_index",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.NextWqeIndex)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).NextWqeIndex)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.NextWqeIndex),
+				Size:       unsafe.Sizeof((*v).NextWqeIndex),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved2",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved2)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved2)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved2),
+				Size:       unsafe.Sizeof((*v).Reserved2),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeRaddrSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeRaddrSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_raddr_seg",
 			Fields: []layouttest.Field{{
 				C:          "raddr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Raddr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Raddr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Raddr),
+				Size:       unsafe.Sizeof((*v).Raddr),
 				SizeDiff:   nil,
 			}, {
 				C:          "rkey",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.RKey)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).RKey)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.RKey),
+				Size:       unsafe.Sizeof((*v).RKey),
 				SizeDiff:   nil,
 			}, {
 				C:          "reserved",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Reserved)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Reserved)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Reserved),
+				Size:       unsafe.Sizeof((*v).Reserved),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeLsoSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeLsoSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_lso_seg",
 			Fields: []layouttest.Field{{
 				C:          "mss_hdr_size",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MssHdrSize)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MssHdrSize)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MssHdrSize),
+				Size:       unsafe.Sizeof((*v).MssHdrSize),
 				SizeDiff:   nil,
 			}, {
 				C:          "header",
 				Flex:       true,
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(unsafe.SliceData(v.Header(0)))) - b,
+				Offset:     uintptr(unsafe.Pointer(unsafe.SliceData((*v).Header(0)))) - b,
 				OffsetDiff: nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v WqeAtomicSeg
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[WqeAtomicSeg]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4_wqe_atomic_seg",
 			Fields: []layouttest.Field{{
 				C:          "swap_add",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.SwapAdd)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).SwapAdd)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.SwapAdd),
+				Size:       unsafe.Sizeof((*v).SwapAdd),
 				SizeDiff:   nil,
 			}, {
 				C:          "compare",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Compare)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Compare)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Compare),
+				Size:       unsafe.Sizeof((*v).Compare),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v QPInitAttr
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[QPInitAttr]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_qp_init_attr",
 			Fields: []layouttest.Field{{
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}, {
 				C:          "inl_recv_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.InlRecvSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).InlRecvSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.InlRecvSz),
+				Size:       unsafe.Sizeof((*v).InlRecvSz),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v Context
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[Context]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_context",
 			Fields: []layouttest.Field{{
 				C:          "version",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Version)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Version)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Version),
+				Size:       unsafe.Sizeof((*v).Version),
 				SizeDiff:   nil,
 			}, {
 				C:          "max_inl_recv_sz",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.MaxInlRecvSz)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).MaxInlRecvSz)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.MaxInlRecvSz),
+				Size:       unsafe.Sizeof((*v).MaxInlRecvSz),
 				SizeDiff:   nil,
 			}, {
 				C:          "comp_mask",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.CompMask)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).CompMask)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.CompMask),
+				Size:       unsafe.Sizeof((*v).CompMask),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}
 	{
-		var v CtxAllocators
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[CtxAllocators]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct mlx4dv_ctx_allocators",
 			Fields: []layouttest.Field{{
 				C:          "alloc",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Alloc)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Alloc)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Alloc),
+				Size:       unsafe.Sizeof((*v).Alloc),
 				SizeDiff:   nil,
 			}, {
 				C:          "free",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Free)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Free)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Free),
+				Size:       unsafe.Sizeof((*v).Free),
 				SizeDiff:   nil,
 			}, {
 				C:          "data",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Data)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Data)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Data),
+				Size:       unsafe.Sizeof((*v).Data),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

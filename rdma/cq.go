@@ -16,17 +16,24 @@ type CQ struct {
 	ex  *ibv.CQEx // for CQs from NewCQEx
 	dev *Device
 	ch  *CompChannel
-	// poll is the provider's poll_cq, read once: the data path does not
-	// chase context->ops on every call. poll and addr (the struct ibv_cq)
-	// are C addresses, as ibv's fast-path trampolines take them
-	// (ibv.FastPollCQ).
-	poll, addr uintptr
+	// poll and notify are the provider's poll_cq and req_notify_cq, read
+	// once: the data path does not chase context->ops on every call. They
+	// and addr (the struct ibv_cq) are C addresses, as ibv's fast-path
+	// trampolines take them (ibv.FastPollCQ, ibv.FastReqNotifyCQ).
+	poll, notify, addr uintptr
+	// exOps are an extended CQ's ops for PollEx (ibv.FastPollCQExOps),
+	// read at NewCQEx; exOne: PollEx takes one completion per poll
+	// (Device.singleExPoll).
+	exOps ibv.PollCQExOps
+	exOne bool
 	// wcs is the CQ's own completion array for PollBatch, in C memory
-	// (made on first use, freed by Close).
-	wcs     []ibv.WC
-	wcsOnce sync.Once
-	wcsMu   sync.Mutex
-	wcsMem  unsafe.Pointer
+	// (made on first use, freed by Close). PollBatch holds wcsMu, not the
+	// CQ's life: Close takes it before it destroys the CQ and sets
+	// batchClosed under it once it has.
+	wcs         []ibv.WC
+	wcsMu       sync.Mutex
+	wcsMem      unsafe.Pointer
+	batchClosed bool
 }
 
 // NewCQ creates a CQ of at least n entries (ibv_create_cq). With a channel
@@ -63,11 +70,15 @@ func (d *Device) newCQ(op string, n int, ch *CompChannel, create func(*ibv.CompC
 	if err != nil {
 		return nil, err
 	}
-	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: ibv.FastPollCQOp(raw), addr: uintptr(unsafe.Pointer(raw))}
+	cq := &CQ{cq: raw, ex: ex, dev: d, ch: ch, poll: ibv.FastPollCQOp(raw), notify: ibv.FastReqNotifyCQOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	cq.kind = "CQ"
 	if cq.poll == 0 {
 		raw.Destroy()
 		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_poll_cq", Op: "context->ops.poll_cq"})
+	}
+	if cq.notify == 0 && ch != nil {
+		raw.Destroy()
+		return nil, opErr(op, &ibv.NilOpError{Func: "ibv_req_notify_cq", Op: "context->ops.req_notify_cq"})
 	}
 	if ch != nil {
 		if err := raw.ReqNotify(false); err != nil {
@@ -97,24 +108,22 @@ func (cq *CQ) Len() int { return int(cq.cq.CQE) }
 // a Buffer's. ibv.WC holds no pointers, so cgo need not check wcs at each
 // call, and does not (ibv.FastPollCQ).
 func (cq *CQ) Poll(wcs []ibv.WC) (int, error) {
-	done, err := cq.pollInto("rdma.CQ.Poll", wcs, 0)
+	done, err := cq.pollInto("rdma.CQ.Poll", wcs)
 	return len(done), err
 }
 
-// pollInto is one poll through the provider into wcs or, for batch > 0,
-// into the CQ's own array (PollBatch, once it is made), and returns what
+// pollInto is one poll through the provider into wcs, and returns what
 // it took.
-func (cq *CQ) pollInto(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
+func (cq *CQ) pollInto(op string, wcs []ibv.WC) ([]ibv.WC, error) {
 	if err := cq.use(op); err != nil {
 		return nil, err
 	}
 	defer cq.done()
-	if batch > 0 {
-		cq.wcsMu.Lock()
-		defer cq.wcsMu.Unlock()
-		// Sliced while the CQ is held: Close drops the array.
-		wcs = cq.wcs[:min(batch, pollBatchCap)]
-	}
+	return cq.pollC(wcs)
+}
+
+// pollC is the provider's poll_cq into wcs, on a CQ the caller keeps open.
+func (cq *CQ) pollC(wcs []ibv.WC) ([]ibv.WC, error) {
 	if len(wcs) == 0 {
 		return nil, nil
 	}
@@ -129,7 +138,7 @@ func (cq *CQ) pollInto(op string, wcs []ibv.WC, batch int) ([]ibv.WC, error) {
 // one completion arrives. It returns 0 when spins polls found nothing.
 func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 	for spins = max(spins, 1); ; spins-- {
-		done, err := cq.pollInto("rdma.CQ.PollSpin", wcs, 0)
+		done, err := cq.pollInto("rdma.CQ.PollSpin", wcs)
 		if len(done) != 0 || err != nil || spins == 1 || len(wcs) == 0 {
 			return len(done), err
 		}
@@ -142,30 +151,28 @@ func (cq *CQ) PollSpin(wcs []ibv.WC, spins int) (int, error) {
 // Close; copy what must outlive it. Calls are serialised per CQ. max is
 // capped at 1024.
 func (cq *CQ) PollBatch(max int) ([]ibv.WC, error) {
-	if max > 0 {
-		if err := cq.makeWCs("rdma.CQ.PollBatch"); err != nil {
-			return nil, err
-		}
+	const op = "rdma.CQ.PollBatch"
+	if cq == nil {
+		return nil, nilErr(op)
 	}
-	// max <= 0: pollInto only checks the CQ.
-	return cq.pollInto("rdma.CQ.PollBatch", nil, max)
+	// The array's lock alone, which Close takes too before it destroys
+	// the CQ and sets batchClosed (as QP.PostSend's queue lock).
+	cq.wcsMu.Lock()
+	defer cq.wcsMu.Unlock()
+	if cq.batchClosed {
+		return nil, opErr(op, ErrClosed)
+	}
+	if max <= 0 {
+		return nil, nil
+	}
+	if cq.wcs == nil {
+		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
+		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
+	}
+	return cq.pollC(cq.wcs[:min(max, pollBatchCap)])
 }
 
 const pollBatchCap = 1024
-
-// makeWCs makes the array PollBatch polls into, unless it is made or the
-// CQ closed.
-func (cq *CQ) makeWCs(op string) error {
-	if err := cq.use(op); err != nil {
-		return err
-	}
-	defer cq.done()
-	cq.wcsOnce.Do(func() {
-		cq.wcsMem = cAlloc(pollBatchCap * unsafe.Sizeof(ibv.WC{}))
-		cq.wcs = unsafe.Slice((*ibv.WC)(cq.wcsMem), pollBatchCap)
-	})
-	return nil
-}
 
 // PollOne returns the next completion, or ErrNoCompletion when there is
 // none (rpma_cq_get_wc's semantics).
@@ -246,14 +253,17 @@ func (cq *CQ) Await(ctx context.Context, wcs []ibv.WC) (int, error) {
 	}
 }
 
-// rearm requests the next completion event (ibv_req_notify_cq), unless
-// the CQ is being closed.
+// rearm requests the next completion event (ibv_req_notify_cq, one call
+// of the provider's op), unless the CQ is being closed.
 func (cq *CQ) rearm() error {
 	if err := cq.tryUse("rdma.CQ.Wait"); err != nil {
 		return err
 	}
 	defer cq.done()
-	return cq.cq.ReqNotify(false)
+	if rc := ibv.FastReqNotifyCQ(cq.notify, cq.addr, 0); rc != 0 {
+		return cerr.ZeroOrErrno("ibv_req_notify_cq", rc)
+	}
+	return nil
 }
 
 // Close destroys the CQ (ibv_destroy_cq) once no QP uses it (else a
@@ -264,9 +274,12 @@ func (cq *CQ) Close() error {
 		return nilErr("rdma.CQ.Close")
 	}
 	return cq.close(func() error {
+		cq.wcsMu.Lock()
+		defer cq.wcsMu.Unlock()
 		if err := cq.cq.Destroy(); err != nil {
 			return err
 		}
+		cq.batchClosed = true
 		if cq.wcsMem != nil {
 			cq.wcs = nil
 			cFree(cq.wcsMem)

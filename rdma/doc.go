@@ -21,8 +21,10 @@
 //   - A zero-allocation data path, the provider's: work requests and SGEs
 //     live in mmap'd memory owned by the QP or SRQ, every post and poll
 //     calls the provider's op once per batch (QP.PostSend, QP.PostRecv,
-//     SRQ.PostRecv, CQ.Poll, CQ.PollBatch), as a C program does on any
-//     NIC, and nothing allocates in steady state.
+//     SRQ.PostRecv, CQ.Poll, CQ.PollBatch; an extended CQ's start_poll,
+//     getters, next_poll and end_poll in one cgo call per batch,
+//     CQ.PollEx), as a C program does on any NIC, and nothing allocates in
+//     steady state.
 //   - No work request the provider cannot take: PostSend checks each one
 //     against the QP's type before C (opcode, flags, inline memory,
 //     atomics, a UD send's address handle and MTU), so a wrong argument is

@@ -16,8 +16,8 @@ import (
 )
 
 // TestExtendedVerbs: a QP made with SendOps posts through ibv_wr_* and an
-// extended CQ is read through ibv_start_poll, on rdma's resources; a plain
-// QP or CQ has no Ex. Before rdma-core RxeExtended librxe makes neither
+// extended CQ is read through ibv_start_poll and through CQ.PollEx, on
+// rdma's resources; a plain QP or CQ has no Ex. Before rdma-core RxeExtended librxe makes neither
 // (EOPNOTSUPP).
 func TestExtendedVerbs(t *testing.T) {
 	rxetest.NoLeaks(t)
@@ -54,20 +54,57 @@ func TestExtendedVerbs(t *testing.T) {
 	require.NoError(t, qpx.Connect(path, 11, eb))
 	require.NoError(t, b.qp.Connect(path, 22, ea))
 
-	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
-	msg := "sent with ibv_wr_send"
-	copy(a.buf.Bytes(), msg)
+	// Two sends, their completions read by PollEx: the fields the CQ was
+	// created with, the others 0. First: the ibv_next_poll that ends the
+	// getters' poll below leaves librxe before rdma-core 55 with a
+	// consumer index past the producer's (rxeNextPollFixed), whose entries
+	// PollEx would read.
+	assert.Equal(t, env.Release < rxeNextPollFixed, cqx.exOne, "one completion per poll on rxe before %d", rxeNextPollFixed)
 	x, err := qpx.Ex()
 	require.NoError(t, err)
+	msg := "sent with ibv_wr_send"
+	copy(a.buf.Bytes(), msg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wcs := make([]ibv.WC, 2)
+	for id := uint64(78); id <= 79; id++ {
+		require.NoError(t, b.qp.PostRecv(RecvWork{ID: id, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
+		require.NoError(t, x.Start())
+		x.WRID, x.WRFlags = id, uint32(ibv.SendFlagsSignaled)
+		require.NoError(t, x.Send())
+		require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
+		require.NoError(t, x.Complete())
+	}
+	var got []ibv.WCEx
+	for wcx := make([]ibv.WCEx, 4); len(got) < 2; {
+		n, err := cqx.PollEx(wcx)
+		require.NoError(t, err)
+		got = append(got, wcx[:n]...)
+		require.NoError(t, ctx.Err())
+		if n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	require.Len(t, got, 2)
+	for i, w := range got {
+		assert.Equal(t, uint64(78+i), w.WRID)
+		assert.Equal(t, ibv.WCStatusSuccess, w.Status)
+		assert.Equal(t, ibv.WCOpcodeSend, w.Opcode)
+		assert.Equal(t, qpx.Num(), w.QPNum)
+		assert.Zero(t, w.SrcQP, "not a field of the CQ")
+	}
+	for drained := 0; drained < 2; {
+		n, err := b.cq.Await(ctx, wcs)
+		require.NoError(t, err)
+		drained += n
+	}
+	require.NoError(t, b.qp.PostRecv(RecvWork{ID: 5, SGEs: []ibv.SGE{b.sge(t, 0, 256)}}))
 	require.NoError(t, x.Start())
 	x.WRID, x.WRFlags = 77, uint32(ibv.SendFlagsSignaled)
 	require.NoError(t, x.Send())
 	require.NoError(t, x.SetSGE(a.mr.LKey(), a.mr.Addr(), len(msg)))
 	require.NoError(t, x.Complete())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	wcs := make([]ibv.WC, 2)
 	n, err := b.cq.Await(ctx, wcs)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -95,6 +132,9 @@ func TestExtendedVerbs(t *testing.T) {
 	assert.Equal(t, qpx.Num(), qpn)
 	require.ErrorIs(t, cx.CallNextPoll(), unix.ENOENT)
 	require.NoError(t, cx.CallEndPoll())
+
+	_, err = a.cq.PollEx(make([]ibv.WCEx, 1))
+	require.ErrorIs(t, err, unix.EINVAL, "a CQ not made by NewCQEx")
 }
 
 // TestAsyncEvents: pulling node A's link down raises IBV_EVENT_PORT_ERR and

@@ -86,12 +86,15 @@ func (e *PostError) Unwrap() error { return e.Err }
 //     other QP refuses AH, RemoteQPN and RemoteQKey.
 func (q *QP) PostSend(ws ...SendWork) error {
 	const op = "rdma.QP.PostSend"
-	if err := q.use(op); err != nil {
-		return err
+	if q == nil {
+		return nilErr(op)
 	}
-	defer q.done()
+	// The queue's lock alone, which Close takes too (see queuesClosed).
 	q.sendMu.Lock()
 	defer q.sendMu.Unlock()
+	if q.queuesClosed {
+		return opErr(op, ErrClosed)
+	}
 	var heldAHs [8]*AH
 	held, err := q.fillSend(op, ws, heldAHs[:0])
 	defer releaseAHs(held)
@@ -123,9 +126,36 @@ func sendOpAllowed(t ibv.QPType, op ibv.WROpcode) bool {
 
 const knownSendFlags = ibv.SendFlagsFence | ibv.SendFlagsSignaled | ibv.SendFlagsSolicited | ibv.SendFlagsInline | ibv.SendFlagsIPCsum
 
+// plainSendOps are the opcodes of a plain work request (one whose
+// checks are the QP's opcodes, its SGE count and its flags alone), as bits.
+const plainSendOps = 1<<ibv.WROpcodeSend | 1<<ibv.WROpcodeSendWithImm | 1<<ibv.WROpcodeSendWithInv |
+	1<<ibv.WROpcodeRDMAWrite | 1<<ibv.WROpcodeRDMAWriteWithImm | 1<<ibv.WROpcodeRDMARead | 1<<ibv.WROpcodeLocalInv
+
+// sendOpBits are the opcodes PostSend takes on a QP of type t, as bits.
+func sendOpBits(t ibv.QPType) uint32 {
+	var bits uint32
+	for _, o := range sendOps[t] {
+		bits |= 1 << o
+	}
+	return bits
+}
+
 // checkSend refuses a work request PostSend must not hand the provider
 // (see PostSend): its opcode, flags, SGEs and addressing against the QP.
+// A plain work request on an RC or UC QP (an opcode the QP takes, no
+// atomic, no inline data, no UD addressing) is checked here at once, the
+// data path's common case; any other takes checkSendAll.
 func (q *QP) checkSend(op string, i int, w *SendWork) error {
+	if uint(w.Op) < 32 && q.opBits&plainSendOps&(1<<w.Op) != 0 && len(w.SGEs) <= int(q.caps.MaxSendSGE) &&
+		w.Flags&^(ibv.SendFlagsFence|ibv.SendFlagsSignaled|ibv.SendFlagsSolicited) == 0 &&
+		q.typ != ibv.QPTypeUD && w.AH == nil && w.RemoteQPN == 0 && w.RemoteQKey == 0 {
+		return nil
+	}
+	return q.checkSendAll(op, i, w)
+}
+
+// checkSendAll is checkSend's every check, in order.
+func (q *QP) checkSendAll(op string, i int, w *SendWork) error {
 	bad := func(format string, args ...any) error {
 		return &PostError{Err: invalid(op, "work request %d (%s): "+format, append([]any{i, w.Op}, args...)...)}
 	}
@@ -189,14 +219,18 @@ func (q *QP) checkSend(op string, i int, w *SendWork) error {
 	return nil
 }
 
-// fillSend checks ws and builds their chain in the arena. Each distinct
-// address handle is held (use) from its check until the post's end, so
-// that no Close frees it while the provider reads it; held, grown from
-// the caller's array, lists them for releaseAHs.
+// fillSend checks ws and builds their chain in the arena, one work
+// request at a time (a refused one leaves the arena half built, which
+// nothing reads: the chain is posted only whole). Each distinct address
+// handle is held (use) from its check until the post's end, so that no
+// Close frees it while the provider reads it; held, grown from the
+// caller's array, lists them for releaseAHs.
 func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
 	if len(ws) == 0 || len(ws) > len(q.swr) {
 		return held, &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), len(q.swr))}
 	}
+	maxSGE := int(q.caps.MaxSendSGE)
+	swr := q.swr[:len(ws)]
 	for i := range ws {
 		w := &ws[i]
 		if err := q.checkSend(op, i, w); err != nil {
@@ -208,14 +242,20 @@ func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
 			}
 			held = append(held, w.AH)
 		}
-	}
-	maxSGE := int(q.caps.MaxSendSGE)
-	for i := range ws {
-		w := &ws[i]
-		wr := &q.swr[i]
-		*wr = ibv.SendWR{WRID: w.ID, Opcode: w.Op, SendFlags: uint32(w.Flags), NumSGE: int32(len(w.SGEs))}
-		if len(w.SGEs) > 0 {
-			sg := q.ssge[i*maxSGE : i*maxSGE+len(w.SGEs)]
+		// Every member the provider reads for the opcodes PostSend takes
+		// is written; qp_type and the bind_mw/tso union, which only other
+		// opcodes use, stay as mmap made them (zero).
+		wr := &swr[i]
+		wr.WRID, wr.Next, wr.SgList, wr.NumSGE = w.ID, nil, nil, int32(len(w.SGEs))
+		wr.Opcode, wr.SendFlags, wr.WR = w.Op, uint32(w.Flags), ibv.SendWRWR{}
+		switch n := len(w.SGEs); n {
+		case 0:
+		case 1:
+			sg := &q.ssge[i*maxSGE]
+			*sg = w.SGEs[0]
+			wr.SgList = sg
+		default:
+			sg := q.ssge[i*maxSGE : i*maxSGE+n]
 			copy(sg, w.SGEs)
 			wr.SgList = &sg[0]
 		}
@@ -237,8 +277,8 @@ func (q *QP) fillSend(op string, ws []SendWork, held []*AH) ([]*AH, error) {
 			ud := wr.WR.UD()
 			ud.AH, ud.RemoteQPN, ud.RemoteQKey = w.AH.ah, w.RemoteQPN, w.RemoteQKey
 		}
-		if i+1 < len(ws) {
-			wr.Next = &q.swr[i+1]
+		if i > 0 {
+			swr[i-1].Next = wr
 		}
 	}
 	return held, nil
@@ -267,10 +307,14 @@ func releaseAHs(held []*AH) {
 // every message it receives (see GRH).
 func (q *QP) PostRecv(ws ...RecvWork) error {
 	const op = "rdma.QP.PostRecv"
-	if err := q.use(op); err != nil {
-		return err
+	if q == nil {
+		return nilErr(op)
 	}
-	defer q.done()
+	q.recvMu.Lock()
+	defer q.recvMu.Unlock()
+	if q.queuesClosed {
+		return opErr(op, ErrClosed)
+	}
 	if q.srq != nil {
 		return &PostError{Err: invalid(op, "the QP takes its receives from its shared receive queue: post them with SRQ.PostRecv")}
 	}
@@ -278,8 +322,6 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 	if q.typ == ibv.QPTypeUD {
 		minLen = GRHLen
 	}
-	q.recvMu.Lock()
-	defer q.recvMu.Unlock()
 	if err := fillRecv(op, ws, q.rwr, q.rsge, int(q.caps.MaxRecvSGE), minLen); err != nil {
 		return err
 	}
@@ -290,36 +332,43 @@ func (q *QP) PostRecv(ws ...RecvWork) error {
 
 // fillRecv checks ws against an arena of len(wrs) work requests of maxSGE
 // SGEs each (and, when minLen > 0, a total length of at least minLen
-// each), and builds their chain there.
+// each), and builds their chain there, one work request at a time (as
+// fillSend does).
 func fillRecv(op string, ws []RecvWork, wrs []ibv.RecvWR, sges []ibv.SGE, maxSGE, minLen int) error {
 	if len(ws) == 0 || len(ws) > len(wrs) {
 		return &PostError{Err: invalid(op, "%d work requests: a batch holds 1 to %d", len(ws), len(wrs))}
 	}
-	for i := range ws {
-		if len(ws[i].SGEs) > maxSGE {
-			return &PostError{Err: invalid(op, "work request %d has %d SGEs, the queue takes %d", i, len(ws[i].SGEs), maxSGE)}
-		}
-		if minLen > 0 {
-			n := 0
-			for _, sg := range ws[i].SGEs {
-				n += int(sg.Length)
-			}
-			if n < minLen {
-				return &PostError{Err: invalid(op, "work request %d has room for %d bytes: a UD receive needs at least %d for the GRH", i, n, minLen)}
-			}
-		}
-	}
+	wrs = wrs[:len(ws)]
 	for i := range ws {
 		w := &ws[i]
+		n := len(w.SGEs)
+		if n > maxSGE {
+			return &PostError{Err: invalid(op, "work request %d has %d SGEs, the queue takes %d", i, n, maxSGE)}
+		}
+		if minLen > 0 {
+			total := 0
+			for _, sg := range w.SGEs {
+				total += int(sg.Length)
+			}
+			if total < minLen {
+				return &PostError{Err: invalid(op, "work request %d has room for %d bytes: a UD receive needs at least %d for the GRH", i, total, minLen)}
+			}
+		}
 		wr := &wrs[i]
-		*wr = ibv.RecvWR{WRID: w.ID, NumSGE: int32(len(w.SGEs))}
-		if len(w.SGEs) > 0 {
-			sg := sges[i*maxSGE : i*maxSGE+len(w.SGEs)]
+		*wr = ibv.RecvWR{WRID: w.ID, NumSGE: int32(n)}
+		switch n {
+		case 0:
+		case 1:
+			sg := &sges[i*maxSGE]
+			*sg = w.SGEs[0]
+			wr.SgList = sg
+		default:
+			sg := sges[i*maxSGE : i*maxSGE+n]
 			copy(sg, w.SGEs)
 			wr.SgList = &sg[0]
 		}
-		if i+1 < len(ws) {
-			wr.Next = &wrs[i+1]
+		if i > 0 {
+			wrs[i-1].Next = wr
 		}
 	}
 	return nil

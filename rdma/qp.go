@@ -46,7 +46,8 @@ type QP struct {
 	postSend, postRecv, addr uintptr
 	destroy                  func() error
 	sendOps                  ibv.QPCreateSendOpsFlags
-	srq                      *SRQ // the QP's shared receive queue, or nil
+	opBits                   uint32 // the opcodes PostSend takes on the QP's type, as bits (sendOpBits)
+	srq                      *SRQ   // the QP's shared receive queue, or nil
 	// udMTU is, for a UD QP moved to INIT with a port, that port's active
 	// MTU in bytes: the longest message a send may carry. 0 until known.
 	udMTU atomic.Int32
@@ -54,8 +55,15 @@ type QP struct {
 	mcastMu sync.Mutex
 	mcast   map[mcastGroup]bool
 
-	arena          []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
+	arena []byte // mmap'd: send WRs, send SGEs, recv WRs, recv SGEs
+	// PostSend and PostRecv hold sendMu and recvMu, one each, and not the
+	// QP's life: Close takes both before it destroys the QP and sets
+	// queuesClosed, under them, once it has, so a post never runs on a
+	// destroyed QP and the data path takes one lock, not two (each lock
+	// and unlock an atomic instruction: about half an empty cgo call per
+	// post on the host CPU, docs/benchmarks.md).
 	sendMu, recvMu sync.Mutex
+	queuesClosed   bool
 	swr            []ibv.SendWR
 	ssge           []ibv.SGE
 	rwr            []ibv.RecvWR
@@ -156,7 +164,7 @@ func (p *PD) adoptQP(cfg QPConfig, create func(*ibv.QPInitAttr) (*ibv.QP, error)
 		return nil, err
 	}
 	q := &QP{qp: raw, pd: p, scq: cfg.SendCQ, rcq: cfg.RecvCQ, typ: cfg.Type, srq: cfg.SRQ,
-		caps: caps, destroy: destroy, sendOps: cfg.SendOps,
+		caps: caps, destroy: destroy, sendOps: cfg.SendOps, opBits: sendOpBits(cfg.Type),
 		postSend: ibv.FastPostSendOp(raw), postRecv: ibv.FastPostRecvOp(raw), addr: uintptr(unsafe.Pointer(raw))}
 	*out = q
 	q.kind = "QP"
@@ -296,9 +304,15 @@ func (q *QP) Close() error {
 		if err := q.detachAll(); err != nil {
 			return err
 		}
+		// No post runs from here on (see queuesClosed).
+		q.sendMu.Lock()
+		defer q.sendMu.Unlock()
+		q.recvMu.Lock()
+		defer q.recvMu.Unlock()
 		if err := q.destroy(); err != nil {
 			return err
 		}
+		q.queuesClosed = true
 		q.pd.dev.unregister(unsafe.Pointer(q.qp))
 		q.swr, q.ssge, q.rwr, q.rsge = nil, nil, nil, nil
 		unix.Munmap(q.arena)

@@ -32,14 +32,22 @@ type SRQ struct {
 	maxWR, maxSGE  int         // as asked: the arena's layout
 	actual         ibv.SRQAttr // as created
 
-	mu    sync.Mutex
-	arena []byte // mmap'd: receive WRs, their SGEs
-	wrs   []ibv.RecvWR
-	sges  []ibv.SGE
+	// mu is PostRecv's lock; Close takes it too and sets closedQueue
+	// under it once the SRQ is destroyed (as QP.queuesClosed).
+	mu          sync.Mutex
+	closedQueue bool
+	arena       []byte // mmap'd: receive WRs, their SGEs
+	wrs         []ibv.RecvWR
+	sges        []ibv.SGE
 }
 
 // NewSRQ creates a shared receive queue (ibv_create_srq) on the PD.
 func (p *PD) NewSRQ(cfg SRQConfig) (*SRQ, error) {
+	return p.newSRQ(cfg, func(init *ibv.SRQInitAttr) (*ibv.SRQ, error) { return p.pd.CreateSRQ(init) })
+}
+
+// newSRQ checks cfg, creates the SRQ with create and wraps it.
+func (p *PD) newSRQ(cfg SRQConfig, create func(*ibv.SRQInitAttr) (*ibv.SRQ, error)) (*SRQ, error) {
 	const op = "rdma.PD.NewSRQ"
 	if cfg.MaxWR == 0 {
 		cfg.MaxWR = 64
@@ -60,7 +68,7 @@ func (p *PD) NewSRQ(cfg SRQConfig) (*SRQ, error) {
 	}
 	defer p.done()
 	init := ibv.SRQInitAttr{Attr: ibv.SRQAttr{MaxWR: uint32(cfg.MaxWR), MaxSGE: uint32(cfg.MaxSGE), SRQLimit: uint32(cfg.Limit)}}
-	raw, err := p.pd.CreateSRQ(&init)
+	raw, err := create(&init)
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +111,15 @@ func (s *SRQ) Caps() ibv.SRQAttr { return s.actual }
 // requests of at most MaxSGE SGEs each; a failure is a *PostError.
 func (s *SRQ) PostRecv(ws ...RecvWork) error {
 	const op = "rdma.SRQ.PostRecv"
-	if err := s.use(op); err != nil {
-		return err
+	if s == nil {
+		return nilErr(op)
 	}
-	defer s.done()
+	// The queue's lock alone, which Close takes too (see QP.queuesClosed).
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closedQueue {
+		return opErr(op, ErrClosed)
+	}
 	if err := fillRecv(op, ws, s.wrs, s.sges, s.maxSGE, 0); err != nil {
 		return err
 	}
@@ -152,9 +163,12 @@ func (s *SRQ) Close() error {
 		return nilErr("rdma.SRQ.Close")
 	}
 	return s.close(func() error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if err := s.srq.Destroy(); err != nil {
 			return err
 		}
+		s.closedQueue = true
 		s.pd.dev.unregister(unsafe.Pointer(s.srq))
 		s.wrs, s.sges = nil, nil
 		unix.Munmap(s.arena)

@@ -24,29 +24,29 @@ func layoutTable() *layouttest.Table {
 		Package: "rpma",
 	}
 	{
-		var v ConnPrivateData
-		b := uintptr(unsafe.Pointer(&v))
+		v := layouttest.New[ConnPrivateData]()
+		b := uintptr(unsafe.Pointer(v))
 		_ = b
 		tb.Records = append(tb.Records, layouttest.Record{
-			Align: unsafe.Alignof(v),
+			Align: unsafe.Alignof(*v),
 			C:     "struct rpma_conn_private_data",
 			Fields: []layouttest.Field{{
 				C:          "ptr",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Ptr)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Ptr)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Ptr),
+				Size:       unsafe.Sizeof((*v).Ptr),
 				SizeDiff:   nil,
 			}, {
 				C:          "len",
 				In:         []string{"65", "56", "44", "33"},
-				Offset:     uintptr(unsafe.Pointer(&v.Len)) - b,
+				Offset:     uintptr(unsafe.Pointer(&(*v).Len)) - b,
 				OffsetDiff: nil,
-				Size:       unsafe.Sizeof(v.Len),
+				Size:       unsafe.Sizeof((*v).Len),
 				SizeDiff:   nil,
 			}},
 			In:       []string{"65", "56", "44", "33"},
-			Size:     unsafe.Sizeof(v),
+			Size:     unsafe.Sizeof(*v),
 			SizeDiff: nil,
 		})
 	}

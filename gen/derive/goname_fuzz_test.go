@@ -15,7 +15,10 @@ import (
 var (
 	fuzzPrefixes = []string{"ibv_", "rdma_", "ionic_dv_", "rpma_"}
 	cIdentRe     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	goExportedRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	// An exported Go identifier of letters and digits, where naming.Camel may keep an
+	// underscore between two digits (IBV_RATE_2_5_GBPS is Rate2_5Gbps)
+	// (every underscore lies between two digits: goExportedRe and digitUnderscores).
+	goExportedRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*(?:_[0-9][A-Za-z0-9]*)*$`)
 )
 
 // FuzzGoName feeds the Go-name builder C names under each library prefix. Seeds: every
@@ -47,6 +50,11 @@ func FuzzGoName(f *testing.F) {
 			return
 		}
 		require.Regexp(t, goExportedRe, got, "GoName(%q, %q)", c, prefix)
+		for i := 1; i < len(got); i++ {
+			if got[i] == '_' {
+				require.True(t, got[i-1] >= '0' && got[i-1] <= '9', "GoName(%q, %q) = %q: an underscore after a non-digit", c, prefix, got)
+			}
+		}
 		require.Equal(t, got, GoName(c, prefix), "not deterministic")
 		impl := strings.HasPrefix(c, "_")
 		if impl {

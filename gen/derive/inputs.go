@@ -50,6 +50,8 @@ func (in Inputs) Sources() []Source {
 			Prefixes: []string{"hnsdv_"}, GoPrefix: "hnsdv_"},
 		{Library: spec.LibMlx4, Include: rcInc, Headers: []string{"infiniband/mlx4dv.h"}, ManDir: rcMan,
 			Prefixes: []string{"mlx4dv_"}, GoPrefix: "mlx4dv_"},
+		{Library: spec.LibMlx5, Include: rcInc, Headers: []string{"infiniband/mlx5dv.h"}, ManDir: rcMan,
+			Prefixes: []string{"mlx5dv_"}, GoPrefix: "mlx5dv_"},
 		{Library: spec.LibRDMACM, Include: rcInc, Headers: []string{"rdma/rdma_cma.h", "rdma/rdma_verbs.h"}, ManDir: rcMan,
 			Prefixes: []string{"rdma_"}, GoPrefix: "rdma_"},
 		{Library: spec.LibRPMA, Include: filepath.Join(rpma, "include"), ExtraIncludes: []string{rcInc}, Headers: []string{"librpma.h"},

@@ -63,6 +63,14 @@ func (e *Emitter) target(sf *spec.Function) *ir.Func {
 	if sf.Impl != "" && HandShims[sf.Impl] != "" {
 		return e.irFunc(sf.Impl)
 	}
+	// A macro naming an inline that adds the caller's record size
+	// (mlx5dv_create_flow -> _mlx5dv_create_flow -> __mlx5dv_create_flow
+	// with sizeof(struct mlx5dv_flow_action_attr)): the inline, not an
+	// older release's symbol of the public name, which takes the older
+	// layout.
+	if im := e.irFunc(sf.Impl); sf.Impl != "" && im != nil && im.Inline && e.shimmed[im.Name] && im.Body != nil && im.Body.Sized != nil {
+		return im
+	}
 	if f := e.irFunc(sf.Name); f != nil && (sf.Impl == "" || !f.Inline) {
 		return f
 	}
@@ -144,6 +152,13 @@ func (e *Emitter) plan() ([]apiFunc, error) {
 		a := apiFunc{sf: sf, fn: fn, name: sf.GoName}
 		a.hasErr = sf.Convention.CanFail() || e.mayMiss(fn)
 		recv, s := e.receiver(fn)
+		if len(fn.Params) > 0 && len(sf.Params) > 0 {
+			for _, p := range sf.Params {
+				if p.Name == fn.Params[0].Name && p.Shape == "out" {
+					recv, s = "", nil // a record the call fills, not an object (mlx5dv_get_export_sizes)
+				}
+			}
+		}
 		if g, ok := e.inOutReceiver(sf, fn); ok {
 			recv, a.inOut = g, true
 			s = e.Pkg.Struct(fn.Params[0].Type.Elem.Elem.Ref)
@@ -306,7 +321,7 @@ func (e *Emitter) api(f *jen.File) error {
 		f.Add(code)
 		f.Line()
 	}
-	return nil
+	return e.guardProvider(f, fs, links)
 }
 
 // mayMiss reports whether a call of fn can fail to happen at all: a shim
@@ -365,6 +380,9 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	if c := e.crashDoc(sf.Name); c != "" {
 		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
 	}
+	if g := e.guardDoc(a, links); g != "" {
+		b.WriteString("\n\n" + g)
+	}
 	if m := e.measuredDoc(sf.Name); m != "" {
 		b.WriteString("\n\n# Measured on rxe\n\n" + linkify(m, links))
 	}
@@ -394,13 +412,21 @@ func (e *Emitter) conventionLine(a apiFunc, miss bool) string {
 		return s
 	}
 	var parts []string
+	fn, sized := a.fn, a.fn.Inline && a.fn.Body != nil && a.fn.Body.Sized != nil
+	if sized {
+		// The shim calls the function the inline passes the size to: its
+		// symbol is what may be missing, and no provider op is read.
+		if im := e.Pkg.Func(a.fn.Body.Sized.Func); im != nil {
+			fn = im
+		}
+	}
 	switch {
 	case e.Names.Spec.Release != "" || e.Names.Spec.Optional:
-		parts = append(parts, "It needs "+e.Names.Spec.Lib+" ("+e.since(a.fn)+"), else the error is a *[MissingError]")
-	case e.newer(e.symbolRelease(a.fn)):
-		parts = append(parts, "It needs "+e.since(a.fn)+" or later, else the error is a *[MissingError]")
+		parts = append(parts, "It needs "+e.Names.Spec.Lib+" ("+e.since(fn)+"), else the error is a *[MissingError]")
+	case e.newer(e.symbolRelease(fn)):
+		parts = append(parts, "It needs "+e.since(fn)+" or later, else the error is a *[MissingError]")
 	}
-	if a.fn.Inline || HandShims[a.fn.Name] != "" {
+	if a.fn.Inline && !sized || HandShims[a.fn.Name] != "" {
 		parts = append(parts, "A provider without the operation gives a *[NilOpError]")
 	}
 	if len(parts) == 0 {

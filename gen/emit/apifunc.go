@@ -258,6 +258,11 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 		case shBytes:
 			params = append(params, jen.Id(n).Index().Byte())
 			args[i] = jen.Qual(CArg, "Bytes").Call(jen.Id(n))
+			if p.Type.Elem != nil && p.Type.Elem.Kind != ir.Void {
+				// Memory of a typed pointer (a record with a flexible
+				// array, __be64 actions[]): its bytes, as C sees them.
+				args[i] = jen.Parens(raw).Call(args[i])
+			}
 		case shSlice:
 			et, err := e.goParam(*p.Type.Elem)
 			if err != nil {
@@ -268,15 +273,19 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 		case shLen:
 			m := names[ps.peer]
 			lt := p.Type
+			ln := jen.Len(jen.Id(m))
+			if ps.bytes {
+				ln = jen.Len(jen.Id(m)).Op("*").Lit(int(fn.Params[ps.peer].Type.Elem.Size))
+			}
 			if lt.Size == 8 {
-				args[i] = jen.Add(raw).Call(jen.Len(jen.Id(m)))
+				args[i] = jen.Add(raw).Call(ln)
 				break
 			}
 			f, err := cargInt(lt)
 			if err != nil {
 				return "", nil, err
 			}
-			st, err := checkAssign(n, p.Name, f, jen.Len(jen.Id(m)))
+			st, err := checkAssign(n, p.Name, f, ln)
 			if err != nil {
 				return "", nil, err
 			}
@@ -295,7 +304,11 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 	// The call and the check of its result.
 	call := jen.Id("c_" + fn.Name).Call(args...)
 	check := naming.Camel(string(conv))
-	body := append([]jen.Code(nil), pre...)
+	body, err := e.guardStmts(a, names, fail)
+	if err != nil {
+		return "", nil, err
+	}
+	body = append(body, pre...)
 	lhsR := jen.Id("r")
 	if ret.Kind == ir.Void {
 		lhsR = jen.Id("_")

@@ -29,6 +29,8 @@ type Emitter struct {
 	libFile   *jen.File  // zlib.go, filled by funcs
 	rawStubs  []jen.Code // the raw wrappers' stubs (zfuncs_other.go), filled by raw
 	fastStubs []jen.Code // the fast path's stubs (zfast_other.go), filled by fast
+	// fastPollStubs: the batched polls' records and stubs (zfast_other.go), filled by fast
+	fastPollStubs []jen.Code
 
 	padded  map[string]bool   // records needing explicit padding
 	shimmed map[string]bool   // static inline functions with a generated shim

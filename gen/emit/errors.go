@@ -29,6 +29,10 @@ func (e *Emitter) errorTypes(f *jen.File) error {
 		f.Comment("UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).")
 		f.Type().Id("UnknownReleaseError").Op("=").Qual(DL, "UnknownReleaseError")
 	}
+	if e.guardFile() != nil {
+		f.Comment("DeviceError reports a call refused before C because an object's device is not this provider's (spec/guards: the C function would read it as its own); it unwraps to unix.EOPNOTSUPP.")
+		f.Type().Id("DeviceError").Op("=").Qual(DL, "DeviceError")
+	}
 	e.sentinels(f)
 	return nil
 }

@@ -37,7 +37,22 @@ func (e *Emitter) fast(f *jen.File) error {
 	for _, name := range names {
 		fmt.Fprintf(&pre, "#cgo noescape zfast_%s\n#cgo nocallback zfast_%s\n", name, name)
 	}
+	var pollC strings.Builder
+	var pollCode []jen.Code
+	for _, p := range e.Spec.FastPolls(Libraries[e.Names.Spec.Name]) {
+		d, c, b, stubs, err := e.fastPoll(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		pre.WriteString(d)
+		pollC.WriteString(c)
+		pollCode = append(pollCode, b...)
+		e.fastPollStubs = append(e.fastPollStubs, stubs...)
+	}
 	pre.WriteString("#include <stdint.h>\n")
+	if pollC.Len() > 0 {
+		pre.WriteString("#include <errno.h>\n")
+	}
 	fmt.Fprintf(&pre, "struct %s { unsigned char opaque; };\n", fastMem)
 	for _, name := range names {
 		c, b, err := e.fastFunc(name)
@@ -47,6 +62,8 @@ func (e *Emitter) fast(f *jen.File) error {
 		pre.WriteString(c)
 		code = append(code, b...)
 	}
+	pre.WriteString(pollC.String())
+	code = append(code, pollCode...)
 	f.HeaderComment(cgoBuild)
 	f.CgoPreamble(pre.String())
 	for _, c := range code {
@@ -62,6 +79,9 @@ func (e *Emitter) fast(f *jen.File) error {
 func (e *Emitter) fastOther(f *jen.File) error {
 	f.HeaderComment(otherBuild)
 	for _, c := range e.fastStubs {
+		f.Add(c)
+	}
+	for _, c := range e.fastPollStubs {
 		f.Add(c)
 	}
 	return nil

@@ -83,6 +83,18 @@ func (e *Emitter) funcs(f *jen.File) error {
 	var syms, skipped []jen.Code
 	var bodies []jen.Code
 	ctxShims := false
+	// The shims of the data path (spec/fastpath) are declared noescape and
+	// nocallback, as its trampolines are: the provider keeps no pointer
+	// past the call and calls no Go, and the arguments and out-parameters
+	// of the checked bindings need not escape (ibv_post_send's bad_wr
+	// allocated once per call).
+	fast := map[string]bool{}
+	if e.Spec != nil {
+		for _, n := range e.Spec.FastPath(Libraries[e.Names.Spec.Name]) {
+			fast[n] = true
+		}
+	}
+	var decl strings.Builder
 	for _, fn := range e.Pkg.Funcs {
 		if fn.Inline {
 			c, b, err := e.forwardShim(fn)
@@ -90,10 +102,18 @@ func (e *Emitter) funcs(f *jen.File) error {
 				c, b, err = e.ctxShim(fn)
 				ctxShims = ctxShims || c != ""
 			}
+			sized := false
+			if err == nil && c == "" {
+				b, err = e.sizedShim(fn)
+				sized = b != nil
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", fn.Name, err)
 			}
-			e.shimmed[fn.Name] = c != ""
+			e.shimmed[fn.Name] = c != "" || sized
+			if c != "" && fast[fn.Name] {
+				fmt.Fprintf(&decl, "#cgo noescape zshim_%s\n#cgo nocallback zshim_%s\n", fn.Name, fn.Name)
+			}
 			pre.WriteString(c)
 			bodies = append(bodies, b...)
 			continue
@@ -121,7 +141,7 @@ func (e *Emitter) funcs(f *jen.File) error {
 		bodies = append(bodies, b...)
 	}
 	f.HeaderComment(cgoBuild)
-	f.CgoPreamble(pre.String())
+	f.CgoPreamble(decl.String() + pre.String())
 	// The library, its symbols and Load/Release build everywhere (zlib.go);
 	// the calls, here, on Linux with cgo, and as stubs elsewhere
 	// (zfuncs_other.go).

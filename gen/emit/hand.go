@@ -31,6 +31,33 @@ var Hand = map[string]string{
 	"rdma_dereg_mr":               "rdmacm/reg.go",
 	"rdma_get_local_addr":         "rdmacm/addr.go",
 	"rdma_get_peer_addr":          "rdmacm/addr.go",
+	// The direct verbs' WQE and CQE builders: static inlines that store
+	// fields, byte-swapped, into a work queue entry or a CQE the caller
+	// owns (no call, no symbol), in pure Go over the generated segment
+	// types; wqe_test.go compares each with its C inline byte for byte.
+	"mlx4dv_get_cqe_owner":  "mlx4dv/wqe.go",
+	"mlx4dv_set_cqe_owner":  "mlx4dv/wqe.go",
+	"mlx4dv_get_cqe_opcode": "mlx4dv/wqe.go",
+	"mlx4dv_set_ctrl_seg":   "mlx4dv/wqe.go",
+	"mlx4dv_set_dgram_seg":  "mlx4dv/wqe.go",
+	"mlx4dv_set_data_seg":   "mlx4dv/wqe.go",
+	"mlx5dv_get_cqe_owner":  "mlx5dv/wqe.go",
+	"mlx5dv_set_cqe_owner":  "mlx5dv/wqe.go",
+	"mlx5dv_get_cqe_se":     "mlx5dv/wqe.go",
+	"mlx5dv_get_cqe_format": "mlx5dv/wqe.go",
+	"mlx5dv_get_cqe_opcode": "mlx5dv/wqe.go",
+	"mlx5dv_set_ctrl_seg":   "mlx5dv/wqe.go",
+	"mlx5dv_set_dgram_seg":  "mlx5dv/wqe.go",
+	"mlx5dv_set_data_seg":   "mlx5dv/wqe.go",
+	"mlx5dv_set_eth_seg":    "mlx5dv/wqe.go",
+	"mlx5dv_ts_to_ns":       "mlx5dv/wqe.go",
+	// mlx5dv.h's DEVX_SET/DEVX_GET accessors: the Go function drops the
+	// spec's Impl suffix (the macros, whose arguments are the device
+	// specification's layouts, are not bound).
+	"_devx_set":   "mlx5dv/devx.go",
+	"_devx_get":   "mlx5dv/devx.go",
+	"_devx_set64": "mlx5dv/devx.go",
+	"_devx_get64": "mlx5dv/devx.go",
 }
 
 // HandShims lists functions whose raw wrapper c_<name> is written by hand
@@ -52,17 +79,4 @@ var HandShims = map[string]string{
 // Excluded lists spec functions without a binding yet, with the reason.
 var Excluded = map[string]string{
 	"rdma_seterrno": "internal helper of the rdma_verbs.h inlines (moves a return code into errno); the Go helpers return errors instead",
-	// mlx4dv.h's WQE and CQE builders: static inlines that store fields,
-	// byte-swapped, into a work queue entry or a CQE the caller owns (no
-	// call, no symbol). Their Go form is pure Go over the generated segment
-	// types, checked byte for byte against the C inline (issue 27, item 2).
-	"mlx4dv_get_cqe_owner":  wqeHelper,
-	"mlx4dv_set_cqe_owner":  wqeHelper,
-	"mlx4dv_get_cqe_opcode": wqeHelper,
-	"mlx4dv_set_ctrl_seg":   wqeHelper,
-	"mlx4dv_set_dgram_seg":  wqeHelper,
-	"mlx4dv_set_data_seg":   wqeHelper,
 }
-
-// wqeHelper is the reason of the direct verbs' inline WQE builders.
-const wqeHelper = "static inline WQE/CQE builder (stores byte-swapped fields into memory the caller owns, no symbol to call): to be written in pure Go over the generated segment types with a byte-for-byte comparison against the C inline; not written yet"

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -38,19 +39,21 @@ func (e *Emitter) layoutTest(f *jen.File) error {
 		var fields []jen.Code
 		if !s.Foreign {
 			var err error
-			if fields, err = e.fieldEntries(s, "", "v", lt); err != nil {
+			if fields, err = e.fieldEntries(s, "", "(*v)", lt); err != nil {
 				return fmt.Errorf("%s: %w", s.Key, err)
 			}
 		}
 		body = append(body, jen.Block(
-			jen.Var().Id("v").Id(name),
-			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id("v"))),
+			// On the heap, where it cannot move between two of the
+			// addresses whose differences are the offsets (layouttest.New).
+			jen.Id("v").Op(":=").Add(lt("New")).Types(jen.Id(name)).Call(),
+			jen.Id("b").Op(":=").Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("v"))),
 			jen.Id("_").Op("=").Id("b"),
 			jen.Id("tb").Dot("Records").Op("=").Append(jen.Id("tb").Dot("Records"), lt("Record").Values(jen.Dict{
 				jen.Id("C"):        jen.Lit(s.Key),
 				jen.Id("In"):       versions(s.In),
-				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Id("v")),
-				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Id("v")),
+				jen.Id("Size"):     jen.Qual("unsafe", "Sizeof").Call(jen.Op("*").Id("v")),
+				jen.Id("Align"):    jen.Qual("unsafe", "Alignof").Call(jen.Op("*").Id("v")),
 				jen.Id("SizeDiff"): sizeDiff(s),
 				jen.Id("Fields"):   jen.Index().Add(lt("Field")).Values(fields...),
 			})),
@@ -112,6 +115,13 @@ func constEntry(c, g string, in []ir.Version, lt func(string) *jen.Statement) je
 // listed through their parent, as offsetof(struct ibv_send_wr,
 // wr.rdma.remote_addr) reaches them in C.
 func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) *jen.Statement) ([]jen.Code, error) {
+	return e.fieldEntriesIn(s, s, 0, cPath, val, lt, false)
+}
+
+// fieldEntriesIn is fieldEntries for s at offset base of the top-level
+// record top; inUnion says s lies inside a union.
+func (e *Emitter) fieldEntriesIn(top, s *ir.Struct, base int64, cPath, val string, lt func(string) *jen.Statement, inUnion bool) ([]jen.Code, error) {
+	inUnion = inUnion || s.Union
 	var out []jen.Code
 	anon := 0
 	for _, fd := range s.Fields {
@@ -129,6 +139,9 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 		case s.Union && (fd.Type.Kind == ir.Pointer || fd.Type.Kind == ir.FuncPtr):
 			// The accessor returns the value: the member lies at the union's start.
 			gptr = "&" + val
+			if val == "v" {
+				gptr = val // the top-level record: v is a pointer to it
+			}
 			gval = fmt.Sprintf("%s.%s()", val, naming.Camel(fd.Name))
 			cp = cPath + fd.Name
 		case s.Union:
@@ -154,14 +167,18 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 			gval = "(*" + gptr + ")"
 		}
 		if fd.Name != "" {
-			out = append(out, jen.Values(jen.Dict{
+			d := jen.Dict{
 				jen.Id("C"):          jen.Lit(cp),
 				jen.Id("In"):         versions(fd.In),
 				jen.Id("Offset"):     jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id(gptr))).Op("-").Id("b"),
 				jen.Id("Size"):       jen.Qual("unsafe", "Sizeof").Call(jen.Id(gval)),
 				jen.Id("OffsetDiff"): diffs(fd.OffsetIn, fd.Offset),
 				jen.Id("SizeDiff"):   diffs(fd.SizeIn, fd.Type.Size),
-			}))
+			}
+			if inUnion && newInside(top, fd, base+fd.Offset) {
+				d[jen.Id("InUnion")] = jen.True()
+			}
+			out = append(out, jen.Values(d))
 		}
 		if fd.Type.Kind == ir.Record && strings.Contains(fd.Type.Ref, "::") {
 			child := e.Pkg.Struct(fd.Type.Ref)
@@ -172,7 +189,7 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 			if fd.Name != "" {
 				prefix = cp + "."
 			}
-			sub, err := e.fieldEntries(child, prefix, gval, lt)
+			sub, err := e.fieldEntriesIn(top, child, base+fd.Offset, prefix, gval, lt, inUnion)
 			if err != nil {
 				return nil, err
 			}
@@ -180,6 +197,19 @@ func (e *Emitter) fieldEntries(s *ir.Struct, cPath, val string, lt func(string) 
 		}
 	}
 	return out, nil
+}
+
+// newInside reports a member at offset off of top that some release
+// declaring top in fewer bytes lacks, and that lies inside top's size there:
+// the layout test accepts that only of a union's new alternative
+// (Field.InUnion).
+func newInside(top *ir.Struct, fd *ir.Field, off int64) bool {
+	for _, v := range top.In {
+		if size, ok := top.SizeIn[v]; ok && size < top.Size && off < size && !slices.Contains(fd.In, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // sizeDiff lists, for the versions where the C size of s differs from

@@ -89,6 +89,10 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 			continue
 		}
 		a := fd.Type.Align
+		packed := packedScalar(s, fd)
+		if packed {
+			a = 1
+		}
 		if a > maxAlign {
 			maxAlign = a
 		}
@@ -106,6 +110,12 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 		doc := "C: " + e.cDecl(fd.Type, fd.Name)
 		if fd.Name == "" {
 			doc = "C: anonymous " + e.cType(fd.Type) + " member"
+		}
+		if packed {
+			// Go cannot place the integer where the packed C record does:
+			// the member is its bytes, in memory order.
+			gt = jen.Index(jen.Lit(int(fd.Type.Size))).Byte()
+			doc += fmt.Sprintf(", packed at offset %d: its %d bytes in memory order", fd.Offset, fd.Type.Size)
 		}
 		if note := e.note(declKey(s.Key, fd.Name), fd.In); note != "" {
 			doc += ". " + note
@@ -143,6 +153,18 @@ func (e *Emitter) strct(f *jen.File, s *ir.Struct) error {
 		}
 	}
 	return nil
+}
+
+// packedScalar reports an integer member of a packed record that Go's
+// alignment of its type cannot place at its C offset (__be16
+// dci_stream_channel_id at offset 9 of struct mlx5_wqe_ctrl_seg), or whose
+// alignment exceeds the record's: it is emitted as a byte array of its size.
+func packedScalar(s *ir.Struct, fd *ir.Field) bool {
+	a := fd.Type.Align
+	if a <= 1 || fd.Type.Kind != ir.Int && fd.Type.Kind != ir.EnumRef {
+		return false
+	}
+	return fd.Offset%a != 0 || a > s.Align
 }
 
 // flexAccessor emits the method of a flexible array member (T m[] or the

@@ -41,7 +41,10 @@ type pshape struct {
 	// shDuration or shEnum.
 	out      shapeKind
 	retained bool // shBytes: C keeps the address after the call (a registration)
-	why      string
+	// bytes says a shSlice's length (and its shLen) is in bytes, not
+	// elements (uint16_t events_num[] with events_sz).
+	bytes bool
+	why   string
 }
 
 // fshape is the shape of one exported binding.
@@ -64,9 +67,10 @@ var (
 	countName  = regexp.MustCompile(`^(num_.+|n[a-z]+|max_.+|.+_(count|cnt|size|index|entries)|cqe|comp_vector|index|backlog|mult|mbps|length|len|amount|depth)$`)
 	arrayCount = regexp.MustCompile(`^(num_.+|n[a-z]+|max_.+|.+_count|count|cnt)$`)
 	valuesRe   = regexp.MustCompile(`(?i)\b(bitwise|or of|one of|following|combination|flags?|mask|use enum|can be|values?|either)\b`)
-	lengthName = regexp.MustCompile(`^(length|len|size|.+_(len|length|size|sz)|optlen)$`)
+	lengthName = regexp.MustCompile(`^(length|len|size|.+_(len|length|size|sz)|optlen|inlen|outlen)$`)
 	keyName    = regexp.MustCompile(`^(.*_)?(rkey|lkey|qkey|key)$`)
-	qpnName    = regexp.MustCompile(`^(.+_qpn|qpn|qp_num|srq_num|.+_srqn|srqn|src_qp)$`)
+	qpnName    = regexp.MustCompile(`^(.+_qpn|qpn|qp_num|srq_num|.+_srqn|srqn|src_qp|.+_dctn|dctn)$`)
+	addrName   = regexp.MustCompile(`^(.+_)?(addr|address)$`)
 	releaseRe  = regexp.MustCompile(`_(delete|dereg|shutdown|destroy|free|close)$`)
 	queryName  = regexp.MustCompile(`^(Query|Get|WCRead)`)
 	mustZero   = regexp.MustCompile(`(?i)must be (0|zero)\b`)
@@ -141,6 +145,18 @@ func isOutPtr(t ir.Type) bool {
 func (e *Emitter) owns(t ir.Type) bool {
 	_, ok := e.Names.Types[t.Elem.Ref]
 	return ok
+}
+
+// created reports a record some function of the package returns a pointer
+// to: an object the caller passes (mlx5dv_devx_obj_query_async's cmd_comp,
+// made by mlx5dv_devx_create_cmd_comp), not a record a query fills.
+func (e *Emitter) created(key string) bool {
+	for _, f := range e.Pkg.Funcs {
+		if f.Ret.Kind == ir.Pointer && f.Ret.Elem != nil && f.Ret.Elem.Kind == ir.Record && f.Ret.Elem.Ref == key {
+			return true
+		}
+	}
+	return false
 }
 
 // recordPtr reports a non-const pointer to a record.
@@ -240,8 +256,12 @@ func (e *Emitter) shape(a apiFunc, vals, tags map[string]string, consts map[stri
 			if w[0] == "slice" {
 				k = shSlice
 			}
-			sh.params[i] = pshape{kind: k, peer: j, why: why}
-			sh.params[j] = pshape{kind: shLen, peer: i, why: why}
+			inBytes := k == shSlice && len(w) > 2 && w[2] == "bytes"
+			if k == shSlice && (p.Type.Kind != ir.Pointer && p.Type.Kind != ir.Array || p.Type.Elem == nil || p.Type.Elem.Kind == ir.Void) {
+				return sh, fmt.Errorf("spec params: %s %s: a slice of %s", fn.Name, p.Name, p.Type.C)
+			}
+			sh.params[i] = pshape{kind: k, peer: j, bytes: inBytes, why: why}
+			sh.params[j] = pshape{kind: shLen, peer: i, bytes: inBytes, why: why}
 			taken[j] = true
 		}
 		taken[i] = true
@@ -253,8 +273,8 @@ func (e *Emitter) shape(a apiFunc, vals, tags map[string]string, consts map[stri
 			continue
 		}
 		for _, j := range []int{i + 1, i - 1} {
-			if j < i && t.Elem.Kind == ir.Void {
-				continue // memory comes before its length
+			if j < i && t.Elem.Kind == ir.Void && !strings.HasPrefix(fn.Params[j].Name, p.Name+"_") {
+				continue // memory comes before its length, unless the length is named after it (data_sz, data)
 			}
 			if j < 0 || j >= len(fn.Params) || taken[j] || fn.Params[j].Type.Kind != ir.Int {
 				continue
@@ -312,7 +332,7 @@ func (e *Emitter) shape(a apiFunc, vals, tags map[string]string, consts map[stri
 				ps.out = shPlain
 			}
 			sh.params[i] = ps
-		case recordPtr(t) && queryName.MatchString(a.name) && (i > 0 || recv || e.owns(t)):
+		case recordPtr(t) && queryName.MatchString(a.name) && (i > 0 || recv || e.owns(t)) && !e.created(t.Elem.Ref):
 			sh.params[i] = pshape{kind: shOut, why: "a query (" + a.name + ") fills the record it points to (" + t.C + ")"}
 		case t.Kind == ir.Int && !t.Char && t.Size >= 4:
 			k, enum, why := e.intShape(sf, fn, i, t, us, vals, tags, consts, a.hasErr)
@@ -359,6 +379,16 @@ func (e *Emitter) intShape(sf *spec.Function, fn *ir.Func, i int, t ir.Type, us 
 		params = append(params, q.Name)
 	}
 	ws := windows(us, p.Name, params)
+	// Wire values by their names, whatever the text around them names
+	// (mlx5dv_wr_memcpy's dest_addr beside IBV_SEND_FENCE).
+	switch n := p.Name; {
+	case keyName.MatchString(n):
+		return shPlain, "", "a memory or queue key: a bit-exact wire value"
+	case qpnName.MatchString(n):
+		return shPlain, "", "a QP or SRQ number: a 24-bit wire value"
+	case addrName.MatchString(n) && t.Size == 8:
+		return shPlain, "", "an address: a bit-exact 64-bit value"
+	}
 	// An enum the page names in the text about the parameter.
 	type cand struct {
 		hits   int

@@ -24,7 +24,11 @@ func (e *Emitter) shapeDoc(a apiFunc) string {
 			}
 			outs = append(outs, p.Name)
 		case shLen:
-			parts = append(parts, fmt.Sprintf("%s is len(%s)", p.Name, paramName(fn.Params[ps.peer], ps.peer)))
+			if ps.bytes {
+				parts = append(parts, fmt.Sprintf("%s is len(%s) times %d, its size in bytes", p.Name, paramName(fn.Params[ps.peer], ps.peer), fn.Params[ps.peer].Type.Elem.Size))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s is len(%s)", p.Name, paramName(fn.Params[ps.peer], ps.peer)))
+			}
 			checked = checked || p.Type.Size < 8
 		case shSizeof:
 			parts = append(parts, fmt.Sprintf("%s is the size of the Go record %s points to", p.Name, paramName(fn.Params[ps.peer], ps.peer)))
@@ -100,6 +104,11 @@ func (e *Emitter) memoryDoc(a apiFunc) string {
 			parts = append(parts, fmt.Sprintf("C keeps the address of %s after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.", n))
 		case ps.kind == shBytes:
 			parts = append(parts, fmt.Sprintf("C reads %s during the call only: any memory will do.", n))
+		case ps.kind == shSlice && p.Type.Elem.Kind == ir.Pointer && p.Type.Elem.Elem != nil && p.Type.Elem.Elem.Kind == ir.Record && !e.created(p.Type.Elem.Elem.Ref):
+			// An array of pointers to records the caller fills
+			// (mlx5dv_dr_action_create_dest_array's dests); pointers to
+			// objects a function of the package made are C memory.
+			parts = append(parts, fmt.Sprintf("cgo lets C read the pointers in %s only if they point to C or mmap'd memory, not to Go memory (else the call panics: \"Go pointer to unpinned Go pointer\"): allocate the records they point to in C or mmap'd memory.", n))
 		case (ps.kind == shPlain || ps.kind == shSlice) && p.Type.Kind == ir.Pointer && p.Type.Elem.Kind == ir.Record && !(i == 0 && a.recv != ""):
 			ptrs, sge := e.pointerMembers(p.Type.Elem.Ref, map[string]bool{})
 			if len(ptrs) == 0 {

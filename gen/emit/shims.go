@@ -194,3 +194,85 @@ func (e *Emitter) verbsGetCtx(f *jen.File) {
 	)
 	f.Line()
 }
+
+// sizedShim emits the shim of a static inline function whose body passes
+// its parameters to another function with the size of a record
+// (ir.Body.Sized: mlx5dv_query_port calls _mlx5dv_query_port(context,
+// port_num, info, sizeof(*info))): Go calls that function's raw wrapper with
+// the size of the generated record, which the layout test proves equal to
+// C's. It is Go only, so its stub is the same call. Functions bound by hand
+// (Hand, HandShims) get none.
+func (e *Emitter) sizedShim(fn *ir.Func) ([]jen.Code, error) {
+	if fn.Body == nil || fn.Body.Sized == nil || fn.Variadic || Hand[fn.Name] != "" || HandShims[fn.Name] != "" {
+		return nil, nil
+	}
+	sz := fn.Body.Sized
+	im := e.Pkg.Func(sz.Func)
+	if im == nil || im.Inline || callable(im) != "" || len(im.Params) != len(fn.Params)+1 || im.Ret.C != fn.Ret.C || sz.Return != (fn.Ret.Kind != ir.Void) {
+		return nil, nil
+	}
+	szType := im.Params[len(fn.Params)].Type
+	if szType.Kind != ir.Int {
+		return nil, nil
+	}
+	var rec jen.Code
+	switch {
+	case sz.Param != "":
+		for i, p := range fn.Params {
+			if p.Name == sz.Param {
+				rec = jen.Op("*").Id(paramName(p, i))
+				if _, ok := e.Names.Types[p.Type.Elem.Ref]; !ok {
+					return nil, nil // a record of another package: its layout is proven there
+				}
+			}
+		}
+	default:
+		g, ok := e.Names.Types[sz.Record]
+		if !ok {
+			return nil, nil
+		}
+		rec = jen.Id(g).Values()
+	}
+	if rec == nil {
+		return nil, nil
+	}
+	st, err := e.goParam(szType)
+	if err != nil {
+		return nil, err
+	}
+	var params, args []jen.Code
+	for i, p := range fn.Params {
+		n := paramName(p, i)
+		gt, err := e.goParam(p.Type)
+		if err != nil {
+			return nil, err
+		}
+		params = append(params, jen.Id(n).Add(gt))
+		args = append(args, jen.Id(n))
+	}
+	args = append(args, jen.Add(st).Call(jen.Qual("unsafe", "Sizeof").Call(rec)))
+	var results []jen.Code
+	if fn.Ret.Kind != ir.Void {
+		gt, err := e.goParam(fn.Ret)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, jen.Id("r").Add(gt))
+	}
+	results = append(results, jen.Id("errno").Qual("syscall", "Errno"), jen.Id("err").Error())
+	what := "the size of the record " + sz.Param + " points to"
+	if sz.Param == "" {
+		what = "the size of " + sz.Record
+	}
+	doc := fmt.Sprintf("c_%s is the shim of the static inline %s (%s), which calls %s with its parameters and %s: here the size of the generated Go record, which the layout test proves equal to C's.",
+		fn.Name, fn.Name, fn.File, sz.Func, what)
+	body := []jen.Code{
+		jen.Comment(doc),
+		jen.Func().Id("c_" + fn.Name).Params(params...).Params(results...).Block(
+			jen.Return(jen.Id("c_" + sz.Func).Call(args...)),
+		),
+		jen.Line(),
+	}
+	e.rawStubs = append(e.rawStubs, body...)
+	return body, nil
+}

@@ -32,7 +32,49 @@ func (x *extractor) bodies() {
 		f.Body = x.body(cc.NodeTokens(fd.CompoundStatement))
 		f.Body.Forward = forward(cc.NodeTokens(fd.CompoundStatement), f)
 		f.Body.CtxForward = ctxForward(cc.NodeTokens(fd.CompoundStatement), f)
+		f.Body.Sized = sized(strip(cc.NodeTokens(fd.CompoundStatement)), f, x.isFunc)
 	}
+}
+
+// sized recognises `{ [return] g(p1, ..., pn, sizeof(*pk)); }` and
+// `{ [return] g(p1, ..., pn, sizeof(struct T)); }` where p1..pn are all the
+// parameters in order and g a function.
+func sized(src []string, f *ir.Func, isFunc func(string) bool) *ir.Sized {
+	if len(src) < 8 || src[0] != "{" || src[len(src)-1] != "}" || src[len(src)-2] != ";" {
+		return nil
+	}
+	src = src[1 : len(src)-2]
+	sz := &ir.Sized{}
+	if src[0] == "return" {
+		sz.Return, src = true, src[1:]
+	}
+	if len(src) < 4 || !isFunc(src[0]) || src[1] != "(" || src[len(src)-1] != ")" {
+		return nil
+	}
+	sz.Func = src[0]
+	args := src[2 : len(src)-1]
+	for _, p := range f.Params {
+		if len(args) < 2 || args[0] != p.Name || args[1] != "," {
+			return nil
+		}
+		args = args[2:]
+	}
+	switch {
+	case len(args) == 5 && args[0] == "sizeof" && args[1] == "(" && args[2] == "*" && args[4] == ")":
+		for _, p := range f.Params {
+			if p.Name == args[3] && p.Type.Kind == ir.Pointer && p.Type.Elem != nil && p.Type.Elem.Kind == ir.Record {
+				sz.Param = p.Name
+			}
+		}
+		if sz.Param == "" {
+			return nil
+		}
+	case len(args) == 5 && args[0] == "sizeof" && args[1] == "(" && (args[2] == "struct" || args[2] == "union") && args[4] == ")":
+		sz.Record = args[2] + " " + args[3]
+	default:
+		return nil
+	}
+	return sz
 }
 
 // forward recognises `{ [return] p->a->b.fn(p1, ..., pn); }` where p is a

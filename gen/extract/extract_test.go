@@ -107,3 +107,24 @@ func TestExtractCtxOp(t *testing.T) {
 		assert.Equal(t, map[ir.Version]int64{"v1": f.Offset - 8}, f.OffsetIn, f.Name)
 	}
 }
+
+// An inline that adds the size of the caller's record to its parameters
+// (mlx5dv_query_port's shape) is recorded as such; one that forwards through
+// an op is not.
+func TestExtractSized(t *testing.T) {
+	p, err := demo.Load()
+	require.NoError(t, err)
+	get := p.Func("demo_get_attr")
+	require.NotNil(t, get)
+	require.NotNil(t, get.Body)
+	require.NotNil(t, get.Body.Sized)
+	assert.Equal(t, ir.Sized{Func: "_demo_get_attr", Return: true, Param: "attr"}, *get.Body.Sized)
+	assert.Nil(t, p.Func("__demo_query").Body.Sized)
+
+	// The packed record: C's offsets, which Go cannot take for the uint16.
+	seg := p.Struct("struct demo_seg")
+	require.NotNil(t, seg)
+	assert.Equal(t, int64(4), seg.Size)
+	assert.Equal(t, int64(1), seg.Align)
+	assert.Equal(t, int64(1), seg.Fields[1].Offset)
+}

@@ -34,8 +34,17 @@ func TestSpecMatchesIR(t *testing.T) {
 		}
 		e := emit.New(r.Pkg, r.Names)
 		e.Spec = set
+		macros := map[string]bool{}
+		for _, m := range r.Pkg.Macros {
+			macros[m.Name] = true
+		}
 		for _, f := range e.SpecFuncs() {
-			fromSpec = append(fromSpec, f.Name)
+			// A public name that the newest header declares only as a
+			// macro (mlx5dv_create_flow, an extern function before
+			// rdma-core 65) is its Impl in the IR.
+			if !(f.Impl != "" && macros[f.Name] && !slices.Contains(fromIR, f.Name)) {
+				fromSpec = append(fromSpec, f.Name)
+			}
 			if f.Impl != "" {
 				assert.Contains(t, fromIR, f.Impl, "%s: Impl of %s", s.Name, f.Name)
 				if !slices.Contains(fromSpec, f.Impl) {
@@ -91,7 +100,10 @@ func TestHandWritten(t *testing.T) {
 	for c, file := range emit.Hand {
 		f, ok := set.Lookup(c)
 		if assert.True(t, ok, "%s is not in the spec", c) {
-			check(c, file, ") "+f.GoName+"(", "func "+f.GoName+"(")
+			// An implementation bound by hand drops its Impl suffix
+			// (_devx_set is mlx5dv.DevxSet).
+			g := strings.TrimSuffix(f.GoName, "Impl")
+			check(c, file, ") "+g+"(", "func "+g+"(")
 		}
 	}
 	for c, file := range emit.HandShims {

@@ -44,6 +44,12 @@ func provider(name, doc, hdr, lib string, prefixes ...string) Spec {
 	}
 }
 
+// withOwns returns s owning also the headers owns, which its header includes.
+func withOwns(s Spec, owns ...string) Spec {
+	s.Owns = append(s.Owns, owns...)
+	return s
+}
+
 // Specs are the generated packages in dependency order.
 var Specs = []Spec{
 	{
@@ -81,6 +87,11 @@ var Specs = []Spec{
 		"hnsdv", "libhns.so.1", "hnsdv_", "HNSDV_"),
 	provider("mlx4dv", "Package mlx4dv binds the direct verbs of the NVIDIA (Mellanox) ConnectX-3 mlx4 provider (infiniband/mlx4dv.h).",
 		"mlx4dv", "libmlx4.so.1", "mlx4dv_", "MLX4DV_", "mlx4_", "MLX4_"),
+	withOwns(provider("mlx5dv", "Package mlx5dv binds the direct verbs of the NVIDIA (Mellanox) ConnectX-4 and later mlx5 provider (infiniband/mlx5dv.h).",
+		"mlx5dv", "libmlx5.so.1", "mlx5dv_", "MLX5DV_", "mlx5_ib_uapi_", "MLX5_IB_UAPI_", "mlx5_", "MLX5_"),
+		// mlx5dv.h's own types and the kernel ABI they alias (#define
+		// mlx5dv_flow_table_type mlx5_ib_uapi_flow_table_type).
+		"infiniband/mlx5_api.h", "infiniband/mlx5_user_ioctl_verbs.h"),
 	{
 		Name:     "rpma",
 		Doc:      "Package rpma binds librpma, the remote persistent memory access library (librpma.h).",

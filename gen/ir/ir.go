@@ -185,6 +185,23 @@ type Body struct {
 	// CtxForward is set when the body is `vctx = verbs_get_ctx_op(ctx,
 	// op); if (!vctx) {fail} return vctx->op(params...);`.
 	CtxForward *CtxForward `json:",omitempty"`
+	// Sized is set when the whole body is one call of another function
+	// passing the parameters in order and then a sizeof:
+	// `return _mlx5dv_query_port(context, port_num, info, sizeof(*info));`.
+	Sized *Sized `json:",omitempty"`
+}
+
+// Sized is a body that forwards its parameters to Func and adds the size of
+// a record, so that the library can tell the layout the caller was built
+// with.
+type Sized struct {
+	Func   string
+	Return bool
+	// Param is the parameter whose pointee's size is passed
+	// (sizeof(*info)); Record the key of the record otherwise
+	// (sizeof(struct mlx5dv_flow_action_attr)).
+	Param  string `json:",omitempty"`
+	Record string `json:",omitempty"`
 }
 
 // CtxForward is a body that forwards its parameters to an op of struct

@@ -34,7 +34,7 @@ func (u *Unclassified) Error() string { return "unclassified: " + u.Why }
 var (
 	reErrnoSet   = regexp.MustCompile(`errno (?:is |will be |was )?(?:set|updated)|sets errno|errno set|set errno|and errno is|check errno`)
 	reNull       = regexp.MustCompile(`\bnull\b`)
-	reErrnoValue = regexp.MustCompile(`value of errno|errno value|positive errno|failure reason value`)
+	reErrnoValue = regexp.MustCompile(`value of errno|errno value|positive errno|failure reason value|errno (?:is|will be) returned|\band errno on (?:error|failure)`)
 	reNegErrno   = regexp.MustCompile(`negative errno|-errno|negated errno`)
 	reNegCode    = regexp.MustCompile(`negative error code`)
 	reMinusOne   = regexp.MustCompile(`(?:^|[^0-9a-z])-1\b`)
@@ -71,7 +71,7 @@ func Classify(sentences []string, res Result) (Contract, error) {
 	}
 	if res == ResultPointer {
 		switch {
-		case reNull.MatchString(t) && reErrnoSet.MatchString(t):
+		case reNull.MatchString(t) && (reErrnoSet.MatchString(t) || reErrnoValue.MatchString(t)):
 			return Contract{spec.PointerOrNullErrno, "non-NULL"}, nil
 		case reNull.MatchString(t):
 			return Contract{spec.PointerOrNull, "non-NULL"}, nil

@@ -14,8 +14,9 @@ type Entry struct {
 
 var (
 	// nameDash separates names from the summary: "-", "\-" as rendered,
-	// "--" (librpma), an en or em dash.
-	nameDash = regexp.MustCompile(`\s+(?:--|-|–|—)\s+`)
+	// "--" (librpma), an en or em dash; the space before it may be missing
+	// ("mlx5dv_dr_action_create_push_vlan\- Create ..." in mlx5dv_dr_flow(3)).
+	nameDash = regexp.MustCompile(`\s*(?:--|-|–|—)\s+`)
 	identRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 

@@ -113,3 +113,20 @@ func TestSeeAlso(t *testing.T) {
 	assert.Equal(t, "7", refs[0].Section)
 	assert.Equal(t, "ibv_poll_cq", refs[1].Name)
 }
+
+// mlx5dv_dr_flow(3) writes "mlx5dv_dr_action_create_push_vlan\- Create push
+// vlan action": no space before the dash, and the summary's words are not
+// names.
+func TestNamesDashWithoutSpace(t *testing.T) {
+	found := false
+	for _, e := range load(t, "rdma-core-65", "mlx5dv_dr_flow").Names() {
+		for _, n := range e.Names {
+			require.Contains(t, n, "mlx5dv_", "a summary word taken for a name")
+		}
+		if e.Names[0] == "mlx5dv_dr_action_create_push_vlan" {
+			found = true
+			assert.Equal(t, "Create push vlan action", e.Summary)
+		}
+	}
+	assert.True(t, found)
+}

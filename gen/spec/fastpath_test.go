@@ -15,6 +15,8 @@ func TestFastPath(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, s.FastPath(LibIBVerbs), "ibv_poll_cq")
 	require.Empty(t, s.FastPath(LibRPMA))
+	require.Len(t, s.FastPolls(LibIBVerbs), 1)
+	require.Equal(t, "ibv_start_poll", s.FastPolls(LibIBVerbs)[0].Start)
 
 	for name, c := range map[string]struct{ file, body, want string }{
 		"unknown function": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_no_such]\n", `libibverbs.yaml:3: unknown function "ibv_no_such"`},
@@ -23,6 +25,11 @@ func TestFastPath(t *testing.T) {
 		"no reason":        {"libibverbs.yaml", "library: libibverbs\nfunctions: [ibv_poll_cq]\n", "needs a reason"},
 		"wrong file":       {"librdmacm.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_poll_cq]\n", "must live in libibverbs.yaml"},
 		"unknown field":    {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunction: [ibv_poll_cq]\n", "function"},
+		"poll of a function not listed": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_start_poll, ibv_next_poll, ibv_end_poll]\n" +
+			"polls:\n  - {name: p, go: P, record: R, start: ibv_start_poll, next: ibv_next_poll, end: ibv_end_poll, getters: [{function: ibv_wc_read_opcode}]}\n",
+			`"ibv_wc_read_opcode" is not a fast-path function of libibverbs`},
+		"poll without getters": {"libibverbs.yaml", "library: libibverbs\nreason: r\nfunctions: [ibv_start_poll]\n" +
+			"polls:\n  - {name: p, go: P, record: R, start: ibv_start_poll}\n", "a poll needs a name, go, record and getters"},
 	} {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.body), 0o644))

@@ -16,7 +16,7 @@ import (
 	"github.com/goverbs/goverbs/gen/yamlfile"
 )
 
-var fuzzLibs = []string{LibIBVerbs, LibRDMACM, LibIonic, LibRPMA, LibEFA, LibMana, LibHNS, LibMlx4}
+var fuzzLibs = []string{LibIBVerbs, LibRDMACM, LibIonic, LibRPMA, LibEFA, LibMana, LibHNS, LibMlx4, LibMlx5}
 
 // realExcerpts returns the start of each real spec file in dir (its header and first n
 // functions): whole files make every fuzz execution parse hundreds of kilobytes.
@@ -40,7 +40,7 @@ func realExcerpts(t testing.TB, pattern string, sep string, n int) [][]byte {
 }
 
 // posRe is what every loader error starts with: the file, perhaps line and column.
-var posRe = regexp.MustCompile(`^(spec/[a-z]+\.yaml|spec/overrides/[a-z]+\.yaml)(?::(\d+))?(?::(\d+))?: \S`)
+var posRe = regexp.MustCompile(`^(spec/[a-z0-9]+\.yaml|spec/overrides/[a-z0-9]+\.yaml)(?::(\d+))?(?::(\d+))?: \S`)
 
 // checkPos asserts err names the file and, when it names a line, a line of data.
 func checkPos(t *testing.T, err error, data []byte) {

@@ -65,6 +65,9 @@ func Load(dir string) (*Set, error) {
 	if err := s.loadCrashes(filepath.Join(dir, "crashes")); err != nil {
 		return nil, err
 	}
+	if err := s.loadGuards(filepath.Join(dir, "guards")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

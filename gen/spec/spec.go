@@ -195,9 +195,14 @@ type Set struct {
 	byName map[string]*Function
 	names  []string
 	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
-	since  map[string]*SinceFile
+	// fastPolls: library -> batched polls of extended CQs (spec/fastpath)
+	fastPolls map[string][]FastPoll
+	since     map[string]*SinceFile
 	// crashes are the crash claims (spec/crashes), by function.
 	crashes map[string][]Crash
+	// guards are the device guards (spec/guards), by function; guardFiles by library.
+	guards     map[string]*Guard
+	guardFiles map[string]*GuardFile
 }
 
 // Lookup returns the function with C name name.

@@ -8,7 +8,19 @@ package dl
 #include <dlfcn.h>
 #include <stdlib.h>
 
-static void *goverbs_dlopen(const char *name) { return dlopen(name, RTLD_NOW | RTLD_GLOBAL); }
+// goverbs_dlopen opens name; on failure it returns NULL with dlerror's message copied into
+// err. dlerror is per thread and its text lasts until the thread's next dl call: it is read
+// and copied in the same C call as the dlopen, since two cgo calls of one goroutine may run
+// on two threads (the message was once empty in a CI run).
+static void *goverbs_dlopen(const char *name, char *err, size_t n) {
+	void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+	const char *e = h ? NULL : dlerror();
+	size_t i = 0;
+	if (!e) e = "dlopen failed without a message";
+	for (; n && i < n - 1 && e[i]; i++) err[i] = e[i];
+	if (n) err[i] = 0;
+	return h;
+}
 
 // The file the dynamic loader opened for the library of handle h (its first
 // member, l_name, of struct link_map: dlinfo's RTLD_DI_LINKMAP), or NULL.
@@ -31,9 +43,10 @@ const Supported = true
 func sysOpen(name string) (unsafe.Pointer, string) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
-	h := C.goverbs_dlopen(cn)
+	var msg [256]C.char
+	h := C.goverbs_dlopen(cn, &msg[0], C.size_t(len(msg)))
 	if h == nil {
-		return nil, C.GoString(C.dlerror())
+		return nil, C.GoString(&msg[0])
 	}
 	return h, ""
 }

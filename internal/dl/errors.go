@@ -102,3 +102,40 @@ type UnknownReleaseError struct {
 func (e *UnknownReleaseError) Error() string {
 	return fmt.Sprintf("%s: the rdma-core release is not told by the name of %s", e.Lib, e.Path)
 }
+
+// DeviceError reports a direct-verbs call refused before C: the device of an object
+// passed to it is not one of the provider whose library the function belongs to, and the
+// function does not check that itself (it would read the object as its provider's own: a
+// crash, or memory read or written out of bounds). It unwraps to unix.EOPNOTSUPP, and to
+// Err where the device's provider could not be told.
+type DeviceError struct {
+	Func     string // the C function
+	Device   string // the device's name (ibv_get_device_name)
+	Provider string // the provider the function needs ("mlx4")
+	// Found is the device's provider as the check saw it: the kernel's driver ("rxe"), or
+	// "" where Supported said no or Err says why it could not be told.
+	Found string
+	// Check names how the provider was checked: "the kernel's driver id" or the
+	// library's own function ("mlx5dv_is_supported").
+	Check string
+	Err   error
+}
+
+// Error names the function, the device and the provider it needs.
+func (e *DeviceError) Error() string {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("%s: cannot tell whether device %s is a %s device (%s): %v; refused, the function would read another provider's objects as its own", e.Func, e.Device, e.Provider, e.Check, e.Err)
+	case e.Found != "":
+		return fmt.Sprintf("%s: device %s is a %s device, not a %s one (%s); refused, the function would read its objects as %s's own", e.Func, e.Device, e.Found, e.Provider, e.Check, e.Provider)
+	}
+	return fmt.Sprintf("%s: device %s is not a %s device (%s); refused, the function would read its objects as %s's own", e.Func, e.Device, e.Provider, e.Check, e.Provider)
+}
+
+// Unwrap returns unix.EOPNOTSUPP, and Err when there is one.
+func (e *DeviceError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{unix.EOPNOTSUPP, e.Err}
+	}
+	return []error{unix.EOPNOTSUPP}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/goverbs/goverbs/ionicdv"
 	"github.com/goverbs/goverbs/manadv"
 	"github.com/goverbs/goverbs/mlx4dv"
+	"github.com/goverbs/goverbs/mlx5dv"
 	"github.com/goverbs/goverbs/rdma"
 	"github.com/goverbs/goverbs/rdmacm"
 	"github.com/goverbs/goverbs/rpma"
@@ -24,7 +25,7 @@ func main() {
 	_, err := rdma.Devices()
 	fmt.Printf("rdma.Devices: %v\n", err)
 	for name, err := range map[string]error{"ibv": ibv.Load(), "rdmacm": rdmacm.Load(), "rpma": rpma.Load(), "ionicdv": ionicdv.Load(),
-		"efadv": efadv.Load(), "manadv": manadv.Load(), "hnsdv": hnsdv.Load(), "mlx4dv": mlx4dv.Load()} {
+		"efadv": efadv.Load(), "manadv": manadv.Load(), "hnsdv": hnsdv.Load(), "mlx4dv": mlx4dv.Load(), "mlx5dv": mlx5dv.Load()} {
 		fmt.Printf("%s.Load: not supported %v\n", name, errors.Is(err, ibv.ErrNotSupported))
 	}
 	if errors.Is(err, rdma.ErrNotSupported) {

@@ -5,6 +5,8 @@
 // Go side that the generated zlayout_test.go files read with unsafe.
 package layouttest
 
+import "reflect"
+
 // Table is the Go side of one package.
 type Table struct {
 	Package string
@@ -46,6 +48,11 @@ type Field struct {
 	// Flex marks a flexible array member (header[] or header[0]): only its
 	// offset is compared; its Size is 0.
 	Flex bool
+	// InUnion marks a member of a union or of a record inside one: a newer
+	// one is an alternative an older release does not know (its tag is
+	// new too), so it may lie inside the older size
+	// (mlx5dv_flow_action_attr's bulk_obj, rdma-core 65).
+	InUnion bool
 }
 
 // Const is an enumerator or integer macro with the bits of its Go value.
@@ -67,4 +74,18 @@ func has(in []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// New returns a zero T on the heap (reflect.New allocates there), where it never moves:
+// the generated tables take a member's offset as its address minus the record's, and a
+// record on the stack can move between the two (the stack grows during any call), which
+// once gave offsets of 0x8e000 and more under -race. Room follows the record in the same
+// allocation, so that the accessor of a flexible array member may point past the record
+// (checkptr checks that pointer arithmetic stays inside the allocation).
+func New[T any]() *T {
+	type roomy struct {
+		v T
+		_ [256]byte
+	}
+	return &reflect.New(reflect.TypeFor[roomy]()).Interface().(*roomy).v
 }

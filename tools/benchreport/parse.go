@@ -51,8 +51,10 @@ func parse(r io.Reader, name string) (*results, error) {
 			for _, v := range rec.Values {
 				kk := k
 				kk.unit = v.Unit
-				if per, ok := strings.CutPrefix(v.Unit, "sec/"); ok { // benchfmt's normal form of ns/op, ns/completion
-					kk.unit, v.Value = "ns/"+per, v.Value*1e9
+				// benchfmt's normal form of ns/op, ns/completion, and of a
+				// host benchmark's c-ns/call: back to nanoseconds.
+				if i := strings.Index(v.Unit, "sec/"); i == 0 || i > 0 && v.Unit[i-1] == '-' {
+					kk.unit, v.Value = v.Unit[:i]+"ns/"+v.Unit[i+len("sec/"):], v.Value*1e9
 				}
 				out.runs[kk] = append(out.runs[kk], v.Value)
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,7 +85,10 @@ func TestVacuousRule(t *testing.T) {
 		{"x.yaml", "probes:\n  - function: ibv_alloc_pd\n    case: x\n    why: w\n    call: f()\n    expect: success\n", ""},
 		{"libibverbs.yaml", "probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: ibv_wc_status_str(0)\n    expect: success\n", ""},
 	} {
-		_, err := parseProbes(tc.file, []byte(tc.yaml), set)
+		p, err := parseProbes(tc.file, []byte(tc.yaml), set)
+		if err == nil {
+			err = p.vacuousError()
+		}
 		if tc.want == "" {
 			require.NoError(t, err, tc.yaml)
 			continue
@@ -92,6 +96,14 @@ func TestVacuousRule(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.yaml)
 		require.True(t, strings.HasPrefix(err.Error(), tc.file+":2: "), err.Error())
 	}
+	// A guard's evidence is judged by spec/guards' evidence and its Go side's refusal: the
+	// rule leaves it out (a void call through efa's view of rxe's QP checks nothing in C).
+	all, err := LoadProbes("probes", set)
+	require.NoError(t, err)
+	i := slices.IndexFunc(all.Probes, func(p *Probe) bool { return p.Function+"/"+p.Case == "efadv_wr_set_processing_hints/non-efa-qp" })
+	require.True(t, i >= 0)
+	require.Error(t, all.Probes[i].vacuous)
+	require.NotNil(t, all.Probes[i].guard)
 }
 
 // hostRoot is the host root's harness settings, linked against this machine's own libraries:

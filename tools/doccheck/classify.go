@@ -203,6 +203,9 @@ func (r Raw) afterOutcome() (Outcome, bool) {
 
 // classifyCall is Classify of the call alone, whatever happened after it.
 func classifyCall(f *spec.Function, p *Probe, r Raw) Outcome {
+	if o, ok := classifyDV(f, p, r); ok {
+		return o
+	}
 	o := classifyReturn(f, p, r)
 	if r.Check == "" || r.Status != "ok" {
 		return o

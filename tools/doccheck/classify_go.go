@@ -43,6 +43,9 @@ func (o GoOutcome) String() string {
 // value); where C failed, it returns an error naming f's public C function that errors.Is
 // matches against the errno or library code C produced.
 func ClassifyGo(f *spec.Function, p *Probe, c Raw, g GoRaw) GoOutcome {
+	if o, ok := classifyGoDV(p, g); ok {
+		return o
+	}
 	if p.Go == "" {
 		reason := p.GoNot
 		if reason == "" {

@@ -40,7 +40,10 @@ func buildGoProbes(repo, dir string, probes []*Probe, cc string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if err := goprobesTmpl.Execute(f, gp); err != nil {
+	if err := goprobesTmpl.Execute(f, struct {
+		Probes []goProbe
+		DV     []dvLib // their packages are imported (all: a binary runs on every root)
+	}{gp, dvLibs}); err != nil {
 		f.Close()
 		return "", err
 	}

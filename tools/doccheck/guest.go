@@ -16,6 +16,7 @@ type GoRaw struct {
 	Err      string   `json:"err"`
 	Is       []string `json:"is"`
 	Func     string   `json:"func"`
+	Guard    string   `json:"guard"` // the function a direct-verbs guard's *DeviceError names
 	Value    int64    `json:"value"`
 	HasValue bool     `json:"has_value"`
 	LeakUS   int64    `json:"leak_us"` // how long the child's leak check took, in µs

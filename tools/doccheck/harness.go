@@ -27,7 +27,9 @@ type root struct {
 	Version  string // rdma-core version
 	Include  string // pinned include dir, relative to the repository
 	LinkArgs []string
-	Ionic    bool // ionic_dv.h and libionic exist in this version
+	// DV are the direct-verbs libraries of dvLibs the root has (header and library):
+	// their probes run there.
+	DV []dvLib
 	// Rpma is the pinned librpma include dir when the root has librpma (only sid: the host
 	// root has none), relative to the repository; empty otherwise.
 	Rpma string
@@ -61,17 +63,22 @@ func (r root) cc(repo string) ([]string, error) {
 }
 
 func roots(repo string) []root {
-	return []root{
+	rs := []root{
 		{Name: rxebed.RootHost, Version: "44", Include: ".cache/inputs/rdma-core-44/usr/include", LinkArgs: []string{"-libverbs", "-lrdmacm"}},
-		{Name: rxebed.RootSid, Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Ionic: true, Rpma: ".cache/inputs/librpma/usr/include",
-			LinkArgs: rootLibs(repo, rxebed.RootSid, "libibverbs.so.1", "librdmacm.so.1", "libionic.so.1", "librpma.so.0")},
-		// The subset roots of make test-rxe (libibverbs and librdmacm): no ionic (rdma-core
-		// 65 has it first), no librpma in these roots.
+		{Name: rxebed.RootSid, Version: "65", Include: ".cache/inputs/rdma-core-65/usr/include", Rpma: ".cache/inputs/librpma/usr/include",
+			LinkArgs: rootLibs(repo, rxebed.RootSid, "libibverbs.so.1", "librdmacm.so.1", "librpma.so.0")},
+		// The subset roots of make test-rxe (libibverbs and librdmacm): no direct verbs
+		// (their probes run on the main roots), no librpma in these roots.
 		{Name: rxebed.RootTrixie, Version: "56", Include: ".cache/inputs/rdma-core-56/usr/include",
 			LinkArgs: rootLibs(repo, rxebed.RootTrixie, "libibverbs.so.1", "librdmacm.so.1")},
 		{Name: rxebed.RootBullseye, Version: "33", Include: ".cache/inputs/rdma-core-33/usr/include",
 			LinkArgs: rootLibs(repo, rxebed.RootBullseye, "libibverbs.so.1", "librdmacm.so.1")},
 	}
+	for i := range rs[:2] {
+		rs[i].DV = dvFor(repo, rs[i].Name, rs[i].Include)
+		rs[i].LinkArgs = append(rs[i].LinkArgs, dvLinkArgs(repo, rs[i].Name, rs[i].DV)...)
+	}
+	return rs
 }
 
 // rootLibs links against the root's own libraries (the harness runs there): where the
@@ -140,7 +147,8 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	var hp []harnessProbe
 	var kept []*Probe
 	for _, p := range probes {
-		if r.runs(p) && have[p.Function] && (r.Ionic || !strings.HasPrefix(p.Function, "ionic_")) && (r.Rpma != "" || !strings.HasPrefix(p.Function, "rpma_")) {
+		l, isDV := dvLibOf(p.Function)
+		if r.runs(p) && have[p.Function] && (!isDV || r.hasDV(l)) && (r.Rpma != "" || !strings.HasPrefix(p.Function, "rpma_")) {
 			hp = append(hp, harnessProbe{Probe: p, ID: p.id})
 			kept = append(kept, p)
 		}
@@ -152,9 +160,9 @@ func buildHarness(repo, dir string, r root, probes []*Probe) (string, []*Probe, 
 	}
 	if err := harnessTmpl.Execute(f, struct {
 		Probes []harnessProbe
-		Ionic  bool
+		DV     []dvLib
 		Rpma   bool
-	}{hp, r.Ionic, r.Rpma != ""}); err != nil {
+	}{hp, r.DV, r.Rpma != ""}); err != nil {
 		f.Close()
 		return "", nil, err
 	}

@@ -137,10 +137,12 @@ func installedRoot(repo, include string) (root, error) {
 		}
 	}
 	r := root{Name: ownRootName, Version: strconv.Itoa(major), Full: full, Include: include, LinkArgs: []string{"-libverbs", "-lrdmacm"}}
-	if _, err := os.Stat(filepath.Join(include, "infiniband/ionic_dv.h")); err == nil {
-		r.Ionic = true
-		r.LinkArgs = append(r.LinkArgs, "-lionic")
+	for _, l := range dvLibs {
+		if _, err := os.Stat(filepath.Join(include, l.Header)); err == nil && libInstalled(l.SO) {
+			r.DV = append(r.DV, l)
+		}
 	}
+	r.LinkArgs = append(r.LinkArgs, dvLinkArgs(repo, r.Name, r.DV)...)
 	if _, err := os.Stat(filepath.Join(include, "librpma.h")); err == nil {
 		r.Rpma = include
 		r.LinkArgs = append(r.LinkArgs, "-lrpma")
@@ -162,12 +164,12 @@ func likeRoot(repo, version string) string {
 // manifest is what -build writes next to the binaries and -prebuilt reads: the probes each
 // binary holds, the root they were built for.
 type manifest struct {
-	BuiltFor string `json:"built_for"` // "installed" or a bed root's name
-	Ionic    bool   `json:"ionic"`
-	Rpma     bool   `json:"rpma"`
-	Kept     []int  `json:"kept"`
-	Harness  string `json:"harness"` // file names in the directory
-	GoProbe  string `json:"goprobe"`
+	BuiltFor string   `json:"built_for"` // "installed" or a bed root's name
+	DV       []string `json:"dv"`        // the direct-verbs libraries built in (dvLib.Library)
+	Rpma     bool     `json:"rpma"`
+	Kept     []int    `json:"kept"`
+	Harness  string   `json:"harness"` // file names in the directory
+	GoProbe  string   `json:"goprobe"`
 }
 
 // buildOwn builds the harness and goprobe for r into dir and writes the manifest.
@@ -186,7 +188,10 @@ func buildOwn(repo, dir string, r root, builtFor string, probes []*Probe) (*mani
 	if err != nil {
 		return nil, err
 	}
-	m := &manifest{BuiltFor: builtFor, Ionic: r.Ionic, Rpma: r.Rpma != "", Harness: filepath.Base(bin), GoProbe: filepath.Base(goBin)}
+	m := &manifest{BuiltFor: builtFor, Rpma: r.Rpma != "", Harness: filepath.Base(bin), GoProbe: filepath.Base(goBin)}
+	for _, l := range r.DV {
+		m.DV = append(m.DV, l.Library)
+	}
 	for _, p := range kept {
 		m.Kept = append(m.Kept, p.id)
 	}
@@ -274,7 +279,12 @@ func runOwn(repo, reportPath, only string, o ownOptions) error {
 			return err
 		}
 	}
-	r := root{Name: ownRootName, Version: strconv.Itoa(major), Full: full, Ionic: m.Ionic, Like: likeRoot(repo, strconv.Itoa(major))}
+	r := root{Name: ownRootName, Version: strconv.Itoa(major), Full: full, Like: likeRoot(repo, strconv.Itoa(major))}
+	for _, l := range dvLibs {
+		if slices.Contains(m.DV, l.Library) {
+			r.DV = append(r.DV, l)
+		}
+	}
 	var kept []*Probe
 	for _, p := range run {
 		if slices.Contains(m.Kept, p.id) {
@@ -305,8 +315,9 @@ func notBuiltReason(p *Probe, r root, m *manifest) string {
 	switch {
 	case strings.HasPrefix(p.Function, "rpma_") && !m.Rpma:
 		return "librpma is not installed"
-	case strings.HasPrefix(p.Function, "ionic_") && !m.Ionic:
-		return "this rdma-core has no libionic (ionic_dv.h)"
+	case isDVWithout(p.Function, m.DV):
+		l, _ := dvLibOf(p.Function)
+		return fmt.Sprintf("this rdma-core has no %s (%s)", l.SO, l.Header)
 	case !r.runs(p):
 		return fmt.Sprintf("limited to the bed roots %v", p.Roots)
 	}

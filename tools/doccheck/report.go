@@ -75,7 +75,7 @@ func (r *Results) Unexpected() []string {
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
 			o, ok := r.outcome(p, rt)
-			if !ok || o.Verdict == Holds || o.Verdict == OlderRxe || r.isKnown(p, rt, o.Verdict) {
+			if !ok || o.Verdict == Holds || o.Verdict == OlderRxe || dvAccepted(o.Verdict) || r.isKnown(p, rt, o.Verdict) {
 				continue
 			}
 			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s: %s: %s", p.Function, p.Case, rt.Version, o.Verdict, o.Detail))
@@ -96,6 +96,7 @@ func (r *Results) Unexpected() []string {
 		}
 	}
 	bad = append(bad, r.proofUnexpected()...)
+	bad = append(bad, r.dvUnexpected()...)
 	return append(bad, r.crashUnexpected()...)
 }
 
@@ -256,6 +257,7 @@ func (r *Results) Summary() string {
 		}
 		fmt.Fprintf(&b, "rdma-core %s: %s\n", rt.Version, msg)
 	}
+	b.WriteString(r.dvSummary())
 	b.WriteString(r.crashSummary())
 	if r.Own != nil {
 		b.WriteString(r.Own.skipSummary())
@@ -322,7 +324,7 @@ func (r *Results) Markdown() string {
 				shown = "a value"
 			}
 			fmt.Fprintf(&b, " %s: %s |", escapeCell(raw.withNote(shown)), o.Verdict)
-			if o.Verdict != Holds && o.Verdict != OlderRxe {
+			if o.Verdict != Holds && o.Verdict != OlderRxe && !dvAccepted(o.Verdict) {
 				note := ""
 				if r.isKnown(p, rt, o.Verdict) {
 					note = " (known)"
@@ -363,6 +365,7 @@ func (r *Results) Markdown() string {
 	}
 	b.WriteString(r.failureMarkdown())
 	b.WriteString(r.crashMarkdown())
+	b.WriteString(r.dvMarkdown())
 	b.WriteString("\n## Untestable on rxe\n\n")
 	for _, u := range r.Probes.Untestable {
 		fmt.Fprintf(&b, "- %s: `%s` (proof: %s)\n", u.Reason, strings.Join(u.Functions, "`, `"), r.proofState(u))

@@ -85,7 +85,7 @@ func TestUnclassifiedFails(t *testing.T) {
 	var out, errb bytes.Buffer
 	err := run(&out, &errb, inputs, dir, false, false)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "13 unclassified function(s)")
+	assert.Contains(t, err.Error(), "21 unclassified function(s)")
 	assert.Contains(t, errb.String(), "efadv_qp_from_ibv_qp_ex (efadv_wr_set_processing_hints.3): the page has no RETURN VALUE section")
 	assert.Contains(t, errb.String(), "rdma_getaddrinfo (rdma_getaddrinfo.3): text fits several conventions")
 }

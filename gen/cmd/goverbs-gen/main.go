@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	pkg := flag.String("pkg", "", "package to generate: ibv, rdmacm, ionicdv, rpma, efadv, manadv, hnsdv, mlx4dv (gen/input.Specs)")
+	pkg := flag.String("pkg", "", "package to generate: ibv, rdmacm, ionicdv, rpma, efadv, manadv, hnsdv, mlx4dv, mlx5dv (gen/input.Specs)")
 	out := flag.String("out", "", "output directory (default: <repo>/<pkg>)")
 	shapes := flag.Bool("shapes", false, "print the int32/uint32 parameters of the bindings that stay integers, with their reasons, and their count; write nothing")
 	flag.Parse()

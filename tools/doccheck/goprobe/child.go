@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
+	"github.com/goverbs/goverbs/internal/dl"
 	"github.com/goverbs/goverbs/rdmacm"
 	"github.com/goverbs/goverbs/rpma"
 )
@@ -136,5 +137,9 @@ func describe(r *Result, err error) {
 	var e *ibv.Error
 	if errors.As(err, &e) {
 		r.Func = e.Func
+	}
+	var d *dl.DeviceError
+	if errors.As(err, &d) {
+		r.Guard = d.Func
 	}
 }

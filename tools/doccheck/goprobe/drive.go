@@ -33,6 +33,9 @@ type Result struct {
 	Err  string   `json:"err,omitempty"`
 	Is   []string `json:"is,omitempty"`
 	Func string   `json:"func,omitempty"`
+	// Guard is the C function a *dl.DeviceError names: a direct-verbs wrapper's guard
+	// refused the call (spec/guards).
+	Guard string `json:"guard,omitempty"`
 	// Value is the result the snippet asked to compare with C's (see same and count).
 	Value    int64 `json:"value,omitempty"`
 	HasValue bool  `json:"has_value,omitempty"`

@@ -70,6 +70,24 @@ static inline int demo_ctx_op(struct ibv_context *c, int x)
 	return v->demo_op(c, x);
 }
 
+/* A packed segment: Go cannot place the 16-bit id at offset 1. */
+struct demo_seg {
+	uint8_t sig;
+	uint16_t id;
+	uint8_t flags;
+} __attribute__((__packed__));
+
+/* An inline that adds the size of the caller's record. */
+struct demo_attr {
+	uint32_t a;
+	uint64_t b;
+};
+int _demo_get_attr(struct demo_ctx *ctx, struct demo_attr *attr, size_t attr_len);
+static inline int demo_get_attr(struct demo_ctx *ctx, struct demo_attr *attr)
+{
+	return _demo_get_attr(ctx, attr, sizeof(*attr));
+}
+
 int demo_open(const char *name, struct demo_ctx **out);
 static inline int __demo_query(struct demo_ctx *ctx, uint8_t port) { return ctx->op(ctx, port); }
 #define demo_query(ctx, port) __demo_query(ctx, port)
