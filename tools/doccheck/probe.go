@@ -67,7 +67,7 @@ type Untestable struct {
 }
 
 // fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
-var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "qpless", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "qpless", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh", "xrpoll", "xinv"}
 
 // rpmaFixtures exist only in a harness built with librpma (the sid root): only probes of
 // librpma functions, which run there only, may need them.
