@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"time"
+	"unsafe"
 
 	"github.com/goverbs/goverbs/ibv"
 	"golang.org/x/sys/unix"
@@ -294,3 +295,45 @@ func gidOf(v string) ibv.GID {
 
 // isErrno reports whether err matches the errno e.
 func isErrno(err error, e unix.Errno) bool { return errors.Is(err, e) }
+
+// The checked bindings of the posts return no bad work request with their error (the Go shape
+// of bad_wr is a result of a success); the checks of *bad_wr post the failing request once
+// more through the provider's op (ibv.FastPostSend and the like), which stores it as C does,
+// and judge it as the C probe's check_bad: the pages say a failing post returns the failing
+// request through bad_wr.
+
+// checkBad judges *bad_wr (bad, preset to 1) of a failing post of w (rc): nil when it is w.
+func checkBad(rc int32, bad, w uintptr) error {
+	switch {
+	case rc == 0:
+		return checkf("posted again through the provider's op, it succeeded")
+	case bad == w:
+		return nil
+	case bad == 1:
+		return checkf("*bad_wr untouched, not the failing WR")
+	case bad == 0:
+		return checkf("*bad_wr = NULL, not the failing WR")
+	}
+	return checkf("*bad_wr = %#x, not the failing WR %#x", bad, w)
+}
+
+// badSend posts w on q through the provider's op and judges *bad_wr.
+func badSend(q *ibv.QP, w *ibv.SendWR) error {
+	bad := uintptr(1)
+	rc := ibv.FastPostSend(ibv.FastPostSendOp(q), uintptr(unsafe.Pointer(q)), w, &bad)
+	return checkBad(rc, bad, uintptr(unsafe.Pointer(w)))
+}
+
+// badRecv posts w on q's receive queue through the provider's op and judges *bad_wr.
+func badRecv(q *ibv.QP, w *ibv.RecvWR) error {
+	bad := uintptr(1)
+	rc := ibv.FastPostRecv(ibv.FastPostRecvOp(q), uintptr(unsafe.Pointer(q)), w, &bad)
+	return checkBad(rc, bad, uintptr(unsafe.Pointer(w)))
+}
+
+// badSRQRecv posts w on s through the provider's op and judges *bad_recv_wr.
+func badSRQRecv(s *ibv.SRQ, w *ibv.RecvWR) error {
+	bad := uintptr(1)
+	rc := ibv.FastPostSRQRecv(ibv.FastPostSRQRecvOp(s), uintptr(unsafe.Pointer(s)), w, &bad)
+	return checkBad(rc, bad, uintptr(unsafe.Pointer(w)))
+}
