@@ -113,13 +113,6 @@ const (
 	ProofFailed = "proof failed"
 )
 
-// vacuousExempt are the probe files the no-vacuous-verdict rule (checkVacuous) does not
-// apply to yet.
-//
-// MERGE (issue 26): probes/libibverbs.yaml is being converted by the libibverbs part of the
-// issue (branch h26ibv); remove this exemption when both branches are merged.
-var vacuousExempt = map[string]bool{"libibverbs.yaml": true}
-
 // isPost reports a post function: every probe of one must check what it posted (the
 // completion, *bad_wr).
 func isPost(fn string) bool {
@@ -162,7 +155,7 @@ func checkVacuous(pr *Probe, f *spec.Function) error {
 }
 
 // fixtures the C harness can set up, in dependency order (see harness.c.tmpl).
-var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "qpless", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh"}
+var fixtures = []string{"dev", "ctx", "dev_attr", "pd", "ch", "cq", "chcq", "qp", "mr", "ech", "cmid", "srq", "cqx", "lqp", "ah", "rcmid", "xqp", "xpoll", "wqp", "conn", "qpless", "mcid", "udep", "rpeers", "rreq", "rsreq", "rconn", "rconnsh", "xrpoll", "xinv"}
 
 // rpmaFixtures exist only in a harness built with librpma (the sid root): only probes of
 // librpma functions, which run there only, may need them.
@@ -346,11 +339,9 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 		if pr.Expect != "success" && !hasErrorChannel(f.Convention) {
 			return nil, fmt.Errorf("%s: expects a failure, but %s's convention %s has no error channel", where, pr.Function, f.Convention)
 		}
-		if !vacuousExempt[filepath.Base(path)] {
-			if err := checkVacuous(pr, f); err != nil {
-				// Judged once spec/guards' evidence is linked (vacuousError).
-				pr.vacuous = fmt.Errorf("%s: %w", where, err)
-			}
+		if err := checkVacuous(pr, f); err != nil {
+			// Judged once spec/guards' evidence is linked (vacuousError).
+			pr.vacuous = fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	for _, list := range []struct {
