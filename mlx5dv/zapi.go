@@ -6,6 +6,7 @@ import (
 	ibv "github.com/goverbs/goverbs/ibv"
 	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dvguard "github.com/goverbs/goverbs/internal/dvguard"
 	"unsafe"
 )
 
@@ -681,6 +682,10 @@ func CreateWQ(context *ibv.Context, wqInitAttr *ibv.WQInitAttr, mlx5WQAttr *WQIn
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLogin(context *ibv.Context, loginAttr *CryptoLoginAttr) error {
 	r, _, err := c_mlx5dv_crypto_login(context, loginAttr)
@@ -949,6 +954,10 @@ func (clo *CryptoLoginObj) Query() (queryAttr CryptoLoginQueryAttr, err error) {
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLoginQueryState(context *ibv.Context) (state CryptoLoginState, err error) {
 	var zstate CryptoLoginState
@@ -1010,6 +1019,10 @@ func CryptoLoginQueryState(context *ibv.Context) (state CryptoLoginState, err er
 //   - EEXIST: A crypto login session already exists.
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLogout(context *ibv.Context) error {
@@ -1689,6 +1702,10 @@ func DevxAllocUAR(context *ibv.Context, flags uint32) (*DevxUAR, error) {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxCQModify(cq *ibv.CQ, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_cq_modify(cq, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -1732,6 +1749,10 @@ func DevxCQModify(cq *ibv.CQ, in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxCQQuery(cq *ibv.CQ, in []byte, out []byte) error {
@@ -2081,6 +2102,10 @@ func (d *DevxUAR) FreeUAR() error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxGeneralCmd(context *ibv.Context, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_general_cmd(context, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2324,6 +2349,10 @@ func DevxIndTblQuery(indTbl *ibv.RWQIndTable, in []byte, out []byte) error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxObjCreate(context *ibv.Context, in []byte, out []byte) (*DevxObj, error) {
 	r, errno, err := c_mlx5dv_devx_obj_create(context, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2368,6 +2397,10 @@ func DevxObjCreate(context *ibv.Context, in []byte, out []byte) (*DevxObj, error
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Destroy() error {
@@ -2495,6 +2528,10 @@ func DevxObjImport(context *ibv.Context, data unsafe.Pointer) (*DevxObj, error) 
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Modify(in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_obj_modify(do, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2547,6 +2584,10 @@ func (do *DevxObj) Modify(in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Query(in []byte, out []byte) error {
@@ -2602,6 +2643,10 @@ func (do *DevxObj) Query(in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) QueryAsync(in []byte, outlen int, wrID uint64, cmdComp *DevxCmdComp) error {
@@ -2669,6 +2714,10 @@ func (do *DevxObj) Unimport() error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxQPModify(qp *ibv.QP, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_qp_modify(qp, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2712,6 +2761,10 @@ func DevxQPModify(qp *ibv.QP, in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxQPQuery(qp *ibv.QP, in []byte, out []byte) error {
@@ -2794,6 +2847,10 @@ func DevxQueryEqn(context *ibv.Context, vector int) (eqn uint32, err error) {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxSRQModify(srq *ibv.SRQ, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_srq_modify(srq, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2837,6 +2894,10 @@ func DevxSRQModify(srq *ibv.SRQ, in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxSRQQuery(srq *ibv.SRQ, in []byte, out []byte) error {
@@ -5201,8 +5262,13 @@ func (dd *DrDomain) AllowDuplicateRules(allow bool) error {
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
+// Guarded: mlx5dv_dr_domain_create makes a steering domain on any device's context without checking it: on another provider's device libmlx5's capability query (a DEVX command) fails and the domain falls back to root tables with no software steering, on which [DevxObj.DrAsoOtherDomainUnlink] reads the missing steering context (doccheck on rxe: probe mlx5dv_dr_domain_create/non-mlx5 returned on rdma-core 44 and 65; probe mlx5dv_dr_aso_other_domain_unlink/imported crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ctx is mlx5's (mlx5dv_is_supported accepts the device) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DrDomainCreate(ctx *ibv.Context, type_ DrDomainType) (*DrDomain, error) {
+	if err := dvProvider.Check("mlx5dv_dr_domain_create", ctx); err != nil {
+		return nil, err
+	}
 	r, errno, err := c_mlx5dv_dr_domain_create(ctx, type_)
 	if err != nil {
 		return nil, err
@@ -5981,6 +6047,10 @@ func GetClockInfo(context *ibv.Context) (clockInfo ClockInfo, err error) {
 //   - ENODEV: :
 //   - ENOSPC: :
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_get_data_direct_sysfs_path(3) lists ENODEV and ENOSPC and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma-core 65).
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 56), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [RegDMABufMR].
@@ -6657,10 +6727,15 @@ func (qp *QPEx) CancelPostedSendWrs(wrID uint64) (int, error) {
 //
 // A work request creation requires to use the ibv_qp_ex as described in the man for ibv_wr_post and mlx5dv_qp with its available builders and setters.
 //
+// Guarded: mlx5dv_qp_ex_from_ibv_qp_ex returns the mlx5 view of the QP from where mlx5's own QP keeps it, without looking at the QP's device: for another provider's QP, a pointer into that QP's memory, whose operations the mlx5dv_wr_* calls then call and whose send queue [QPEx.CancelPostedSendWrs] reads (doccheck on rxe: probe mlx5dv_qp_ex_from_ibv_qp_ex/non-mlx5-qp returned on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr_stream/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mkey_configure/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_access_flags/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_sig_block/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_crypto/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_memcpy/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_raw_wqe/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_qp_cancel_posted_send_wrs/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65). This wrapper first checks that the device of qp is mlx5's (mlx5dv_is_supported accepts the device) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_post_send(3), ibv_create_qp_ex(3), ibv_wr_post(3), [MkeyInitAttr.CreateMkey].
 func QPExFromIBVQPEx(qp *ibv.QPEx) (*QPEx, error) {
+	if err := dvProvider.Check("mlx5dv_qp_ex_from_ibv_qp_ex", qp); err != nil {
+		return nil, err
+	}
 	r, _, err := c_mlx5dv_qp_ex_from_ibv_qp_ex(qp)
 	if err != nil {
 		return nil, err
@@ -6898,23 +6973,22 @@ func QPExFromIBVQPEx(qp *ibv.QPEx) (*QPEx, error) {
 //
 // * Compatibility mask (comp_mask) is in/out field.
 //
-// # Go shape
+// # Memory
 //
-// attrs_out is a result.
+// cgo lets C read attrsOut in Go memory only if the pointers it holds (HCACoreClock) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also mlx5dv(7), ibv_query_device(3).
-func QueryDevice(ctxIn *ibv.Context) (attrsOut Context, err error) {
-	var zattrsOut Context
-	r, _, err := c_mlx5dv_query_device(ctxIn, &zattrsOut)
+func QueryDevice(ctxIn *ibv.Context, attrsOut *Context) error {
+	r, _, err := c_mlx5dv_query_device(ctxIn, attrsOut)
 	if err != nil {
-		return Context{}, err
+		return err
 	}
 	if err := cerr.ZeroOrErrno("mlx5dv_query_device", int32(r)); err != nil {
-		return Context{}, err
+		return err
 	}
-	return zattrsOut, nil
+	return nil
 }
 
 // QueryPort calls mlx5dv_query_port (infiniband/mlx5dv.h): Query non standard attributes of IB device port.
@@ -7788,10 +7862,15 @@ func (v *Var) Unimport() error {
 //
 // Client code should poll the returned file descriptor and once there is some data to be managed immediately call [VfioProcessEvents].
 //
+// Guarded: mlx5dv_vfio_get_events_fd returns the events fd from where mlx5's VFIO context keeps it, without checking the context's device: for any other context (another provider's, or an mlx5 device's opened through its kernel driver) a number read from that context's memory (doccheck on rxe: probe mlx5dv_vfio_get_events_fd/non-vfio returned on rdma-core 44 and 65). This wrapper first checks that the device of ibctx is mlx5 VFIO's (the device is one that mlx5dv_get_vfio_device_list lists: it has no name, as no kernel driver has it) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention value. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3), ibv_free_device_list(3), [VfioContextAttr.GetVfioDeviceList].
 func VfioGetEventsFD(ibctx *ibv.Context) (int32, error) {
+	if err := dvProviderListed.Check("mlx5dv_vfio_get_events_fd", ibctx); err != nil {
+		return 0, err
+	}
 	r, _, err := c_mlx5dv_vfio_get_events_fd(ibctx)
 	if err != nil {
 		return 0, err
@@ -7815,10 +7894,15 @@ func VfioGetEventsFD(ibctx *ibv.Context) (int32, error) {
 //
 // Application can use this API also to periodically check the device health state even if no events exist.
 //
+// Guarded: mlx5dv_vfio_process_events reads the context as mlx5's VFIO context (its health buffer and command fd) without checking its device (doccheck on rxe: probe mlx5dv_vfio_process_events/non-vfio crashed the process (SIGSEGV) on rdma-core 44 and 65). This wrapper first checks that the device of context is mlx5 VFIO's (the device is one that mlx5dv_get_vfio_device_list lists: it has no name, as no kernel driver has it) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3), ibv_free_device_list(3), [VfioContextAttr.GetVfioDeviceList], [VfioGetEventsFD].
 func VfioProcessEvents(context *ibv.Context) error {
+	if err := dvProviderListed.Check("mlx5dv_vfio_process_events", context); err != nil {
+		return err
+	}
 	r, _, err := c_mlx5dv_vfio_process_events(context)
 	if err != nil {
 		return err
@@ -8794,4 +8878,17 @@ func (qp *QPEx) SetMkeySigBlock(attr *SigBlockAttr) error {
 		return err
 	}
 	return nil
+}
+
+// dvProvider is how the guarded functions of this package tell mlx5's devices: mlx5dv_is_supported, the library's own check ([IsSupported]).
+var dvProvider = &dvguard.Provider{
+	Name:          "mlx5",
+	Supported:     IsSupported,
+	SupportedName: "mlx5dv_is_supported",
+}
+
+// dvProviderListed is how the guarded functions of this package with their own check tell mlx5 VFIO's devices: devices no kernel driver has, which mlx5dv_get_vfio_device_list lists (they have no name; every kernel device has one).
+var dvProviderListed = &dvguard.Provider{
+	Listed: "mlx5dv_get_vfio_device_list",
+	Name:   "mlx5 VFIO",
 }
