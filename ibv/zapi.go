@@ -302,6 +302,10 @@ func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
+// # Contract
+//
+// ibv_alloc_mw(3) says only that it returns NULL if the request fails. The static inline body in verbs.h sets errno to EOPNOTSUPP when the provider has no alloc_mw, and libibverbs' fallback for the op does the same (rdma-core 33's librxe, before memory windows came to librxe in 36): the code has an errno, so the binding reads it and errors.Is(err, unix.EOPNOTSUPP) holds.
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
@@ -1426,6 +1430,10 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // cgo lets C read qpInitAttrEx in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ, PD, XRCD, RWQIndTbl, RxHashKey) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
+// # Contract
+//
+// ibv_create_qp_ex(3) says only that it returns NULL if the request fails. The static inline body in verbs.h sets errno to EOPNOTSUPP when the provider has no create_qp_ex, and the ops it calls set errno (libibverbs' own fallback for a provider without the op does, as on rdma-core 33's librxe): the code has an errno, so the binding reads it and errors.Is(err, unix.EOPNOTSUPP) holds.
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
@@ -2126,6 +2134,10 @@ func (f *Flow) Destroy() error {
 //	};
 //
 // Each link in the list specifies a network header in the same manner as the flow steering API. The header should be selected from a supported header in `enum ibv_flow_spec_type'.
+//
+// # Contract
+//
+// ibv_create_flow_action(3) declares ibv_destroy_flow_action in its SYNOPSIS but its RETURN VALUE section never mentions it. The pinned verbs.h defines it inline: it returns EOPNOTSUPP when the provider has no destroy_flow_action op, else the op's result, which libibverbs providers return as a positive errno value. Decided zero_or_errno, the contract of every other destroy verb.
 //
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
@@ -3333,6 +3345,10 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 //
 // cgo lets C read esp in Go memory only if the pointers it holds (ESPAttr, KeymatPtr, ReplayPtr, ESPEncap) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
+// # Contract
+//
+// ibv_create_flow_action(3) states the contract under misspelt names ("Upon success ibv_modify_action_esp will return 0. On error the value of errno will be returned", then "If ibv_modify_flow_action fails"), so no sentence names this function. The pinned verbs.h defines it inline: EOPNOTSUPP without a provider op, else the op's result. Decided zero_or_errno, which is what the misspelt sentence says.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
@@ -3603,6 +3619,10 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 // # Errors
 //
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state. Not a failure of the CQ.
+//
+// # Contract
+//
+// ibv_create_cq_ex(3) says only "either returns 0 on success or an error code otherwise" and that ENOENT is returned when no completions are available, without saying whether the code is positive, negated or in errno. The pinned verbs.h defines it inline as cq->next_poll(cq), and the providers return positive errno values (ENOENT when the CQ is empty). Decided zero_or_errno; bindings should report ENOENT as "no completion", not as an error.
 //
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
@@ -4145,6 +4165,10 @@ func (srq *SRQ) PostRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
 //
 // cgo lets C read recvWR in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
 //
+// # Contract
+//
+// No page documents it. The pinned verbs.h defines it inline as wq->post_recv(wq, recv_wr, bad_recv_wr), the WQ form of the provider receive op behind ibv_post_recv, which ibv_post_recv(3) documents as zero_or_errno. Decided zero_or_errno.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (wq *WQ) PostWQRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
 	var zbadRecvWR *RecvWR
@@ -4232,6 +4256,10 @@ func (qp *QP) AttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) err
 // # Notes
 //
 // Use [QP.ToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+//
+// # Contract
+//
+// ibv_create_qp_ex(3) mentions [QP.ToQPEx] only as the way to reach the send-ops interface and says nothing about failure. libibverbs returns NULL, without setting errno, when the QP was not created with extended send ops (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS). Decided pointer_or_null.
 //
 // Convention pointer_or_null.
 //
@@ -5343,6 +5371,10 @@ func (pd *PD) RegMRIOVA(addr []byte, iova uint64, access AccessFlags) (*MR, erro
 //
 // C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
 //
+// # Contract
+//
+// No page documents it, but the pinned verbs.h routes the documented ibv_reg_mr and ibv_reg_mr_iova macros to it (through __ibv_reg_mr and __ibv_reg_mr_iova) whenever the access flags need the new ABI, and ibv_reg_mr(3) documents those as pointer_or_null_errno.
+//
 // Convention pointer_or_null_errno.
 func (pd *PD) RegMRIOVA2(addr []byte, iova uint64, access AccessFlags) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_iova2(pd, carg.Bytes(addr), uint64(len(addr)), iova, uint32(access))
@@ -5436,6 +5468,10 @@ func (cq *CQ) ReqNotify(solicitedOnly bool) error {
 //   - IBV_REREG_MR_ERR_DONT_FORK_NEW: Old MR is valid, failed via don’t fork on new address range.
 //   - IBV_REREG_MR_ERR_DO_FORK_OLD: New MR is valid, failed via do fork on old address range.
 //   - IBV_REREG_MR_ERR_INPUT: Old MR is valid, an input error was detected by libibverbs.
+//
+// # Contract
+//
+// ibv_rereg_mr(3) says "returns 0 on success, otherwise an error has occurred, enum ibv_rereg_mr_err_code represents the error" and lists the IBV_REREG_MR_ERR_* values without their sign. The pinned verbs.h defines them as -1 to -5, and libibverbs returns them directly (it also sets errno, e.g. EINVAL with IBV_REREG_MR_ERR_INPUT, but the page does not promise that). Decided zero_or_neg_code with the enum values as the documented codes; the code tells whether the old or the new MR is still valid.
 //
 // Convention zero_or_neg_code.
 //
@@ -5700,6 +5736,10 @@ func (cc *CompCntr) SetErr(value uint64) error {
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state and ibv_end_poll must not be called. Not a failure of the CQ.
 //   - EBUSY: With IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, the device clock could not be read during a concurrent kernel update; retry.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) says only "either returns 0 on success or an error code otherwise", naming ENOENT (empty CQ) and EBUSY (transient clock read failure) without their sign. The pinned verbs.h defines it inline as cq->start_poll(cq, attr); providers return positive errno values. Decided zero_or_errno; ENOENT means "no completion", not an error.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -5842,6 +5882,10 @@ func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 // WCReadFlowTag calls ibv_wc_read_flow_tag (infiniband/verbs.h): Get flow tag from the current completion.
 //
 // Get flow tag from the current completion.
+//
+// # Contract
+//
+// ibv_create_cq_ex(3) documents it only as "Get flow tag from the current completion."; the pinned verbs.h defines it inline as cq->read_flow_tag(cq), a field accessor with no failure value. Decided value.
 //
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
@@ -5986,6 +6030,10 @@ func (cq *CQEx) WCReadTMInfo() (tmInfo WCTMInfo, err error) {
 //
 // Get the vendor error from the current completion.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) documents it as "Get the vendor error from the current completion."; the word "error" is the field's name, not a failure of the call. The pinned verbs.h defines it inline as cq->read_vendor_err(cq), a field accessor. Decided value.
+//
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -6017,6 +6065,10 @@ func (cq *CQEx) WCReadWCFlags() (WCFlags, error) {
 }
 
 // WCStatusStr calls ibv_wc_status_str (infiniband/verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it; it is the work-completion sibling of ibv_event_type_str, ibv_node_type_str and ibv_port_state_str, which ibv_event_type_str(3) documents as returning a constant string. In libibverbs (enum_strs.c) it is a table lookup that returns "unknown" for values out of range, never NULL. Decided value.
 //
 // Convention value.
 func WCStatusStr(status WCStatus) string {
@@ -6325,6 +6377,10 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // If a failure is detected during operation, for instance due to an invalid argument, then [QPEx.Complete] will return failure and the entire posting will be aborted.
 //
+// # Contract
+//
+// ibv_wr_post(3) says only that if a failure is detected during the batch "[QPEx.Complete] will return failure and the entire posting will be aborted", without the form of the failure value. The pinned verbs.h defines it inline as qp->wr_complete(qp); providers return a positive errno value, like ibv_post_send, whose page documents zero_or_errno. Decided zero_or_errno.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
@@ -6453,6 +6509,10 @@ func (qp *QPEx) LocalInv(invalidateRKey uint32) error {
 }
 
 // WROpcodeStr calls ibv_wr_opcode_str (infiniband/verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it; like ibv_wc_status_str it is a const char * lookup of an enum value in the family ibv_event_type_str(3) documents as returning a constant string. Decided value.
 //
 // Convention value. It needs rdma-core 49 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func WROpcodeStr(opcode WROpcode) (string, error) {

@@ -224,6 +224,10 @@ func (fm *FlowMatcher) CreateFlow(matchValue *FlowMatchParameters, actionsAttr [
 //
 // There is no need to call modify to update the ESN window on egress when this DV is used.
 //
+// # Contract
+//
+// mlx5dv_flow_action_esp(3) has no RETURN VALUE section; it says the verb "is identical to ibv_create_flow_action_esp", whose page promises a pointer or NULL with errno set (libibverbs.yaml). libmlx5 sets errno to EOPNOTSUPP where the device is not an mlx5 one, and the implementation follows the verbs one: decided the same.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_flow_action_esp(3).
@@ -622,6 +626,10 @@ func CreateSteeringAnchor(context *ibv.Context, attr *SteeringAnchorAttr) (*Stee
 }
 
 // CreateWQ calls mlx5dv_create_wq (infiniband/mlx5dv.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it; the header describes only its arguments. libmlx5 returns NULL with errno set (EOPNOTSUPP where the context is not an mlx5 one, else the provider's failure), as its siblings mlx5dv_create_cq(3) and mlx5dv_create_qp(3) document.
 //
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateWQ(context *ibv.Context, wqInitAttr *ibv.WQInitAttr, mlx5WQAttr *WQInitAttr) (*ibv.WQ, error) {
@@ -1487,6 +1495,10 @@ func (d *Dek) Query() (attr DekAttr, err error) {
 
 // Destroy calls mlx5dv_destroy_flow_matcher (infiniband/mlx5dv.h): (no manual page documents it).
 //
+// # Contract
+//
+// mlx5dv_create_flow_matcher(3) documents only the create call. libmlx5 returns EOPNOTSUPP where the context is not an mlx5 one, else the errno of the destroy command, as the other destroy calls of mlx5dv.h document ("0 on success or the value of errno").
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (fm *FlowMatcher) Destroy() error {
 	r, _, err := c_mlx5dv_destroy_flow_matcher(fm)
@@ -1518,6 +1530,10 @@ func (fm *FlowMatcher) Destroy() error {
 // To let this functionality works a DEVX context should be opened by using mlx5dv_open_device.
 //
 // The created indirect mkey can`t work with scatter to CQE feature, consider [CreateQP] with MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE for small messages.
+//
+// # Contract
+//
+// mlx5dv_create_mkey(3) says "Upon success destroy 0 is returned or the value of errno on a failure" without naming the function, so the sentence is not attributed to it; the page's only destroy function is mlx5dv_destroy_mkey.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -2928,6 +2944,10 @@ func DevxSRQQuery(srq *ibv.SRQ, in []byte, out []byte) error {
 //
 // events_sz is len(eventsNum) times 2, its size in bytes. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
 //
+// # Contract
+//
+// mlx5dv_devx_subscribe_devx_event(3) has no RETURN VALUE section. libmlx5 returns EOPNOTSUPP where the context is not an mlx5 one and otherwise the provider op's errno, as the other DEVX calls of mlx5dv.h whose pages say "0 on success or the value of errno" (mlx5dv_devx_obj_create(3)): decided zero_or_errno. Go shape of events_num (params): a slice.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [OpenDevice], [DevxCreateEventChannel], [DevxEventChannel.GetEvent].
@@ -2966,6 +2986,10 @@ func (dec *DevxEventChannel) SubscribeDevxEvent(obj *DevxObj, eventsNum []uint16
 // # Go shape
 //
 // fd is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Contract
+//
+// As mlx5dv_devx_subscribe_devx_event, on the same page without a RETURN VALUE section: 0 or the errno value the provider op returns.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -5202,6 +5226,10 @@ func (do *DevxObj) DrAsoOtherDomainUnlink(dmn *DrDomain) error {
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
+// # Contract
+//
+// mlx5dv_dr_flow(3)'s RETURN VALUE speaks of "the create API calls" and "the destroy API calls" of the page without naming functions; this setter returns void in the header and is neither.
+//
 // Convention void. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (dd *DrDomain) AllowDuplicateRules(allow bool) error {
 	if _, err := c_mlx5dv_dr_domain_allow_duplicate_rules(dd, allow); err != nil {
@@ -5394,6 +5422,10 @@ func (dd *DrDomain) Destroy() error {
 // The create API calls will return a pointer to the relevant object: table, matcher, action, rule. on failure, NULL will be returned and errno will be set.
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+//
+// # Contract
+//
+// As mlx5dv_dr_domain_allow_duplicate_rules: a void setter the page's RETURN VALUE text about create and destroy calls does not concern.
 //
 // Convention void. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (dd *DrDomain) SetReclaimDeviceMemory(enable bool) error {
@@ -6575,15 +6607,19 @@ func ModifyQPUDPSport(qp *ibv.QP, udpSport uint16) error {
 //
 // cgo lets C read attr in Go memory only if the pointers it holds (Fds) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// mlx5dv_open_device(3) says only "NULL if the request fails". libmlx5 sets errno to EOPNOTSUPP for a device it does not drive (doccheck's probe on rxe) and otherwise returns libibverbs' open of the device, whose failures set errno as ibv_open_device(3) promises: the wrapper follows the code.
+//
+// Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3).
 func OpenDevice(device *ibv.Device, attr *ContextAttr) (*ibv.Context, error) {
-	r, _, err := c_mlx5dv_open_device(device, attr)
+	r, errno, err := c_mlx5dv_open_device(device, attr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("mlx5dv_open_device", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("mlx5dv_open_device", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -6726,6 +6762,10 @@ func (qp *QPEx) CancelPostedSendWrs(wrID uint64) (int, error) {
 // The mlx5dv_qp_ex is extracted from the IBV_QP by ibv_qp_to_qp_ex() and [QPExFromIBVQPEx]. This should be used to apply the mlx5 specific features on the posted WR.
 //
 // A work request creation requires to use the ibv_qp_ex as described in the man for ibv_wr_post and mlx5dv_qp with its available builders and setters.
+//
+// # Contract
+//
+// mlx5dv_wr_post(3) names [QPExFromIBVQPEx] only as the way to reach the mlx5dv_qp_ex interface and has no RETURN VALUE section. Decided as efadv_qp_from_ibv_qp_ex and its verbs.h counterpart ibv_qp_to_qp_ex (pointer_or_null): a NULL is an error of the binding rather than a nil handle whose operations would crash.
 //
 // Guarded: mlx5dv_qp_ex_from_ibv_qp_ex returns the mlx5 view of the QP from where mlx5's own QP keeps it, without looking at the QP's device: for another provider's QP, a pointer into that QP's memory, whose operations the mlx5dv_wr_* calls then call and whose send queue [QPEx.CancelPostedSendWrs] reads (doccheck on rxe: probe mlx5dv_qp_ex_from_ibv_qp_ex/non-mlx5-qp returned on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr_stream/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mkey_configure/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_access_flags/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_sig_block/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_crypto/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_memcpy/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_raw_wqe/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_qp_cancel_posted_send_wrs/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65). This wrapper first checks that the device of qp is mlx5's (mlx5dv_is_supported accepts the device) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
 //
@@ -7748,6 +7788,10 @@ func (sn *SchedNode) Modify(schedAttr *SchedAttr) error {
 }
 
 // SetContextAttr calls mlx5dv_set_context_attr (infiniband/mlx5dv.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page; mlx5dv.h's comment above the declaration says "Returns 0 on success, or the value of errno on failure (which indicates the failure reason)".
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func SetContextAttr(context *ibv.Context, type_ SetCtxAttrType, attr unsafe.Pointer) error {

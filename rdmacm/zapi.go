@@ -399,6 +399,10 @@ func (cmid *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
 
 // CreateQPEx calls rdma_create_qp_ex (rdma/rdma_cma.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_qp builds an ibv_qp_init_attr_ex and returns rdma_create_qp_ex's result unchanged, and rdma_create_qp(3) documents zero_or_minus_one_errno. Decided the same.
+//
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 	r, errno, err := c_rdma_create_qp_ex(cmid, qpInitAttr)
@@ -450,6 +454,10 @@ func (cmid *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
 }
 
 // CreateSRQEx calls rdma_create_srq_ex (rdma/rdma_verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_srq returns rdma_create_srq_ex's result unchanged, and rdma_create_srq(3) documents zero_or_minus_one_errno. Decided the same.
 //
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
@@ -1038,6 +1046,10 @@ func (cmid *CMID) GetSrcPort() uint16 {
 //   - EAI_SERVICE: The requested service is not available for the requested QP type. It may be available through another QP type.
 //   - EAI_SYSTEM: Other system error, check errno for details. The gai_strerror() function translates these error codes to a human readable string, suitable for error reporting.
 //
+// # Contract
+//
+// rdma_getaddrinfo(3) says "Returns 0 on success, or -1 on error (errno will be set to indicate the failure reason), or one of the following nonzero error codes" and lists EAI_* codes, two failure channels at once. librdmacm (addrinfo.c) returns -1 on every failure path and stores the cause in errno: a positive errno value for its own failures, or the getaddrinfo(3) EAI_* code, which glibc defines as negative, when name resolution fails. Decided zero_or_minus_one_errno; the EAI_* entries stay in errors, and a negative errno value means an EAI_* code (see gai_strerror(3)).
+//
 // # Measured on rxe
 //
 // Probe "unknown-service" on rdma-core 44 and 65 (violated): rdma_getaddrinfo(3) says it returns 0 on success and -1 with errno on failure, and lists EAI_* codes; for an unknown service it returns getaddrinfo's EAI_SERVICE (-8) itself, not -1, with errno not meaningful (0 on rdma-core 44, stale ENOENT on 65).
@@ -1415,6 +1427,10 @@ func (cmid *CMID) Reject(privateData []byte) error {
 // # Memory
 //
 // C reads privateData during the call only: any memory will do.
+//
+// # Contract
+//
+// No page documents it beyond mentions in rdma_get_remote_ece(3) and rdma_set_local_ece(3); the pinned rdma_cma.h calls it "the same as [CMID.Reject]". In librdmacm (cma.c) rdma_reject and rdma_reject_ece both return the same internal reject_with_reason(), differing only in the reject reason, and rdma_reject(3) documents zero_or_minus_one_errno. Decided the same.
 //
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) RejectECE(privateData []byte) error {

@@ -376,6 +376,10 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 	if c := e.crashDoc(sf.Name); c != "" {
 		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
 	}
+	if e.Spec != nil && e.Spec.Decided(sf.Name) && sf.Override != nil {
+		// The convention is spec/overrides', not the page's: say why.
+		b.WriteString("\n\n# Contract\n\n" + linkify(strings.Join(strings.Fields(sf.Override.Reason), " "), links))
+	}
 	if g := e.guardDoc(a, links); g != "" {
 		b.WriteString("\n\n" + g)
 	}
