@@ -399,6 +399,10 @@ func (cmid *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
 
 // CreateQPEx calls rdma_create_qp_ex (rdma/rdma_cma.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_qp builds an ibv_qp_init_attr_ex and returns rdma_create_qp_ex's result unchanged, and rdma_create_qp(3) documents zero_or_minus_one_errno. Decided the same.
+//
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 	r, errno, err := c_rdma_create_qp_ex(cmid, qpInitAttr)
@@ -450,6 +454,10 @@ func (cmid *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
 }
 
 // CreateSRQEx calls rdma_create_srq_ex (rdma/rdma_verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_srq returns rdma_create_srq_ex's result unchanged, and rdma_create_srq(3) documents zero_or_minus_one_errno. Decided the same.
 //
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
@@ -1421,6 +1429,10 @@ func (cmid *CMID) Reject(privateData []byte) error {
 // # Memory
 //
 // C reads privateData during the call only: any memory will do.
+//
+// # Contract
+//
+// No page documents it beyond mentions in rdma_get_remote_ece(3) and rdma_set_local_ece(3); the pinned rdma_cma.h calls it "the same as [CMID.Reject]". In librdmacm (cma.c) rdma_reject and rdma_reject_ece both return the same internal reject_with_reason(), differing only in the reject reason, and rdma_reject(3) documents zero_or_minus_one_errno. Decided the same.
 //
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) RejectECE(privateData []byte) error {

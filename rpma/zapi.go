@@ -1352,6 +1352,10 @@ func (ep *EP) Shutdown() error {
 //
 // [ErrToString] returns the const string representation of RPMA error codes.
 //
+// # Contract
+//
+// rpma_err_2str(3) has no RETURN VALUE section. Its DESCRIPTION says it returns the const string representation of an RPMA error code, and the pinned librpma.h comment adds "[ErrToString] can not fail". Decided value.
+//
 // Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also librpma(7).
@@ -1462,6 +1466,10 @@ func LogGetThreshold(threshold LogThreshold) (level LogLevel, err error) {
 // # Errors
 //
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
+//
+// # Contract
+//
+// rpma_log_set_function(3) says "returns 0 on success or error code on failure" without the sign, unlike every other librpma page ("a negative error code"). Its ERRORS section lists RPMA_E_AGAIN, which the pinned librpma.h defines as -100007, so the code is a negative library code like the rest of librpma. Decided zero_or_neg_code.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //

@@ -36,7 +36,7 @@ func Load(dir string) (*Set, error) {
 		return nil, fmt.Errorf("spec: no *.yaml files in %s", dir)
 	}
 	sort.Strings(paths)
-	s := &Set{byName: map[string]*Function{}}
+	s := &Set{byName: map[string]*Function{}, decided: map[string]bool{}}
 	for _, p := range paths {
 		if err := s.loadFile(p); err != nil {
 			return nil, err
@@ -54,6 +54,9 @@ func Load(dir string) (*Set, error) {
 		}
 		if f.Override == nil {
 			return nil, fmt.Errorf("%s: override for %s is not applied in spec/%s.yaml; run go run ./tools/specderive", o.Pos, o.Function, f.Library)
+		}
+		if o.Convention != "" {
+			s.decided[o.Function] = true
 		}
 	}
 	if err := s.loadFastPath(filepath.Join(dir, "fastpath")); err != nil {

@@ -190,11 +190,18 @@ func (d Differs) Sentence() string {
 	return "The page says " + page + "; the library returns " + lib + "."
 }
 
+// Decided reports whether an override of spec/overrides decided the convention of
+// function name (its reason then says why: no page, or a page the code contradicts).
+func (s *Set) Decided(name string) bool { return s.decided[name] }
+
 // Set is a loaded spec: every function of every library.
 type Set struct {
 	byName map[string]*Function
 	names  []string
-	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
+	// decided: the functions whose convention an override decided (spec/overrides
+	// convention:), against the page or where it has none
+	decided map[string]bool
+	fast    map[string][]string // library -> fast-path functions (spec/fastpath)
 	// fastPolls: library -> batched polls of extended CQs (spec/fastpath)
 	fastPolls map[string][]FastPoll
 	since     map[string]*SinceFile

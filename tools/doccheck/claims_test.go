@@ -235,7 +235,9 @@ func TestFailureCoverage(t *testing.T) {
 	require.NoError(t, err)
 	covered := map[string]bool{}
 	for _, p := range all.Probes {
-		if p.Expect != "success" {
+		// A guard's evidence expects a failure of its Go side: the guard's *DeviceError
+		// (the C call reads rxe's object as its provider's own, and may crash).
+		if p.Expect != "success" || p.guard != nil {
 			covered[p.Function] = true
 		}
 	}
