@@ -5895,6 +5895,10 @@ func (dt *DrTable) Destroy() error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
+// # Measured on rxe
+//
+// Probe "read-only" on rdma-core 44 and 65 (violated): mlx5dv_dump(3) says the calls return 0 on success or the value of errno on failure; libmlx5 (dr_dbg.c, rdma-core 44 and 65) returns the negative result of the fprintf that failed: a stream opened read-only gives -1 with errno EBADF (the probe's check), never a positive errno (its own refusal of a NULL argument is -EINVAL).
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrDomain(fout *IOFile, domain *DrDomain) error {
 	r, _, err := c_mlx5dv_dump_dr_domain(fout, domain)
@@ -5960,6 +5964,10 @@ func DumpDrRule(fout *IOFile, rule *DrRule) error {
 // # Return value
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
+//
+// # Measured on rxe
+//
+// Probe "read-only" on rdma-core 44 and 65 (violated): mlx5dv_dump(3) says the calls return 0 on success or the value of errno on failure; libmlx5 (dr_dbg.c, rdma-core 44 and 65) returns the negative result of the fprintf that failed: a stream opened read-only gives -1 with errno EBADF (the probe's check), never a positive errno (its own refusal of a NULL argument is -EINVAL).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrTable(fout *IOFile, table *DrTable) error {
