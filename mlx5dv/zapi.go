@@ -5895,17 +5895,17 @@ func (dt *DrTable) Destroy() error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "read-only" on rdma-core 44 and 65 (violated): mlx5dv_dump(3) says the calls return 0 on success or the value of errno on failure; libmlx5 (dr_dbg.c, rdma-core 44 and 65) returns the negative result of the fprintf that failed: a stream opened read-only gives -1 with errno EBADF (the probe's check), never a positive errno (its own refusal of a NULL argument is -EINVAL).
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed (doccheck measures -1 and EBADF for a stream opened read-only); its refusal of a NULL argument is -EINVAL.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrDomain(fout *IOFile, domain *DrDomain) error {
-	r, _, err := c_mlx5dv_dump_dr_domain(fout, domain)
+	r, errno, err := c_mlx5dv_dump_dr_domain(fout, domain)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_domain", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_domain", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5921,13 +5921,17 @@ func DumpDrDomain(fout *IOFile, domain *DrDomain) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed; its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrMatcher(fout *IOFile, matcher *DrMatcher) error {
-	r, _, err := c_mlx5dv_dump_dr_matcher(fout, matcher)
+	r, errno, err := c_mlx5dv_dump_dr_matcher(fout, matcher)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_matcher", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_matcher", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5943,13 +5947,17 @@ func DumpDrMatcher(fout *IOFile, matcher *DrMatcher) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed; its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrRule(fout *IOFile, rule *DrRule) error {
-	r, _, err := c_mlx5dv_dump_dr_rule(fout, rule)
+	r, errno, err := c_mlx5dv_dump_dr_rule(fout, rule)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_rule", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_rule", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5965,17 +5973,17 @@ func DumpDrRule(fout *IOFile, rule *DrRule) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "read-only" on rdma-core 44 and 65 (violated): mlx5dv_dump(3) says the calls return 0 on success or the value of errno on failure; libmlx5 (dr_dbg.c, rdma-core 44 and 65) returns the negative result of the fprintf that failed: a stream opened read-only gives -1 with errno EBADF (the probe's check), never a positive errno (its own refusal of a NULL argument is -EINVAL).
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed (doccheck measures -1 and EBADF for a stream opened read-only); its refusal of a NULL argument is -EINVAL.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrTable(fout *IOFile, table *DrTable) error {
-	r, _, err := c_mlx5dv_dump_dr_table(fout, table)
+	r, errno, err := c_mlx5dv_dump_dr_table(fout, table)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_table", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_table", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
