@@ -92,8 +92,15 @@ define rxe_tests_on
 	$(if $(RXE_CC.$(1)),CC=$(CURDIR)/$(RXE_CC.$(1)) )$(GO) test -json -race -count=1 -p 1 -tags rxe -exec "$(RXE) run -root=$(1)" $(call rxe_pkgs_on,$(1)) | $(GOTESTCHECK) -require-tests
 
 endef
-test-rxe: bin/rxe bin/gotestcheck $(foreach r,$(RXE_ROOTS),$(RXE_CC.$(r)))
+test-rxe: bin/rxe bin/gotestcheck bin/doccheck-leaktest $(foreach r,$(RXE_ROOTS),$(RXE_CC.$(r)))
 	$(foreach r,$(RXE_ROOTS),$(if $(call rxe_pkgs_on,$(r)),$(call rxe_tests_on,$(r))))
+
+# The synthetic leaking probes of doccheck's rxe test (TestLeakCheckFails), built here for
+# the host and sid roots (the guest roots have no compiler): a C harness per release and a
+# goprobe. Always rebuilt (a few seconds with a warm cache).
+.PHONY: bin/doccheck-leaktest
+bin/doccheck-leaktest:
+	$(GO) run ./tools/doccheck -leaktest $@
 
 # The own-device mode (GOVERBS_DEVICE=<device>[,<device>]: the rxe tests against a
 # machine's own devices), proven in the guest: rdma's, ibv's and rdmacm's rxe tests with the

@@ -11,15 +11,22 @@ import (
 
 // CQFromIBVCQEx calls efadv_cq_from_ibv_cq_ex (infiniband/efadv.h): (no manual page documents it).
 //
+// # Contract
+//
+// rdma-core's efadv_create_cq(3) names it only as the way to reach the efadv_cq interface; libefa computes it from the CQ's address (NULL only for a NULL CQ). Decided as efadv_qp_from_ibv_qp_ex: a NULL is an error of the binding rather than a nil handle whose operations would crash.
+//
 // Guarded: efadv_cq_from_ibv_cq_ex returns the EFA view of the CQ from where efa's own CQ keeps it, without looking at the CQ's device: for another provider's CQ, a pointer into that CQ's memory, whose operations [CQ.CallWCReadSGID] and [CQ.CallWCIsUnsolicited] then call (doccheck on rxe: probe efadv_cq_from_ibv_cq_ex/non-efa-cq returned on rdma-core 44 and 65; probe efadv_wc_read_sgid/non-efa-cq crashed the process (SIGSEGV) on rdma-core 44 and 65; probe efadv_wc_is_unsolicited/non-efa-cq crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ibvcqx is efa's (the kernel's driver id of the device is RDMA_DRIVER_EFA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CQFromIBVCQEx(ibvcqx *ibv.CQEx) (*CQ, error) {
 	if err := dvProvider.Check("efadv_cq_from_ibv_cq_ex", ibvcqx); err != nil {
 		return nil, err
 	}
 	r, _, err := c_efadv_cq_from_ibv_cq_ex(ibvcqx)
 	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNull("efadv_cq_from_ibv_cq_ex", unsafe.Pointer(r)); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -35,10 +42,17 @@ func CQFromIBVCQEx(ibvcqx *ibv.CQEx) (*CQ, error) {
 //
 // cgo lets C read efaAttr in Go memory only if the pointers it holds (Ptr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// rdma-core's efadv_create_comp_cntr(3) (rdma-core 65), not in Debian's package: "a pointer to the created ibv_comp_cntr, or NULL if the request fails". libefa sets errno on every failure: EOPNOTSUPP for a device that is not an EFA one (doccheck's probe on rxe) or a memory type it does not take, EINVAL for an inlen it does not know, ENOMEM, else the errno of the create command. It returned a nil counter and a nil error on failure; it follows the code.
+//
+// Convention pointer_or_null_errno. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateCompCntr(ibvctx *ibv.Context, attr *ibv.CompCntrInitAttr, efaAttr *CompCntrInitAttr) (*ibv.CompCntr, error) {
-	r, _, err := c_efadv_create_comp_cntr(ibvctx, attr, efaAttr, uint32(unsafe.Sizeof(CompCntrInitAttr{})))
+	r, errno, err := c_efadv_create_comp_cntr(ibvctx, attr, efaAttr, uint32(unsafe.Sizeof(CompCntrInitAttr{})))
 	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNullErrno("efadv_create_comp_cntr", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -54,10 +68,17 @@ func CreateCompCntr(ibvctx *ibv.Context, attr *ibv.CompCntrInitAttr, efaAttr *Co
 //
 // cgo lets C read efaAttr in Go memory only if the pointers it holds (Buffer) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// rdma-core's efadv_create_cq(3), not in Debian's package: "a pointer to the created extended CQ, or NULL if the request fails". libefa sets errno on every failure: EOPNOTSUPP for a device that is not an EFA one (doccheck's probe on rxe) or for work-completion flags the device lacks, EINVAL for a comp_mask or inlen it does not know, else the errno of the create command. As a convention without errno the wrapper returned a nil CQ and a nil error on failure; it follows the code.
+//
+// Convention pointer_or_null_errno. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateCQ(ibvctx *ibv.Context, attrEx *ibv.CQInitAttrEx, efaAttr *CQInitAttr) (*ibv.CQEx, error) {
-	r, _, err := c_efadv_create_cq(ibvctx, attrEx, efaAttr, uint32(unsafe.Sizeof(CQInitAttr{})))
+	r, errno, err := c_efadv_create_cq(ibvctx, attrEx, efaAttr, uint32(unsafe.Sizeof(CQInitAttr{})))
 	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNullErrno("efadv_create_cq", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -77,15 +98,19 @@ func CreateCQ(ibvctx *ibv.Context, attrEx *ibv.CQInitAttrEx, efaAttr *CQInitAttr
 //
 // [CreateDriverQP] returns a pointer to the created QP, or NULL if the request fails.
 //
-// Convention pointer_or_null. It needs libefa.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// efadv_create_driver_qp(3) says only "NULL if the request fails". libefa (read in its source, rdma-core 44 and later) sets errno on every failure: EOPNOTSUPP for a device that is not an EFA one (doccheck's probe on rxe), EINVAL for a QP type other than IBV_QPT_DRIVER, else the errno of its create, as ibv_create_qp(3) promises: the wrapper follows the code and its error carries the errno. Go shape of driver_qp_type (params).
+//
+// Convention pointer_or_null_errno. It needs libefa.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also efadv(7).
 func CreateDriverQP(ibvpd *ibv.PD, attr *ibv.QPInitAttr, driverQPType uint32) (*ibv.QP, error) {
-	r, _, err := c_efadv_create_driver_qp(ibvpd, attr, driverQPType)
+	r, errno, err := c_efadv_create_driver_qp(ibvpd, attr, driverQPType)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("efadv_create_driver_qp", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("efadv_create_driver_qp", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -139,15 +164,19 @@ func CreateDriverQP(ibvpd *ibv.PD, attr *ibv.QPInitAttr, driverQPType uint32) (*
 //
 // inlen is the size of the Go record efaAttr points to.
 //
-// Convention pointer_or_null. It needs libefa.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// efadv_create_qp_ex(3) says only "NULL if the request fails". libefa sets errno on every failure (EOPNOTSUPP for a device that is not an EFA one, as doccheck's probe sees on rxe; EINVAL for attributes it does not take; else the errno of its create): the wrapper follows the code.
+//
+// Convention pointer_or_null_errno. It needs libefa.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also efadv(7), ibv_create_qp_ex(3).
 func CreateQPEx(ibvctx *ibv.Context, attrEx *ibv.QPInitAttrEx, efaAttr *QPInitAttr) (*ibv.QP, error) {
-	r, _, err := c_efadv_create_qp_ex(ibvctx, attrEx, efaAttr, uint32(unsafe.Sizeof(QPInitAttr{})))
+	r, errno, err := c_efadv_create_qp_ex(ibvctx, attrEx, efaAttr, uint32(unsafe.Sizeof(QPInitAttr{})))
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("efadv_create_qp_ex", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("efadv_create_qp_ex", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -157,37 +186,53 @@ func CreateQPEx(ibvctx *ibv.Context, attrEx *ibv.QPInitAttrEx, efaAttr *QPInitAt
 //
 // # Go shape
 //
-// attr is a result; inlen is the size of the Go record attr points to.
+// inlen is the size of the Go record attr points to.
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
-func GetMaxRQDepth(ibvctx *ibv.Context) (ret int32, attr RQDepthAttr, err error) {
-	var zattr RQDepthAttr
-	r, _, err := c_efadv_get_max_rq_depth(ibvctx, &zattr, uint32(unsafe.Sizeof(RQDepthAttr{})))
+// # Contract
+//
+// rdma-core's efadv_get_max_rq_depth(3) (rdma-core 65), not in Debian's package: "returns max receive queue depth on success, or the negative value of errno on failure"; libefa returns -EOPNOTSUPP for a device that is not an EFA one (doccheck's probe on rxe) and -EINVAL for attributes the device cannot take. It returned (-95, nil) on rxe; the code and the page agree.
+//
+// Convention count_or_neg_errno. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+func GetMaxRQDepth(ibvctx *ibv.Context, attr *RQDepthAttr) (int, error) {
+	r, _, err := c_efadv_get_max_rq_depth(ibvctx, attr, uint32(unsafe.Sizeof(RQDepthAttr{})))
 	if err != nil {
-		return 0, RQDepthAttr{}, err
+		return 0, err
 	}
-	return r, zattr, nil
+	if err := cerr.CountOrNegErrno("efadv_get_max_rq_depth", int64(r)); err != nil {
+		return 0, err
+	}
+	return int(r), nil
 }
 
 // GetMaxSQDepth calls efadv_get_max_sq_depth (infiniband/efadv.h): (no manual page documents it).
 //
 // # Go shape
 //
-// attr is a result; inlen is the size of the Go record attr points to.
+// inlen is the size of the Go record attr points to.
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
-func GetMaxSQDepth(ibvctx *ibv.Context) (ret int32, attr SQDepthAttr, err error) {
-	var zattr SQDepthAttr
-	r, _, err := c_efadv_get_max_sq_depth(ibvctx, &zattr, uint32(unsafe.Sizeof(SQDepthAttr{})))
+// # Contract
+//
+// rdma-core's efadv_get_max_sq_depth(3) (rdma-core 65), not in Debian's package: "returns max send queue depth on success, or the negative value of errno on failure"; libefa returns -EOPNOTSUPP for a device that is not an EFA one (doccheck's probe on rxe) and -EINVAL for attributes the device cannot take. It returned (-95, nil) on rxe; the code and the page agree.
+//
+// Convention count_or_neg_errno. It needs libefa.so.1 (rdma-core 65), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+func GetMaxSQDepth(ibvctx *ibv.Context, attr *SQDepthAttr) (int, error) {
+	r, _, err := c_efadv_get_max_sq_depth(ibvctx, attr, uint32(unsafe.Sizeof(SQDepthAttr{})))
 	if err != nil {
-		return 0, SQDepthAttr{}, err
+		return 0, err
 	}
-	return r, zattr, nil
+	if err := cerr.CountOrNegErrno("efadv_get_max_sq_depth", int64(r)); err != nil {
+		return 0, err
+	}
+	return int(r), nil
 }
 
 // QPFromIBVQPEx calls efadv_qp_from_ibv_qp_ex (infiniband/efadv.h): to get the efadv_qp for accessing this interface.
 //
 // to get the efadv_qp for accessing this interface.
+//
+// # Contract
+//
+// efadv_wr_set_processing_hints(3) names [QPFromIBVQPEx] only as the way to reach the efadv_qp interface and has no RETURN VALUE section. Its verbs.h counterpart ibv_qp_to_qp_ex is decided pointer_or_null (libibverbs.yaml); decided the same, so that a NULL is an error of the binding rather than a nil handle whose operations would crash.
 //
 // Guarded: efadv_qp_from_ibv_qp_ex returns the EFA view of the QP from where efa's own QP keeps it, without looking at the QP's device: for another provider's QP, a pointer into that QP's memory, whose operation [QP.SetProcessingHints] then calls (doccheck on rxe: probe efadv_qp_from_ibv_qp_ex/non-efa-qp returned on rdma-core 65; probe efadv_wr_set_processing_hints/non-efa-qp crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ibvqpx is efa's (the kernel's driver id of the device is RDMA_DRIVER_EFA) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
 //
@@ -491,7 +536,11 @@ func QueryQPWqs(ibvqp *ibv.QP) (sqAttr WQAttr, rqAttr WQAttr, err error) {
 
 // CallWCIsUnsolicited calls efadv_wc_is_unsolicited (infiniband/efadv.h): (no manual page documents it).
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 56), else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// rdma-core's efadv_create_cq(3): "Check whether it's an unsolicited receive completion that has no matching work request"; a bool of the current completion, which cannot fail.
+//
+// Convention value. It needs libefa.so.1 (rdma-core 56), else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (cq *CQ) CallWCIsUnsolicited() (bool, error) {
 	r, _, err := c_efadv_wc_is_unsolicited(cq)
 	if err != nil {
@@ -502,13 +551,20 @@ func (cq *CQ) CallWCIsUnsolicited() (bool, error) {
 
 // CallWCReadSGID calls efadv_wc_read_sgid (infiniband/efadv.h): (no manual page documents it).
 //
-// Convention undocumented. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
-func (cq *CQ) CallWCReadSGID(sgid *ibv.GID) (int32, error) {
+// # Contract
+//
+// rdma-core's efadv_create_cq(3): "Get the source GID field from the current completion. If the AH is known, a negative error value is returned." libefa's operation returns 0, or -ENOENT where the completion has a known address handle (no GID in it).
+//
+// Convention zero_or_neg_errno. It needs libefa.so.1 (rdma-core 44), else the error is a *[MissingError]; A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+func (cq *CQ) CallWCReadSGID(sgid *ibv.GID) error {
 	r, _, err := c_efadv_wc_read_sgid(cq, sgid)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return r, nil
+	if err := cerr.ZeroOrNegErrno("efadv_wc_read_sgid", int32(r)); err != nil {
+		return err
+	}
+	return nil
 }
 
 // SetProcessingHints calls efadv_wr_set_processing_hints (infiniband/efadv.h): Set processing hints on the current work request.

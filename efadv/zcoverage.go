@@ -9,7 +9,7 @@ package efadv
 //   - functions: 13 extern (raw wrappers over dlsym), 3 static inline (3 shims, generated or hand-checked)
 //   - generated exported functions and methods: 16 of the spec's 16 (the others below)
 //
-// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): enum or flag type 1, result 8, sizeof 10.
+// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): enum or flag type 1, result 6, sizeof 10.
 //
 // int32/uint32 parameters kept as integers: 1 (0 undecided), each with its reason:
 //
@@ -20,9 +20,7 @@ package efadv
 //   - efadv_create_comp_cntr inlen -> sizeof efa_attr: the size of the record efa_attr points to (pointer to struct efadv_comp_cntr_init_attr), after it
 //   - efadv_create_cq inlen -> sizeof efa_attr: the size of the record efa_attr points to (pointer to struct efadv_cq_init_attr), after it
 //   - efadv_create_qp_ex inlen -> sizeof efa_attr: the size of the record efa_attr points to (pointer to struct efadv_qp_init_attr), after it
-//   - efadv_get_max_rq_depth attr -> result: a query (GetMaxRQDepth) fills the record it points to (pointer to struct efadv_rq_depth_attr)
 //   - efadv_get_max_rq_depth inlen -> sizeof attr: the size of the record attr points to (pointer to struct efadv_rq_depth_attr), after it
-//   - efadv_get_max_sq_depth attr -> result: a query (GetMaxSQDepth) fills the record it points to (pointer to struct efadv_sq_depth_attr)
 //   - efadv_get_max_sq_depth inlen -> sizeof attr: the size of the record attr points to (pointer to struct efadv_sq_depth_attr), after it
 //   - efadv_query_ah attr -> result: a query (QueryAH) fills the record it points to (pointer to struct efadv_ah_attr)
 //   - efadv_query_ah inlen -> sizeof attr: the size of the record attr points to (pointer to struct efadv_ah_attr), after it

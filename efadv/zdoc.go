@@ -16,10 +16,13 @@
 //
 // Each binding names its C convention, how the C function reports a failure; a failure is an *[Error] naming the C function by its public name, and what else it carries depends on the convention:
 //
+//   - count_or_neg_errno (a non-negative count on success, a negated errno value on failure; errno not set): the *Error unwraps to the errno
 //   - pointer_or_null (a non-NULL pointer on success, NULL on failure; errno not set): the cause is unknown: the *Error unwraps to nothing, and Code holds the C result
-//   - undocumented (not documented; the result carries no known error contract): C reports no failure
+//   - pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): the *Error unwraps to the errno
+//   - value (a plain value; no error channel): C reports no failure
 //   - void (no value; no error channel): C reports no failure
 //   - zero_or_errno (0 on success, a positive errno value on failure; errno not set): the *Error unwraps to the errno
+//   - zero_or_neg_errno (0 on success, a negated errno value on failure; errno not set): the *Error unwraps to the errno
 //
 // So errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. The "Errors" section of a binding lists the codes its page documents. A function the installed library lacks (one newer than it, or a provider operation the provider leaves NULL) fails with a *[MissingError] or a *[NilOpError], both unwrapping to unix.EOPNOTSUPP; the bindings that can meet this return an error even where the convention has none, and their doc says so. The other value and void bindings return no error: they panic, with an error naming libefa.so.1 and this package's Load, only when libefa.so.1 itself cannot be loaded; call [Load] first to check.
 //

@@ -302,6 +302,10 @@ func (c *Context) AllocDMAH(attr *DMAHInitAttr) (*DMAH, error) {
 //
 // [MR.Dereg] fails if any memory window is still bound to this MR.
 //
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body and libibverbs' fallback where the provider has no alloc_mw).
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.PostSend], [QP.BindMW], [PD.RegMR].
@@ -1105,6 +1109,10 @@ func (c *Context) CreateCQEx(cqAttr *CQInitAttrEx) (*CQEx, error) {
 //   - ENXIO: Device managed flow steering isn't currently supported
 //   - EPERM: No permissions to add the flow steering rule
 //
+// # Measured on rxe
+//
+// Probe "no-flow-steering" on rdma-core 44 and 65 (undocumented behaviour): ibv_create_flow(3) names ENXIO for a device without managed flow steering; rxe has none (device_cap_flags lacks IBV_DEVICE_MANAGED_FLOW_STEERING), no create_flow op, and libibverbs' fallback for a missing op fails with EOPNOTSUPP (measured on 44 and 65).
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (qp *QP) CreateFlow(flow *FlowAttr) (*Flow, error) {
 	r, errno, err := c_ibv_create_flow(qp, flow)
@@ -1426,6 +1434,10 @@ func (pd *PD) CreateQP(qpInitAttr *QPInitAttr) (*QP, error) {
 //
 // cgo lets C read qpInitAttrEx in Go memory only if the pointers it holds (QPContext, SendCQ, RecvCQ, SRQ, PD, XRCD, RWQIndTbl, RxHashKey) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body and libibverbs' fallback where the provider has no create_qp_ex).
+//
 // Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [QP.Modify], [QP.Query], [Context.CreateRWQIndTable].
@@ -1464,15 +1476,19 @@ func (c *Context) CreateQPEx(qpInitAttrEx *QPInitAttrEx) (*QP, error) {
 //
 // cgo lets C read initAttr in Go memory only if the pointers it holds (IndTbl) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_rwq_ind_table).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateWQ], [WQ.Modify], [Context.CreateQPEx].
 func (c *Context) CreateRWQIndTable(initAttr *RWQIndTableInitAttr) (*RWQIndTable, error) {
-	r, _, err := c_ibv_create_rwq_ind_table(c, initAttr)
+	r, errno, err := c_ibv_create_rwq_ind_table(c, initAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_rwq_ind_table", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_rwq_ind_table", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1553,15 +1569,19 @@ func (pd *PD) CreateSRQ(srqInitAttr *SRQInitAttr) (*SRQ, error) {
 //
 // cgo lets C read srqInitAttrEx in Go memory only if the pointers it holds (SRQContext, PD, XRCD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_srq_ex).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [SRQ.Modify], [SRQ.Query].
 func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
-	r, _, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
+	r, errno, err := c_ibv_create_srq_ex(c, srqInitAttrEx)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_srq_ex", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_srq_ex", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -1601,15 +1621,19 @@ func (c *Context) CreateSRQEx(srqInitAttrEx *SRQInitAttrEx) (*SRQ, error) {
 //
 // cgo lets C read wqInitAttr in Go memory only if the pointers it holds (WQContext, PD, CQ) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no create_wq, as on rxe).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [WQ.Modify].
 func (c *Context) CreateWQ(wqInitAttr *WQInitAttr) (*WQ, error) {
-	r, _, err := c_ibv_create_wq(c, wqInitAttr)
+	r, errno, err := c_ibv_create_wq(c, wqInitAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_create_wq", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_create_wq", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -2127,6 +2151,10 @@ func (f *Flow) Destroy() error {
 //
 // Each link in the list specifies a network header in the same manner as the flow steering API. The header should be selected from a supported header in `enum ibv_flow_spec_type'.
 //
+// # Contract
+//
+// ibv_create_flow_action(3) declares ibv_destroy_flow_action in its SYNOPSIS but its RETURN VALUE section never mentions it. The pinned verbs.h defines it inline: it returns EOPNOTSUPP when the provider has no destroy_flow_action op, else the op's result, which libibverbs providers return as a positive errno value. Decided zero_or_errno, the contract of every other destroy verb.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
@@ -2394,6 +2422,12 @@ func (b *Buf) ExportDMABufFD() (int, error) {
 //
 //   - EINVAL: An error value of EINVAL indicates that there had been RDMA memory registration already and it is therefore not safe anymore to fork.
 //
+// # Measured on rxe
+//
+// Probe "after-registration" on rdma-core 65 (undocumented behaviour): ibv_fork_init(3) says EINVAL means memory was registered already and forking is no longer safe; libibverbs 65 returns 0 after a registration when the kernel makes fork safe itself (the guest's 6.1: ibv_is_fork_initialized is IBV_FORK_UNNEEDED), where 44 returns EINVAL.
+//
+// Probe "after-registration" on rdma-core 56 (undocumented behaviour): As on rdma-core 65: libibverbs 56 returns 0 after a registration on a kernel that makes fork safe itself (IBV_FORK_UNNEEDED); 44 returns the page's EINVAL.
+//
 // Convention zero_or_errno.
 //
 // See also exec(3), fork(2), [GetDeviceList], system(3), wait(2).
@@ -2540,16 +2574,20 @@ func (dm *DM) Free() error {
 //
 // event is a result.
 //
-// Convention zero_or_minus_one.
+// # Where the page differs
+//
+// The page says -1 on error, without errno; the library returns -1 with read(2)'s errno, EAGAIN on a non-blocking async fd with no event.
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [Device.Open].
 func (c *Context) GetAsyncEvent() (event AsyncEvent, err error) {
 	var zevent AsyncEvent
-	r, _, err := c_ibv_get_async_event(c, &zevent)
+	r, errno, err := c_ibv_get_async_event(c, &zevent)
 	if err != nil {
 		return AsyncEvent{}, err
 	}
-	if err := cerr.ZeroOrMinusOne("ibv_get_async_event", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("ibv_get_async_event", int32(r), errno); err != nil {
 		return AsyncEvent{}, err
 	}
 	return zevent, nil
@@ -2571,17 +2609,21 @@ func (c *Context) GetAsyncEvent() (event AsyncEvent, err error) {
 //
 // cq and cq_context are results.
 //
-// Convention zero_or_minus_one.
+// # Where the page differs
+//
+// The page says -1 on error, without errno; the library returns -1 with read(2)'s errno, EAGAIN on a non-blocking channel with no event (doccheck's no-event probe).
+//
+// Convention zero_or_minus_one_errno.
 //
 // See also [Context.CreateCompChannel], [Context.CreateCQ], [CQ.ReqNotify], [CQ.Poll].
 func (cc *CompChannel) GetCQEvent() (cq *CQ, cqContext unsafe.Pointer, err error) {
 	var zcq *CQ
 	var zcqContext unsafe.Pointer
-	r, _, err := c_ibv_get_cq_event(cc, &zcq, &zcqContext)
+	r, errno, err := c_ibv_get_cq_event(cc, &zcq, &zcqContext)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cerr.ZeroOrMinusOne("ibv_get_cq_event", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("ibv_get_cq_event", int32(r), errno); err != nil {
 		return nil, nil, err
 	}
 	return zcq, zcqContext, nil
@@ -3333,6 +3375,10 @@ func (cq *CQ) Modify(attr *ModifyCQAttr) error {
 //
 // cgo lets C read esp in Go memory only if the pointers it holds (ESPAttr, KeymatPtr, ReplayPtr, ESPEncap) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
+// # Contract
+//
+// ibv_create_flow_action(3) states the contract under misspelt names ("Upon success ibv_modify_action_esp will return 0. On error the value of errno will be returned", then "If ibv_modify_flow_action fails"), so no sentence names this function. The pinned verbs.h defines it inline: EOPNOTSUPP without a provider op, else the op's result. Decided zero_or_errno, which is what the misspelt sentence says.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.CreateFlow], ibv_destroy_action(3).
@@ -3604,6 +3650,10 @@ func (wq *WQ) Modify(wqAttr *WQAttr) error {
 //
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state. Not a failure of the CQ.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) says only "either returns 0 on success or an error code otherwise" and that ENOENT is returned when no completions are available, without saying whether the code is positive, negated or in errno. The pinned verbs.h defines it inline as cq->next_poll(cq), and the providers return positive errno values (ENOENT when the CQ is empty). Decided zero_or_errno; bindings should report ENOENT as "no completion", not as an error.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -3682,15 +3732,19 @@ func (d *Device) Open() (*Context, error) {
 //
 // cgo lets C read qpOpenAttr in Go memory only if the pointers it holds (XRCD, QPContext) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no open_qp).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.CreateQP], [Context.CreateQPEx], [QP.Modify], [QP.Query].
 func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
-	r, _, err := c_ibv_open_qp(c, qpOpenAttr)
+	r, errno, err := c_ibv_open_qp(c, qpOpenAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_open_qp", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_open_qp", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -3716,15 +3770,19 @@ func (c *Context) OpenQP(qpOpenAttr *QPOpenAttr) (*QP, error) {
 //
 // [Context.OpenXRCD] returns a pointer to the opened XRCD, or NULL if the request fails.
 //
-// Convention pointer_or_null. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says NULL if the request fails, without errno; the library returns NULL with errno set (EOPNOTSUPP from its inline body where the provider has no open_xrcd, as on rxe).
+//
+// Convention pointer_or_null_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateSRQEx], [Context.CreateQPEx].
 func (c *Context) OpenXRCD(xrcdInitAttr *XRCDInitAttr) (*XRCD, error) {
-	r, _, err := c_ibv_open_xrcd(c, xrcdInitAttr)
+	r, errno, err := c_ibv_open_xrcd(c, xrcdInitAttr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("ibv_open_xrcd", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("ibv_open_xrcd", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -3990,6 +4048,12 @@ func (qp *QP) PostRecv(wr *RecvWR) (badWR *RecvWR, err error) {
 //
 // Crashes the process (SIGSEGV) on rdma-core 44 and 65 when a work request's num_sge is larger than its sg_list (measured: 2^30 with a list of one entry, on an RC QP of max_send_sge 1); librxe refuses a negative num_sge with EINVAL, and [QP.PostRecv] an over-long list, but not this; keep num_sge within the list's length and the QP's cap.max_send_sge first (doccheck's crash map, class num-sge-huge).
 //
+// # Measured on rxe
+//
+// Probe "reset-qp" on rdma-core 44 and 65 (check failed): ibv_post_send(3) says a failing post returns the failing WR through bad_wr; librxe sets *bad_wr to NULL first, queues the send (its checks pass), then its doorbell, the kernel's post_send command, fails with EINVAL for the QP in RESET, and *bad_wr stays NULL (measured on rdma-core 44 and 65: 22, *bad_wr = NULL).
+//
+// Probe "reset-qp" on rdma-core 44 and 65 (wrong error): The Go side's check, as the C one: the send posted again through librxe's op (ibv.FastPostSend, which returns *bad_wr) fails with EINVAL and leaves *bad_wr NULL.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [PD.CreateQP], [PD.CreateAH], [QP.PostRecv], [SRQ.PostRecv], [CQ.Poll].
@@ -4145,6 +4209,10 @@ func (srq *SRQ) PostRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
 //
 // cgo lets C read recvWR in Go memory only if the pointers it holds (Next, SgList) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory. The data the SGEs name must be registered memory that stays valid until the work completes.
 //
+// # Contract
+//
+// No page documents it. The pinned verbs.h defines it inline as wq->post_recv(wq, recv_wr, bad_recv_wr), the WQ form of the provider receive op behind ibv_post_recv, which ibv_post_recv(3) documents as zero_or_errno. Decided zero_or_errno.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 func (wq *WQ) PostWQRecv(recvWR *RecvWR) (badRecvWR *RecvWR, err error) {
 	var zbadRecvWR *RecvWR
@@ -4232,6 +4300,10 @@ func (qp *QP) AttachCompCntr(compCntr *CompCntr, attr *QPAttachCompCntrAttr) err
 // # Notes
 //
 // Use [QP.ToQPEx] to get the ibv_qp_ex for accessing the send ops iterator interface, when QP create attr IBV_QP_INIT_ATTR_SEND_OPS_FLAGS is used.
+//
+// # Contract
+//
+// ibv_create_qp_ex(3) mentions [QP.ToQPEx] only as the way to reach the send-ops interface and says nothing about failure. libibverbs returns NULL, without setting errno, when the QP was not created with extended send ops (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS). Decided pointer_or_null.
 //
 // Convention pointer_or_null.
 //
@@ -5189,6 +5261,10 @@ func (pd *PD) RegDMMR(dm *DM, dmOffset uint64, length uint64, access AccessFlags
 //
 //   - EINVAL: On failure errno is set to indicate the reason (for example EINVAL for an invalid combination of arguments).
 //
+// # Measured on rxe
+//
+// Probe "no-dmabuf" on rdma-core 44 and 65 (undocumented behaviour): ibv_reg_mr(3) gives EINVAL as the example errno of an invalid argument; for a DMA-buf fd of -1 the call fails with EOPNOTSUPP before the fd is looked at: librxe has no reg_dmabuf_mr, and libibverbs' fallback for a missing op refuses (measured on 44 and 65).
+//
 // Convention pointer_or_null_errno. It needs rdma-core 34 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Context.AllocPD], [PD.AllocBuf], [QP.PostSend], [QP.PostRecv], [SRQ.PostRecv].
@@ -5343,6 +5419,10 @@ func (pd *PD) RegMRIOVA(addr []byte, iova uint64, access AccessFlags) (*MR, erro
 //
 // C keeps the address of addr after the call, for as long as the registration lives: it must be memory the Go runtime does not manage (mmap'd with unix.Mmap, or allocated by C), or Go memory pinned with a runtime.Pinner for that whole time; a plain Go slice can be freed while the device still uses it.
 //
+// # Contract
+//
+// No page documents it, but the pinned verbs.h routes the documented ibv_reg_mr and ibv_reg_mr_iova macros to it (through __ibv_reg_mr and __ibv_reg_mr_iova) whenever the access flags need the new ABI, and ibv_reg_mr(3) documents those as pointer_or_null_errno.
+//
 // Convention pointer_or_null_errno.
 func (pd *PD) RegMRIOVA2(addr []byte, iova uint64, access AccessFlags) (*MR, error) {
 	r, errno, err := c_ibv_reg_mr_iova2(pd, carg.Bytes(addr), uint64(len(addr)), iova, uint32(access))
@@ -5436,6 +5516,10 @@ func (cq *CQ) ReqNotify(solicitedOnly bool) error {
 //   - IBV_REREG_MR_ERR_DONT_FORK_NEW: Old MR is valid, failed via don’t fork on new address range.
 //   - IBV_REREG_MR_ERR_DO_FORK_OLD: New MR is valid, failed via do fork on old address range.
 //   - IBV_REREG_MR_ERR_INPUT: Old MR is valid, an input error was detected by libibverbs.
+//
+// # Contract
+//
+// ibv_rereg_mr(3) says "returns 0 on success, otherwise an error has occurred, enum ibv_rereg_mr_err_code represents the error" and lists the IBV_REREG_MR_ERR_* values without their sign. The pinned verbs.h defines them as -1 to -5, and libibverbs returns them directly (it also sets errno, e.g. EINVAL with IBV_REREG_MR_ERR_INPUT, but the page does not promise that). Decided zero_or_neg_code with the enum values as the documented codes; the code tells whether the old or the new MR is still valid.
 //
 // Convention zero_or_neg_code.
 //
@@ -5700,6 +5784,10 @@ func (cc *CompCntr) SetErr(value uint64) error {
 //   - ENOENT: No completions are available on the CQ; the CQ remains in a valid state and ibv_end_poll must not be called. Not a failure of the CQ.
 //   - EBUSY: With IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, the device clock could not be read during a concurrent kernel update; retry.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) says only "either returns 0 on success or an error code otherwise", naming ENOENT (empty CQ) and EBUSY (transient clock read failure) without their sign. The pinned verbs.h defines it inline as cq->start_poll(cq, attr); providers return positive errno values. Decided zero_or_errno; ENOENT means "no completion", not an error.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -5843,6 +5931,10 @@ func (cq *CQEx) WCReadDLIDPathBits() (uint8, error) {
 //
 // Get flow tag from the current completion.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) documents it only as "Get flow tag from the current completion."; the pinned verbs.h defines it inline as cq->read_flow_tag(cq), a field accessor with no failure value. Decided value.
+//
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -5876,6 +5968,12 @@ func (cq *CQEx) WCReadImmData() (uint32, error) {
 // WCReadInvalidatedRKey calls ibv_wc_read_invalidated_rkey (infiniband/verbs.h): Get the rkey invalided by the SEND_INVAL from the current completion.
 //
 // Get the rkey invalided by the SEND_INVAL from the current completion.
+//
+// # Measured on rxe
+//
+// Probe "success" on rdma-core 44 and 65 (check failed): The rkey read is the one invalidated, but the completion's wc_flags are 0x5, without IBV_WC_WITH_INV, which ibv_create_cq_ex(3) and ibv_poll_cq(3) say marks it valid: rxe (Linux 6.1) writes the kernel's IB_WC_WITH_INVALIDATE (0x4), libibverbs' IBV_WC_IP_CSUM_OK.
+//
+// Probe "success" on rdma-core 44 and 65 (wrong error): The Go side's check, as the C one: wc_flags IBV_WC_GRH|IBV_WC_IP_CSUM_OK, without IBV_WC_WITH_INV (rxe writes the kernel's IB_WC_WITH_INVALIDATE, 0x4).
 //
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
@@ -5986,6 +6084,10 @@ func (cq *CQEx) WCReadTMInfo() (tmInfo WCTMInfo, err error) {
 //
 // Get the vendor error from the current completion.
 //
+// # Contract
+//
+// ibv_create_cq_ex(3) documents it as "Get the vendor error from the current completion."; the word "error" is the field's name, not a failure of the call. The pinned verbs.h defines it inline as cq->read_vendor_err(cq), a field accessor. Decided value.
+//
 // Convention value. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [Context.CreateCQ], [CQ.Destroy], [CQ.Resize], [CQ.ReqNotify], [CQ.AckEvents], [PD.CreateQP], [Context.AllocParentDomain].
@@ -6017,6 +6119,10 @@ func (cq *CQEx) WCReadWCFlags() (WCFlags, error) {
 }
 
 // WCStatusStr calls ibv_wc_status_str (infiniband/verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it; it is the work-completion sibling of ibv_event_type_str, ibv_node_type_str and ibv_port_state_str, which ibv_event_type_str(3) documents as returning a constant string. In libibverbs (enum_strs.c) it is a table lookup that returns "unknown" for values out of range, never NULL. Decided value.
 //
 // Convention value.
 func WCStatusStr(status WCStatus) string {
@@ -6325,6 +6431,10 @@ func (qp *QPEx) BindMW(mw *MW, rkey uint32, bindInfo *MWBindInfo) error {
 //
 // If a failure is detected during operation, for instance due to an invalid argument, then [QPEx.Complete] will return failure and the entire posting will be aborted.
 //
+// # Contract
+//
+// ibv_wr_post(3) says only that if a failure is detected during the batch "[QPEx.Complete] will return failure and the entire posting will be aborted", without the form of the failure value. The pinned verbs.h defines it inline as qp->wr_complete(qp); providers return a positive errno value, like ibv_post_send, whose page documents zero_or_errno. Decided zero_or_errno.
+//
 // Convention zero_or_errno. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
@@ -6453,6 +6563,10 @@ func (qp *QPEx) LocalInv(invalidateRKey uint32) error {
 }
 
 // WROpcodeStr calls ibv_wr_opcode_str (infiniband/verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it; like ibv_wc_status_str it is a const char * lookup of an enum value in the family ibv_event_type_str(3) documents as returning a constant string. Decided value.
 //
 // Convention value. It needs rdma-core 49 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func WROpcodeStr(opcode WROpcode) (string, error) {
@@ -6833,6 +6947,12 @@ func (qp *QPEx) SendImm(immData uint32) error {
 //
 // Applications should use this API in a way that does not create failures. The individual APIs do not return a failure indication to avoid branching.
 //
+// # Measured on rxe
+//
+// Probe "success" on rdma-core 44 and 65 (check failed): ibv_poll_cq(3) says IBV_WC_WITH_INV marks a completion whose invalidated_rkey is valid; the receive of a send with invalidate carries the invalidated rkey, but its wc_flags are 0x5: rxe (Linux 6.1) writes the kernel's IB_WC_WITH_INVALIDATE (0x4) into the user CQ, which libibverbs reads as IBV_WC_IP_CSUM_OK, and never IBV_WC_WITH_INV (0x8).
+//
+// Probe "success" on rdma-core 44 and 65 (wrong error): The Go side's check, as the C one: the receive's wc_flags are IBV_WC_GRH|IBV_WC_IP_CSUM_OK (0x5), without IBV_WC_WITH_INV (rxe writes the kernel's IB_WC_WITH_INVALIDATE, 0x4).
+//
 // Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //
 // See also [QP.PostSend], [Context.CreateQPEx].
@@ -7024,6 +7144,16 @@ func (qp *QPEx) SetInlineData(addr []byte) error {
 // # Memory
 //
 // cgo lets C read bufList in Go memory only if the pointers it holds (Addr) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
+//
+// # Measured on rxe
+//
+// Probe "success" on rdma-core 44 (check failed): ibv_wr_post(3) says the inline data list is the send's payload; librxe 44 copies the buffers but never adds their lengths to the request's, so the send carries 0 bytes (the receive completes with byte_len 0). librxe 64 fixed it ("Fix missing length accumulation in wr_set_inline_data_list").
+//
+// Probe "success" on rdma-core 44 (wrong error): The Go side's check, as the C one; librxe 44 sends 0 bytes for an inline data list.
+//
+// Probe "success" on rdma-core 56 (check failed): As on rdma-core 44: librxe 56 never adds the inline buffers' lengths to the request's, so the send carries 0 bytes; fixed in librxe 64.
+//
+// Probe "success" on rdma-core 56 (wrong error): The Go side's check, as the C one; librxe 56 sends 0 bytes for an inline data list.
 //
 // Convention void. A provider without the operation gives a *[NilOpError] (unix.EOPNOTSUPP).
 //

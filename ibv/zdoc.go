@@ -27,6 +27,7 @@
 //   - void (no value; no error channel): C reports no failure
 //   - zero_or_errno (0 on success, a positive errno value on failure; errno not set): the *Error unwraps to the errno
 //   - zero_or_minus_one (0 on success, -1 on failure; errno not set): the cause is unknown: the *Error unwraps to nothing, and Code holds the C result
+//   - zero_or_minus_one_errno (0 on success, -1 on failure with errno set): the *Error unwraps to the errno
 //   - zero_or_neg_code (0 on success, a negative library error code on failure; errno not set): the *Error carries the library's code (Code, and its C name in Name) and unwraps to nothing; errors.Is matches it against the package's sentinels of the codes
 //
 // So errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. The "Errors" section of a binding lists the codes its page documents. A function the installed library lacks (one newer than it, or a provider operation the provider leaves NULL) fails with a *[MissingError] or a *[NilOpError], both unwrapping to unix.EOPNOTSUPP; the bindings that can meet this return an error even where the convention has none, and their doc says so. The other value and void bindings return no error: they panic, with an error naming libibverbs.so.1 and this package's Load, only when libibverbs.so.1 itself cannot be loaded; call [Load] first to check.

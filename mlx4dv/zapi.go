@@ -11,15 +11,22 @@ import (
 
 // CreateQP calls mlx4dv_create_qp (infiniband/mlx4dv.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page documents it (neither Debian's packages nor rdma-core's tree). libmlx4 runs the code of its ibv_create_qp_ex op (create_qp_ex), which returns NULL with errno set (EINVAL or ENOTSUP for attributes it does not take, ENOMEM, else the errno of the create command), as ibv_create_qp_ex(3) promises. It returned a nil QP and a nil error on failure; it follows the code (doccheck's probe on rxe: NULL, errno EINVAL, before the guard).
+//
 // Guarded: mlx4dv_create_qp creates the QP as mlx4 does, reading the context as mlx4's own and sending mlx4's command, without checking the context's device (doccheck on rxe: probe mlx4dv_create_qp/non-mlx4 returned on rdma-core 44 and 65). This wrapper first checks that the device of context is mlx4's (the kernel's driver id of the device is RDMA_DRIVER_MLX4) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
 //
-// Convention undocumented. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// Convention pointer_or_null_errno. It needs libmlx4.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateQP(context *ibv.Context, attr *ibv.QPInitAttrEx, mlx4QPAttr *QPInitAttr) (*ibv.QP, error) {
 	if err := dvProvider.Check("mlx4dv_create_qp", context); err != nil {
 		return nil, err
 	}
-	r, _, err := c_mlx4dv_create_qp(context, attr, mlx4QPAttr)
+	r, errno, err := c_mlx4dv_create_qp(context, attr, mlx4QPAttr)
 	if err != nil {
+		return nil, err
+	}
+	if err := cerr.PointerOrNullErrno("mlx4dv_create_qp", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -16,6 +16,7 @@
 //
 // Each binding names its C convention, how the C function reports a failure; a failure is an *[Error] naming the C function by its public name, and what else it carries depends on the convention:
 //
+//   - pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): the *Error unwraps to the errno
 //   - undocumented (not documented; the result carries no known error contract): C reports no failure
 //   - void (no value; no error channel): C reports no failure
 //   - zero_or_errno (0 on success, a positive errno value on failure; errno not set): the *Error unwraps to the errno

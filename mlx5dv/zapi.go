@@ -6,6 +6,7 @@ import (
 	ibv "github.com/goverbs/goverbs/ibv"
 	carg "github.com/goverbs/goverbs/internal/carg"
 	cerr "github.com/goverbs/goverbs/internal/cerr"
+	dvguard "github.com/goverbs/goverbs/internal/dvguard"
 	"unsafe"
 )
 
@@ -222,6 +223,10 @@ func (fm *FlowMatcher) CreateFlow(matchValue *FlowMatchParameters, actionsAttr [
 // The 64 bit sequence number is written in big-endian over the 64 bit IV field.
 //
 // There is no need to call modify to update the ESN window on egress when this DV is used.
+//
+// # Contract
+//
+// mlx5dv_flow_action_esp(3) has no RETURN VALUE section; it says the verb "is identical to ibv_create_flow_action_esp", whose page promises a pointer or NULL with errno set (libibverbs.yaml). libmlx5 sets errno to EOPNOTSUPP where the device is not an mlx5 one, and the implementation follows the verbs one: decided the same.
 //
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -622,6 +627,10 @@ func CreateSteeringAnchor(context *ibv.Context, attr *SteeringAnchorAttr) (*Stee
 
 // CreateWQ calls mlx5dv_create_wq (infiniband/mlx5dv.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page documents it; the header describes only its arguments. libmlx5 returns NULL with errno set (EOPNOTSUPP where the context is not an mlx5 one, else the provider's failure), as its siblings mlx5dv_create_cq(3) and mlx5dv_create_qp(3) document.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CreateWQ(context *ibv.Context, wqInitAttr *ibv.WQInitAttr, mlx5WQAttr *WQInitAttr) (*ibv.WQ, error) {
 	r, errno, err := c_mlx5dv_create_wq(context, wqInitAttr, mlx5WQAttr)
@@ -680,6 +689,10 @@ func CreateWQ(context *ibv.Context, wqInitAttr *ibv.WQInitAttr, mlx5WQAttr *WQIn
 //   - EEXIST: A crypto login session already exists.
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLogin(context *ibv.Context, loginAttr *CryptoLoginAttr) error {
@@ -949,6 +962,10 @@ func (clo *CryptoLoginObj) Query() (queryAttr CryptoLoginQueryAttr, err error) {
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLoginQueryState(context *ibv.Context) (state CryptoLoginState, err error) {
 	var zstate CryptoLoginState
@@ -1010,6 +1027,10 @@ func CryptoLoginQueryState(context *ibv.Context) (state CryptoLoginState, err er
 //   - EEXIST: A crypto login session already exists.
 //   - EINVAL: Invalid attributes were provided, or one or more of credential, credential_id and import_kek_id are invalid.
 //   - ENOENT: No crypto login session exists.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_crypto_login(3) lists EEXIST, EINVAL and ENOENT and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func CryptoLogout(context *ibv.Context) error {
@@ -1474,6 +1495,10 @@ func (d *Dek) Query() (attr DekAttr, err error) {
 
 // Destroy calls mlx5dv_destroy_flow_matcher (infiniband/mlx5dv.h): (no manual page documents it).
 //
+// # Contract
+//
+// mlx5dv_create_flow_matcher(3) documents only the create call. libmlx5 returns EOPNOTSUPP where the context is not an mlx5 one, else the errno of the destroy command, as the other destroy calls of mlx5dv.h document ("0 on success or the value of errno").
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (fm *FlowMatcher) Destroy() error {
 	r, _, err := c_mlx5dv_destroy_flow_matcher(fm)
@@ -1505,6 +1530,10 @@ func (fm *FlowMatcher) Destroy() error {
 // To let this functionality works a DEVX context should be opened by using mlx5dv_open_device.
 //
 // The created indirect mkey can`t work with scatter to CQE feature, consider [CreateQP] with MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE for small messages.
+//
+// # Contract
+//
+// mlx5dv_create_mkey(3) says "Upon success destroy 0 is returned or the value of errno on a failure" without naming the function, so the sentence is not attributed to it; the page's only destroy function is mlx5dv_destroy_mkey.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1689,6 +1718,10 @@ func DevxAllocUAR(context *ibv.Context, flags uint32) (*DevxUAR, error) {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxCQModify(cq *ibv.CQ, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_cq_modify(cq, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -1732,6 +1765,10 @@ func DevxCQModify(cq *ibv.CQ, in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxCQQuery(cq *ibv.CQ, in []byte, out []byte) error {
@@ -2081,6 +2118,10 @@ func (d *DevxUAR) FreeUAR() error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxGeneralCmd(context *ibv.Context, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_general_cmd(context, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2324,6 +2365,10 @@ func DevxIndTblQuery(indTbl *ibv.RWQIndTable, in []byte, out []byte) error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxObjCreate(context *ibv.Context, in []byte, out []byte) (*DevxObj, error) {
 	r, errno, err := c_mlx5dv_devx_obj_create(context, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2368,6 +2413,10 @@ func DevxObjCreate(context *ibv.Context, in []byte, out []byte) (*DevxObj, error
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Destroy() error {
@@ -2495,6 +2544,10 @@ func DevxObjImport(context *ibv.Context, data unsafe.Pointer) (*DevxObj, error) 
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Modify(in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_obj_modify(do, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2547,6 +2600,10 @@ func (do *DevxObj) Modify(in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) Query(in []byte, out []byte) error {
@@ -2602,6 +2659,10 @@ func (do *DevxObj) Query(in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status and outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "imported" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_obj_create(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma- core 65, an object imported on rxe's context).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (do *DevxObj) QueryAsync(in []byte, outlen int, wrID uint64, cmdComp *DevxCmdComp) error {
@@ -2669,6 +2730,10 @@ func (do *DevxObj) Unimport() error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxQPModify(qp *ibv.QP, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_qp_modify(qp, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2712,6 +2777,10 @@ func DevxQPModify(qp *ibv.QP, in []byte, out []byte) error {
 // # Errors
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxQPQuery(qp *ibv.QP, in []byte, out []byte) error {
@@ -2794,6 +2863,10 @@ func DevxQueryEqn(context *ibv.Context, vector int) (eqn uint32, err error) {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxSRQModify(srq *ibv.SRQ, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_srq_modify(srq, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2838,6 +2911,10 @@ func DevxSRQModify(srq *ibv.SRQ, in []byte, out []byte) error {
 //
 //   - EREMOTEIO: If the error value is EREMOTEIO, outbox.status outbox.syndrome will contain the command failure details.
 //
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_devx_qp_modify(3) names EREMOTEIO (a command the device failed) and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DevxSRQQuery(srq *ibv.SRQ, in []byte, out []byte) error {
 	r, _, err := c_mlx5dv_devx_srq_query(srq, carg.Bytes(in), uint64(len(in)), carg.Bytes(out), uint64(len(out)))
@@ -2866,6 +2943,10 @@ func DevxSRQQuery(srq *ibv.SRQ, in []byte, out []byte) error {
 // # Go shape
 //
 // events_sz is len(eventsNum) times 2, its size in bytes. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Contract
+//
+// mlx5dv_devx_subscribe_devx_event(3) has no RETURN VALUE section. libmlx5 returns EOPNOTSUPP where the context is not an mlx5 one and otherwise the provider op's errno, as the other DEVX calls of mlx5dv.h whose pages say "0 on success or the value of errno" (mlx5dv_devx_obj_create(3)): decided zero_or_errno. Go shape of events_num (params): a slice.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -2905,6 +2986,10 @@ func (dec *DevxEventChannel) SubscribeDevxEvent(obj *DevxObj, eventsNum []uint16
 // # Go shape
 //
 // fd is an int. A value C cannot hold is an error wrapping unix.EINVAL, and the function is not called.
+//
+// # Contract
+//
+// As mlx5dv_devx_subscribe_devx_event, on the same page without a RETURN VALUE section: 0 or the errno value the provider op returns.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -5141,6 +5226,10 @@ func (do *DevxObj) DrAsoOtherDomainUnlink(dmn *DrDomain) error {
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
+// # Contract
+//
+// mlx5dv_dr_flow(3)'s RETURN VALUE speaks of "the create API calls" and "the destroy API calls" of the page without naming functions; this setter returns void in the header and is neither.
+//
 // Convention void. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (dd *DrDomain) AllowDuplicateRules(allow bool) error {
 	if _, err := c_mlx5dv_dr_domain_allow_duplicate_rules(dd, allow); err != nil {
@@ -5201,8 +5290,13 @@ func (dd *DrDomain) AllowDuplicateRules(allow bool) error {
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
 //
+// Guarded: mlx5dv_dr_domain_create makes a steering domain on any device's context without checking it: on another provider's device libmlx5's capability query (a DEVX command) fails and the domain falls back to root tables with no software steering, on which [DevxObj.DrAsoOtherDomainUnlink] reads the missing steering context (doccheck on rxe: probe mlx5dv_dr_domain_create/non-mlx5 returned on rdma-core 44 and 65; probe mlx5dv_dr_aso_other_domain_unlink/imported crashed the process (SIGSEGV) on rdma-core 65). This wrapper first checks that the device of ctx is mlx5's (mlx5dv_is_supported accepts the device) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DrDomainCreate(ctx *ibv.Context, type_ DrDomainType) (*DrDomain, error) {
+	if err := dvProvider.Check("mlx5dv_dr_domain_create", ctx); err != nil {
+		return nil, err
+	}
 	r, errno, err := c_mlx5dv_dr_domain_create(ctx, type_)
 	if err != nil {
 		return nil, err
@@ -5328,6 +5422,10 @@ func (dd *DrDomain) Destroy() error {
 // The create API calls will return a pointer to the relevant object: table, matcher, action, rule. on failure, NULL will be returned and errno will be set.
 //
 // The destroy API calls will returns 0 on success, or the value of errno on failure (which indicates the failure reason).
+//
+// # Contract
+//
+// As mlx5dv_dr_domain_allow_duplicate_rules: a void setter the page's RETURN VALUE text about create and destroy calls does not concern.
 //
 // Convention void. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func (dd *DrDomain) SetReclaimDeviceMemory(enable bool) error {
@@ -5797,13 +5895,17 @@ func (dt *DrTable) Destroy() error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed (doccheck measures -1 and EBADF for a stream opened read-only); its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrDomain(fout *IOFile, domain *DrDomain) error {
-	r, _, err := c_mlx5dv_dump_dr_domain(fout, domain)
+	r, errno, err := c_mlx5dv_dump_dr_domain(fout, domain)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_domain", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_domain", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5819,13 +5921,17 @@ func DumpDrDomain(fout *IOFile, domain *DrDomain) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed; its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrMatcher(fout *IOFile, matcher *DrMatcher) error {
-	r, _, err := c_mlx5dv_dump_dr_matcher(fout, matcher)
+	r, errno, err := c_mlx5dv_dump_dr_matcher(fout, matcher)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_matcher", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_matcher", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5841,13 +5947,17 @@ func DumpDrMatcher(fout *IOFile, matcher *DrMatcher) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed; its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrRule(fout *IOFile, rule *DrRule) error {
-	r, _, err := c_mlx5dv_dump_dr_rule(fout, rule)
+	r, errno, err := c_mlx5dv_dump_dr_rule(fout, rule)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_rule", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_rule", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5863,13 +5973,17 @@ func DumpDrRule(fout *IOFile, rule *DrRule) error {
 //
 // The API calls returns 0 on success, or the value of errno on failure (which indicates the failure reason). The calls are blocking - function returns only when all related resources info is written to the file.
 //
-// Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Where the page differs
+//
+// The page says 0 on success or the value of errno on failure; the library returns -1 with errno set, the result of the fprintf that failed (doccheck measures -1 and EBADF for a stream opened read-only); its refusal of a NULL argument is -EINVAL.
+//
+// Convention zero_or_minus_one_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func DumpDrTable(fout *IOFile, table *DrTable) error {
-	r, _, err := c_mlx5dv_dump_dr_table(fout, table)
+	r, errno, err := c_mlx5dv_dump_dr_table(fout, table)
 	if err != nil {
 		return err
 	}
-	if err := cerr.ZeroOrErrno("mlx5dv_dump_dr_table", int32(r)); err != nil {
+	if err := cerr.ZeroOrMinusOneErrno("mlx5dv_dump_dr_table", int32(r), errno); err != nil {
 		return err
 	}
 	return nil
@@ -5980,6 +6094,10 @@ func GetClockInfo(context *ibv.Context) (clockInfo ClockInfo, err error) {
 //
 //   - ENODEV: :
 //   - ENOSPC: :
+//
+// # Measured on rxe
+//
+// Probe "non-mlx5" on rdma-core 44 and 65 (undocumented behaviour): mlx5dv_get_data_direct_sysfs_path(3) lists ENODEV and ENOSPC and not EOPNOTSUPP, which libmlx5 returns for a context whose device is not an mlx5 one (rdma-core 65).
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 56), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -6505,15 +6623,19 @@ func ModifyQPUDPSport(qp *ibv.QP, udpSport uint16) error {
 //
 // cgo lets C read attr in Go memory only if the pointers it holds (Fds) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
-// Convention pointer_or_null. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
+// # Contract
+//
+// mlx5dv_open_device(3) says only "NULL if the request fails". libmlx5 sets errno to EOPNOTSUPP for a device it does not drive (doccheck's probe on rxe) and otherwise returns libibverbs' open of the device, whose failures set errno as ibv_open_device(3) promises: the wrapper follows the code.
+//
+// Convention pointer_or_null_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3).
 func OpenDevice(device *ibv.Device, attr *ContextAttr) (*ibv.Context, error) {
-	r, _, err := c_mlx5dv_open_device(device, attr)
+	r, errno, err := c_mlx5dv_open_device(device, attr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cerr.PointerOrNull("mlx5dv_open_device", unsafe.Pointer(r)); err != nil {
+	if err := cerr.PointerOrNullErrno("mlx5dv_open_device", unsafe.Pointer(r), errno); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -6657,10 +6779,19 @@ func (qp *QPEx) CancelPostedSendWrs(wrID uint64) (int, error) {
 //
 // A work request creation requires to use the ibv_qp_ex as described in the man for ibv_wr_post and mlx5dv_qp with its available builders and setters.
 //
+// # Contract
+//
+// mlx5dv_wr_post(3) names [QPExFromIBVQPEx] only as the way to reach the mlx5dv_qp_ex interface and has no RETURN VALUE section. Decided as efadv_qp_from_ibv_qp_ex and its verbs.h counterpart ibv_qp_to_qp_ex (pointer_or_null): a NULL is an error of the binding rather than a nil handle whose operations would crash.
+//
+// Guarded: mlx5dv_qp_ex_from_ibv_qp_ex returns the mlx5 view of the QP from where mlx5's own QP keeps it, without looking at the QP's device: for another provider's QP, a pointer into that QP's memory, whose operations the mlx5dv_wr_* calls then call and whose send queue [QPEx.CancelPostedSendWrs] reads (doccheck on rxe: probe mlx5dv_qp_ex_from_ibv_qp_ex/non-mlx5-qp returned on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_dc_addr_stream/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mr_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_mkey_configure/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_access_flags/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_list/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_layout_interleaved/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_sig_block/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_set_mkey_crypto/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_memcpy/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_wr_raw_wqe/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65; probe mlx5dv_qp_cancel_posted_send_wrs/non-mlx5-qp crashed the process (SIGSEGV) on rdma-core 44 and 65). This wrapper first checks that the device of qp is mlx5's (mlx5dv_is_supported accepts the device) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention pointer_or_null. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_post_send(3), ibv_create_qp_ex(3), ibv_wr_post(3), [MkeyInitAttr.CreateMkey].
 func QPExFromIBVQPEx(qp *ibv.QPEx) (*QPEx, error) {
+	if err := dvProvider.Check("mlx5dv_qp_ex_from_ibv_qp_ex", qp); err != nil {
+		return nil, err
+	}
 	r, _, err := c_mlx5dv_qp_ex_from_ibv_qp_ex(qp)
 	if err != nil {
 		return nil, err
@@ -6898,23 +7029,22 @@ func QPExFromIBVQPEx(qp *ibv.QPEx) (*QPEx, error) {
 //
 // * Compatibility mask (comp_mask) is in/out field.
 //
-// # Go shape
+// # Memory
 //
-// attrs_out is a result.
+// cgo lets C read attrsOut in Go memory only if the pointers it holds (HCACoreClock) point to C or mmap'd memory, not to Go memory (else the call panics: "Go pointer to unpinned Go pointer"): build linked requests and their lists in C or mmap'd memory.
 //
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also mlx5dv(7), ibv_query_device(3).
-func QueryDevice(ctxIn *ibv.Context) (attrsOut Context, err error) {
-	var zattrsOut Context
-	r, _, err := c_mlx5dv_query_device(ctxIn, &zattrsOut)
+func QueryDevice(ctxIn *ibv.Context, attrsOut *Context) error {
+	r, _, err := c_mlx5dv_query_device(ctxIn, attrsOut)
 	if err != nil {
-		return Context{}, err
+		return err
 	}
 	if err := cerr.ZeroOrErrno("mlx5dv_query_device", int32(r)); err != nil {
-		return Context{}, err
+		return err
 	}
-	return zattrsOut, nil
+	return nil
 }
 
 // QueryPort calls mlx5dv_query_port (infiniband/mlx5dv.h): Query non standard attributes of IB device port.
@@ -7675,6 +7805,10 @@ func (sn *SchedNode) Modify(schedAttr *SchedAttr) error {
 
 // SetContextAttr calls mlx5dv_set_context_attr (infiniband/mlx5dv.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page; mlx5dv.h's comment above the declaration says "Returns 0 on success, or the value of errno on failure (which indicates the failure reason)".
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 33), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 func SetContextAttr(context *ibv.Context, type_ SetCtxAttrType, attr unsafe.Pointer) error {
 	r, _, err := c_mlx5dv_set_context_attr(context, type_, attr)
@@ -7788,10 +7922,15 @@ func (v *Var) Unimport() error {
 //
 // Client code should poll the returned file descriptor and once there is some data to be managed immediately call [VfioProcessEvents].
 //
+// Guarded: mlx5dv_vfio_get_events_fd returns the events fd from where mlx5's VFIO context keeps it, without checking the context's device: for any other context (another provider's, or an mlx5 device's opened through its kernel driver) a number read from that context's memory (doccheck on rxe: probe mlx5dv_vfio_get_events_fd/non-vfio returned on rdma-core 44 and 65). This wrapper first checks that the device of ibctx is mlx5 VFIO's (the device is one that mlx5dv_get_vfio_device_list lists: it has no name, as no kernel driver has it) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention value. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3), ibv_free_device_list(3), [VfioContextAttr.GetVfioDeviceList].
 func VfioGetEventsFD(ibctx *ibv.Context) (int32, error) {
+	if err := dvProviderListed.Check("mlx5dv_vfio_get_events_fd", ibctx); err != nil {
+		return 0, err
+	}
 	r, _, err := c_mlx5dv_vfio_get_events_fd(ibctx)
 	if err != nil {
 		return 0, err
@@ -7815,10 +7954,15 @@ func VfioGetEventsFD(ibctx *ibv.Context) (int32, error) {
 //
 // Application can use this API also to periodically check the device health state even if no events exist.
 //
+// Guarded: mlx5dv_vfio_process_events reads the context as mlx5's VFIO context (its health buffer and command fd) without checking its device (doccheck on rxe: probe mlx5dv_vfio_process_events/non-vfio crashed the process (SIGSEGV) on rdma-core 44 and 65). This wrapper first checks that the device of context is mlx5 VFIO's (the device is one that mlx5dv_get_vfio_device_list lists: it has no name, as no kernel driver has it) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.
+//
 // Convention zero_or_errno. It needs libmlx5.so.1 (rdma-core 44), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also ibv_open_device(3), ibv_free_device_list(3), [VfioContextAttr.GetVfioDeviceList], [VfioGetEventsFD].
 func VfioProcessEvents(context *ibv.Context) error {
+	if err := dvProviderListed.Check("mlx5dv_vfio_process_events", context); err != nil {
+		return err
+	}
 	r, _, err := c_mlx5dv_vfio_process_events(context)
 	if err != nil {
 		return err
@@ -8794,4 +8938,17 @@ func (qp *QPEx) SetMkeySigBlock(attr *SigBlockAttr) error {
 		return err
 	}
 	return nil
+}
+
+// dvProvider is how the guarded functions of this package tell mlx5's devices: mlx5dv_is_supported, the library's own check ([IsSupported]).
+var dvProvider = &dvguard.Provider{
+	Name:          "mlx5",
+	Supported:     IsSupported,
+	SupportedName: "mlx5dv_is_supported",
+}
+
+// dvProviderListed is how the guarded functions of this package with their own check tell mlx5 VFIO's devices: devices no kernel driver has, which mlx5dv_get_vfio_device_list lists (they have no name; every kernel device has one).
+var dvProviderListed = &dvguard.Provider{
+	Listed: "mlx5dv_get_vfio_device_list",
+	Name:   "mlx5 VFIO",
 }

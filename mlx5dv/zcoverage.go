@@ -64,7 +64,7 @@ package mlx5dv
 //   - mlx5dv_set_eth_seg: static inline bound by hand in mlx5dv/wqe.go
 //   - mlx5dv_ts_to_ns: static inline bound by hand in mlx5dv/wqe.go
 //
-// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 38, enum or flag type 10, int 8, result 12, slice 10, uint8 1.
+// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 38, enum or flag type 10, int 8, result 11, slice 10, uint8 1.
 //
 // int32/uint32 parameters kept as integers: 19 (0 undecided), each with its reason:
 //
@@ -150,7 +150,6 @@ package mlx5dv
 //   - mlx5dv_init_obj obj_type -> ObjType: spec: mlx5dv_init_obj(3): the function initialises the mlx5dv_xxx structs "based on supplied type", and "the initialization type can be combination of several types together" of enum mlx5dv_obj_type (one bit per member of struct mlx5dv_obj).
 //   - mlx5dv_mkey_check err_info -> result: spec: mlx5dv_mkey_check(3): "err_info: The result of the MKEY check, information about the errors detected, if any" (struct mlx5dv_mkey_err), which the call fills.
 //   - mlx5dv_pp_alloc pp_context -> []byte with pp_context_sz: memory pp_context (pointer to const void) and its length pp_context_sz beside it
-//   - mlx5dv_query_device attrs_out -> result: a query (QueryDevice) fills the record it points to (pointer to struct mlx5dv_context)
 //   - mlx5dv_query_port port_num -> uint8: a port number: uint8 as in the other verbs (the C type is wider)
 //   - mlx5dv_query_port info -> result: a query (QueryPort) fills the record it points to (pointer to struct mlx5_ib_uapi_query_port)
 //   - mlx5dv_query_qp_lag_port port_num -> result: the function returns a value through it (pointer to uint8_t)

@@ -24,6 +24,7 @@
 //   - value (a plain value; no error channel): C reports no failure
 //   - void (no value; no error channel): C reports no failure
 //   - zero_or_errno (0 on success, a positive errno value on failure; errno not set): the *Error unwraps to the errno
+//   - zero_or_minus_one_errno (0 on success, -1 on failure with errno set): the *Error unwraps to the errno
 //
 // So errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. The "Errors" section of a binding lists the codes its page documents. A function the installed library lacks (one newer than it, or a provider operation the provider leaves NULL) fails with a *[MissingError] or a *[NilOpError], both unwrapping to unix.EOPNOTSUPP; the bindings that can meet this return an error even where the convention has none, and their doc says so. The other value and void bindings return no error: they panic, with an error naming libmlx5.so.1 and this package's Load, only when libmlx5.so.1 itself cannot be loaded; call [Load] first to check.
 //

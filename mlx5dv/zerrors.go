@@ -21,3 +21,6 @@ var ErrNotSupported = dl.ErrNotSupported
 
 // UnknownReleaseError reports an installed library whose rdma-core release its file name does not tell (see Release).
 type UnknownReleaseError = dl.UnknownReleaseError
+
+// DeviceError reports a call refused before C because an object's device is not this provider's (spec/guards: the C function would read it as its own); it unwraps to unix.EOPNOTSUPP.
+type DeviceError = dl.DeviceError

@@ -399,6 +399,10 @@ func (cmid *CMID) CreateQP(pd *ibv.PD, qpInitAttr *ibv.QPInitAttr) error {
 
 // CreateQPEx calls rdma_create_qp_ex (rdma/rdma_cma.h): (no manual page documents it).
 //
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_qp builds an ibv_qp_init_attr_ex and returns rdma_create_qp_ex's result unchanged, and rdma_create_qp(3) documents zero_or_minus_one_errno. Decided the same.
+//
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateQPEx(qpInitAttr *ibv.QPInitAttrEx) error {
 	r, errno, err := c_rdma_create_qp_ex(cmid, qpInitAttr)
@@ -450,6 +454,10 @@ func (cmid *CMID) CreateSRQ(pd *ibv.PD, attr *ibv.SRQInitAttr) error {
 }
 
 // CreateSRQEx calls rdma_create_srq_ex (rdma/rdma_verbs.h): (no manual page documents it).
+//
+// # Contract
+//
+// No page documents it. In librdmacm (cma.c) the documented rdma_create_srq returns rdma_create_srq_ex's result unchanged, and rdma_create_srq(3) documents zero_or_minus_one_errno. Decided the same.
 //
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) CreateSRQEx(attr *ibv.SRQInitAttrEx) error {
@@ -1026,23 +1034,26 @@ func (cmid *CMID) GetSrcPort() uint16 {
 //
 // # Errors
 //
-//   - EAI_ADDRFAMILY: The specified network host does not have any network addresses in the requested address family.
-//   - EAI_AGAIN: The name server returned a temporary failure indication. Try again later.
-//   - EAI_BADFLAGS: hints.ai_flags contains invalid flags.
-//   - EAI_FAIL: The name server returned a permanent failure indication.
-//   - EAI_FAMILY: The requested address family is not supported.
-//   - EAI_MEMORY: Out of memory.
-//   - EAI_NODATA: The specified network host exists, but does not have any network addresses defined.
-//   - EAI_NONAME: The node or service is not known; or both node and service are NULL.
-//   - EAI_QPTYPE: The requested socket type is not supported. This could occur, for example, if hints.ai_qptype and hints.ai_port_space are inconsistent (e.g., IBV_QPT_UD and RDMA_PS_TCP, respectively).
-//   - EAI_SERVICE: The requested service is not available for the requested QP type. It may be available through another QP type.
-//   - EAI_SYSTEM: Other system error, check errno for details. The gai_strerror() function translates these error codes to a human readable string, suitable for error reporting.
+//   - EAI_ADDRFAMILY: The host has no address in the requested family (getaddrinfo's code, returned as the result).
+//   - EAI_AGAIN: A temporary failure of name resolution (getaddrinfo's code, returned as the result).
+//   - EAI_BADFLAGS: Invalid hint flags (getaddrinfo's code, returned as the result; its value is -1).
+//   - EAI_FAIL: A permanent failure of name resolution (getaddrinfo's code, returned as the result).
+//   - EAI_FAMILY: The address family is not supported (getaddrinfo's code, returned as the result).
+//   - EAI_MEMORY: Out of memory in getaddrinfo (its code, returned as the result).
+//   - EAI_NODATA: The host has no address (getaddrinfo's code, returned as the result).
+//   - EAI_NONAME: The node or service is not known (getaddrinfo's code, returned as the result).
+//   - EAI_SERVICE: The service is not available for the socket type (getaddrinfo's code, returned as the result).
+//   - EAI_SYSTEM: A system error in getaddrinfo (its code, returned as the result).
+//   - EINVAL: node, service and hints are all NULL (-1, errno set).
+//   - ENODEV: librdmacm found no RDMA device when it initialised (-1, errno set).
+//   - ENOMEM: The result could not be allocated (-1, errno set).
+//   - EOPNOTSUPP: hints ask for RAI_SA with a node, or with RAI_DNS (-1, errno set).
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "unknown-service" on rdma-core 44 and 65 (violated): rdma_getaddrinfo(3) says it returns 0 on success and -1 with errno on failure, and lists EAI_* codes; for an unknown service it returns getaddrinfo's EAI_SERVICE (-8) itself, not -1, with errno not meaningful (0 on rdma-core 44, stale ENOENT on 65).
+// The page says it returns -1 with errno set on failure, or one of the EAI_* codes it lists; the library returns getaddrinfo(3)'s EAI_* code itself as the result when name resolution fails, errno not set (doccheck measures -8, EAI_SERVICE, for an unknown service: errno 0 on rdma-core 44, a stale ENOENT on 65), and -1 with errno only for its own failures (EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, which the page does not list).
 //
-// Convention zero_or_minus_one_errno.
+// Convention zero_or_eai_or_minus_one_errno.
 //
 // See also [EventChannel.CreateID], [CMID.ResolveRoute], [CMID.Connect], [CMID.CreateQP], [CMID.BindAddr], [CreateEP], [Addrinfo.Freeaddrinfo], [CMID.ResolveAddrinfo], [CMID.QueryAddrinfo].
 func Getaddrinfo(node string, service string, hints *Addrinfo) (res *Addrinfo, err error) {
@@ -1085,22 +1096,25 @@ func Getaddrinfo(node string, service string, hints *Addrinfo) (res *Addrinfo, e
 //
 // # Go shape
 //
-// qp_attr and qp_attr_mask are results.
+// qp_attr_mask is a result.
+//
+// # Where the page differs
+//
+// The page says qp_attr is used to return attribute values; the library returns the attributes of the state the caller sets in qp_attr->qp_state, which it reads first (a Go caller passes it in).
 //
 // Convention zero_or_minus_one_errno.
 //
 // See also rdma_cm(7), ibv_modify_qp(3).
-func (cmid *CMID) InitQPAttr() (qpAttr ibv.QPAttr, qpAttrMask ibv.QPAttrMask, err error) {
-	var zqpAttr ibv.QPAttr
+func (cmid *CMID) InitQPAttr(qpAttr *ibv.QPAttr) (qpAttrMask ibv.QPAttrMask, err error) {
 	var zqpAttrMask int32
-	r, errno, err := c_rdma_init_qp_attr(cmid, &zqpAttr, &zqpAttrMask)
+	r, errno, err := c_rdma_init_qp_attr(cmid, qpAttr, &zqpAttrMask)
 	if err != nil {
-		return ibv.QPAttr{}, 0, err
+		return 0, err
 	}
 	if err := cerr.ZeroOrMinusOneErrno("rdma_init_qp_attr", int32(r), errno); err != nil {
-		return ibv.QPAttr{}, 0, err
+		return 0, err
 	}
-	return zqpAttr, ibv.QPAttrMask(zqpAttrMask), nil
+	return ibv.QPAttrMask(zqpAttrMask), nil
 }
 
 // JoinMulticast calls rdma_join_multicast (rdma/rdma_cma.h): Joins a multicast group.
@@ -1416,6 +1430,10 @@ func (cmid *CMID) Reject(privateData []byte) error {
 //
 // C reads privateData during the call only: any memory will do.
 //
+// # Contract
+//
+// No page documents it beyond mentions in rdma_get_remote_ece(3) and rdma_set_local_ece(3); the pinned rdma_cma.h calls it "the same as [CMID.Reject]". In librdmacm (cma.c) rdma_reject and rdma_reject_ece both return the same internal reject_with_reason(), differing only in the reject reason, and rdma_reject(3) documents zero_or_minus_one_errno. Decided the same.
+//
 // Convention zero_or_minus_one_errno.
 func (cmid *CMID) RejectECE(privateData []byte) error {
 	zprivateDataLen, err := carg.Uint8("rdma_reject_ece", "private_data_len", len(privateData))
@@ -1700,6 +1718,8 @@ func (cmid *CMID) SetOption(level int32, optname int32, optval []byte) error {
 // # Measured on rxe
 //
 // Probe "success" on rdma-core 65 (undocumented behaviour): rdma_write_cm_event(3) says it returns 0 on success and names no requirement beyond an id with an event channel; writing RDMA_CM_EVENT_USER fails with EINVAL in the guest, whose Linux 6.1 rdma_cm has no UCMA_CMD_WRITE_CM_EVENT (the command librdmacm 65 sends is newer than the kernel).
+//
+// Probe "not-user" on rdma-core 65 (check failed): rdma_write_cm_event(3) allows RDMA_CM_EVENT_USER only; librdmacm 65 (cma.c) refuses any other event with EINVAL before it reaches the kernel, which is the failure this probe provokes. Its check writes a user event, which must then succeed for the failure to be the page's: in the guest (Linux 6.1, no UCMA_CMD_WRITE_CM_EVENT) it fails with the same EINVAL, so this failure cannot be told from the kernel refusing every event.
 //
 // Convention zero_or_minus_one_errno. It needs rdma-core 60 or later, else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //

@@ -52,7 +52,7 @@ package rdmacm
 //   - rdma_reg_write: static inline bound by hand in rdmacm/reg.go
 //   - rdma_seterrno: internal helper of the rdma_verbs.h inlines (moves a return code into errno); the Go helpers return errors instead
 //
-// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 3, int 1, result 10, string 4, time.Duration 2.
+// Go shapes of the parameters of the exported bindings (gen/emit/shape.go; spec params decide first): []byte 3, int 1, result 9, string 4, time.Duration 2.
 //
 // int32/uint32 parameters kept as integers: 3 (0 undecided), each with its reason:
 //
@@ -71,7 +71,6 @@ package rdmacm
 //   - rdma_getaddrinfo node -> string: a C string (pointer to const char)
 //   - rdma_getaddrinfo service -> string: a C string (pointer to const char)
 //   - rdma_getaddrinfo res -> result: the function returns a value through it (pointer to pointer to struct rdma_addrinfo)
-//   - rdma_init_qp_attr qp_attr -> result: spec: rdma_init_qp_attr(3): "qp_attr: A reference to a QP attributes structure used to return attribute values"; it is only written.
 //   - rdma_init_qp_attr qp_attr_mask -> result: spec: rdma_init_qp_attr(3): "qp_attr_mask: A reference to a mask of the QP attributes that must be set", the mask ibv_modify_qp takes (enum ibv_qp_attr_mask); it is returned.
 //   - rdma_listen backlog -> int: a count or index by its name (backlog)
 //   - rdma_query_addrinfo info -> result: the function returns a value through it (pointer to pointer to struct rdma_addrinfo)

@@ -20,6 +20,7 @@
 //   - pointer_or_null_errno (a non-NULL pointer on success, NULL on failure with errno set): the *Error unwraps to the errno
 //   - value (a plain value; no error channel): C reports no failure
 //   - void (no value; no error channel): C reports no failure
+//   - zero_or_eai_or_minus_one_errno (0 on success; on failure a negative getaddrinfo(3) EAI_* code as the result (errno not set), or -1 with errno set): an EAI_* result is an *Error carrying the code (Code, and its C name in Name) that unwraps to nothing, which errors.Is matches against the package's EAI sentinels; a -1 unwraps to the errno
 //   - zero_or_minus_one_errno (0 on success, -1 on failure with errno set): the *Error unwraps to the errno
 //
 // So errors.Is(err, unix.EBUSY) holds for a failure with EBUSY. The "Errors" section of a binding lists the codes its page documents. A function the installed library lacks (one newer than it, or a provider operation the provider leaves NULL) fails with a *[MissingError] or a *[NilOpError], both unwrapping to unix.EOPNOTSUPP; the bindings that can meet this return an error even where the convention has none, and their doc says so. The other value and void bindings return no error: they panic, with an error naming librdmacm.so.1 and this package's Load, only when librdmacm.so.1 itself cannot be loaded; call [Load] first to check.

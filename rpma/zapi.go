@@ -535,11 +535,11 @@ func (cc *ConnCfg) SetSQSize(sqSize int) error {
 //
 // # Errors
 //
-//   - RPMA_E_INVAL: cfg is NULL
+//   - RPMA_E_INVAL: cfg or srq is NULL
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "success" on rdma-core 65 (undocumented behaviour): rpma_conn_cfg_set_srq(3) says the srq defaults to NULL and lists RPMA_E_INVAL only for a NULL cfg; setting the srq to NULL (its documented default) fails with RPMA_E_INVAL in librpma 1.3.
+// The page says the shared RQ defaults to NULL and only a NULL cfg fails (RPMA_E_INVAL); the library returns RPMA_E_INVAL for a NULL srq too, so the default cannot be set back.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -938,6 +938,12 @@ func (cr *ConnReq) Connect(pdata *ConnPrivateData) (conn *Conn, err error) {
 //   - RPMA_E_INVAL: req_ptr is NULL
 //   - RPMA_E_PROVIDER: rdma_destroy_qp(3) or ibv_destroy_cq(3) failed; rdma_reject(3) or rdma_ack_cm_event(3) failed (passive side only); rdma_destroy_id(3) failed (active side only)
 //
+// # Measured on rxe
+//
+// Probe "passive" on rdma-core 65 (leaked): rpma_conn_req_delete(3) says it deletes the request (for an incoming one, rejecting it); librpma 1.3 (conn_req.c) rejects an incoming request with rdma_reject but never destroys its rdma_cm id, so librdmacm keeps the id's reference to node B's device, and with it the device's context and the protection domain librdmacm allocates per referenced device (cma.c, ucma_get_device), until the process exits. The leak check measures exactly those two objects on node B's device (a context and a PD), in C and in Go; with the request accepted instead (the rconn fixture) nothing is left.
+//
+// Probe "passive" on rdma-core 65 (Go probe leaked): rpma_conn_req_delete(3) says it deletes the request (for an incoming one, rejecting it); librpma 1.3 (conn_req.c) rejects an incoming request with rdma_reject but never destroys its rdma_cm id, so librdmacm keeps the id's reference to node B's device, and with it the device's context and the protection domain librdmacm allocates per referenced device (cma.c, ucma_get_device), until the process exits. The leak check measures exactly those two objects on node B's device (a context and a PD), in C and in Go; with the request accepted instead (the rconn fixture) nothing is left.
+//
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
 // See also [Peer.ConnReqNew], librpma(7).
@@ -968,6 +974,12 @@ func (cr *ConnReq) Delete() error {
 // # Errors
 //
 //   - RPMA_E_INVAL: req or pdata is NULL
+//
+// # Measured on rxe
+//
+// Probe "success" on rdma-core 65 (leaked): The probe leaves the request node B took to the fixture's teardown, which deletes it with rpma_conn_req_delete: its page says it deletes the request (rejecting an incoming one); librpma 1.3 (conn_req.c) rejects an incoming request with rdma_reject but never destroys its rdma_cm id, so librdmacm keeps the id's reference to node B's device, and with it the device's context and the protection domain librdmacm allocates per referenced device (cma.c, ucma_get_device), until the process exits. The leak check measures exactly those two objects on node B's device (a context and a PD), in C and in Go; with the request accepted instead (the rconn fixture) nothing is left.
+//
+// Probe "success" on rdma-core 65 (Go probe leaked): The probe leaves the request node B took to the fixture's teardown, which deletes it with rpma_conn_req_delete: its page says it deletes the request (rejecting an incoming one); librpma 1.3 (conn_req.c) rejects an incoming request with rdma_reject but never destroys its rdma_cm id, so librdmacm keeps the id's reference to node B's device, and with it the device's context and the protection domain librdmacm allocates per referenced device (cma.c, ucma_get_device), until the process exits. The leak check measures exactly those two objects on node B's device (a context and a PD), in C and in Go; with the request accepted instead (the rconn fixture) nothing is left.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1035,12 +1047,12 @@ func (p *Peer) ConnReqNew(addr string, port string, cfg *ConnCfg) (req *ConnReq,
 //
 // # Errors
 //
-//   - RPMA_E_INVAL: req or src or op_context is NULL
+//   - RPMA_E_INVAL: req or dst is NULL
 //   - RPMA_E_PROVIDER: ibv_post_recv(3) failed
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "null-op-context" on rdma-core 65 (undocumented behaviour): rpma_conn_req_recv(3) lists RPMA_E_INVAL when "req or src or op_context is NULL"; librpma 1.3 accepts a NULL op_context (it only becomes the completion's wr_id) and posts the receive, returning 0.
+// The page says RPMA_E_INVAL when req, src or op_context is NULL; the library returns RPMA_E_INVAL for a NULL req or dst only, and 0 for a NULL op_context, which is only the completion's wr_id.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1280,14 +1292,14 @@ func (p *Peer) EPListen(addr string, port string) (ep *EP, err error) {
 //
 // # Errors
 //
-//   - RPMA_E_INVAL: ep or req_ptr is NULL; obtained an event different than a connection request
+//   - RPMA_E_INVAL: ep or req_ptr is NULL; the event obtained is not a connection request
 //   - RPMA_E_NOMEM: out of memory
-//   - RPMA_E_NO_EVENT: no next connection request available
-//   - RPMA_E_PROVIDER: rdma_get_cm_event(3) failed
+//   - RPMA_E_NO_EVENT: rdma_get_cm_event(3) failed with ENODATA (a short answer of the kernel), not when no request is pending
+//   - RPMA_E_PROVIDER: rdma_get_cm_event(3) failed, also with EAGAIN when the endpoint's fd is non-blocking and no request is pending
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "no-request" on rdma-core 65 (undocumented behaviour): rpma_ep_next_conn_req(3) documents RPMA_E_NO_EVENT for "no next connection request available"; with the endpoint's fd (rpma_ep_get_fd) set non-blocking and no request pending, librpma 1.3 returns RPMA_E_PROVIDER (rdma_get_cm_event fails with EAGAIN) instead.
+// The page says RPMA_E_NO_EVENT when no next connection request is available; the library returns RPMA_E_PROVIDER when none is pending on a non-blocking endpoint fd (rdma_get_cm_event fails with EAGAIN); RPMA_E_NO_EVENT only where rdma_get_cm_event fails with ENODATA, which librdmacm sets for a short write to the rdma_cm device.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1339,6 +1351,10 @@ func (ep *EP) Shutdown() error {
 // ErrToString calls rpma_err_2str (librpma.h): convert RPMA error code to a string.
 //
 // [ErrToString] returns the const string representation of RPMA error codes.
+//
+// # Contract
+//
+// rpma_err_2str(3) has no RETURN VALUE section. Its DESCRIPTION says it returns the const string representation of an RPMA error code, and the pinned librpma.h comment adds "[ErrToString] can not fail". Decided value.
 //
 // Convention value. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1450,6 +1466,10 @@ func LogGetThreshold(threshold LogThreshold) (level LogLevel, err error) {
 // # Errors
 //
 //   - RPMA_E_AGAIN: a temporary error occurred, the retry may fix the problem
+//
+// # Contract
+//
+// rpma_log_set_function(3) says "returns 0 on success or error code on failure" without the sign, unlike every other librpma page ("a negative error code"). Its ERRORS section lists RPMA_E_AGAIN, which the pinned librpma.h defines as -100007, so the code is a negative library code like the rest of librpma. Decided zero_or_neg_code.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //
@@ -1793,13 +1813,12 @@ func (mr *MRRemote) Delete() error {
 //
 // # Errors
 //
-//   - RPMA_E_INVAL: desc or mr_ptr is NULL; incompatible descriptor size
+//   - RPMA_E_INVAL: desc or mr_ptr is NULL; desc_size is smaller than a descriptor; the descriptor sets no usage bit (an invalid memory region)
 //   - RPMA_E_NOMEM: out of memory
-//   - RPMA_E_NOSUPP: deserialized information does not represent a valid memory region
 //
-// # Measured on rxe
+// # Where the page differs
 //
-// Probe "zero" on rdma-core 65 (undocumented behaviour): rpma_mr_remote_from_descriptor(3) documents RPMA_E_NOSUPP for "deserialized information does not represent a valid memory region" and RPMA_E_INVAL for a NULL argument or an incompatible descriptor size; an all-zero descriptor of the right size (no usage bit) fails with RPMA_E_INVAL in librpma 1.3 (its only check of the content is "usage type of memory is not set", answered with RPMA_E_INVAL), so RPMA_E_NOSUPP is never returned.
+// The page says RPMA_E_NOSUPP when the deserialized information does not represent a valid memory region; the library returns RPMA_E_INVAL for such a descriptor: its only check of the content is that a usage bit is set, and no path returns RPMA_E_NOSUPP.
 //
 // Convention zero_or_neg_code. It needs librpma.so.0 (librpma 1.3.0), else the error is a *[MissingError] (unix.EOPNOTSUPP).
 //

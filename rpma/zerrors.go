@@ -50,7 +50,7 @@ var (
 		Code: int(ENoCompletion),
 		Name: "RPMA_E_NO_COMPLETION",
 	}
-	// ErrNoEvent is the library code RPMA_E_NO_EVENT: errors.Is(err, ErrNoEvent) holds for a failure returning it. For example: no next connection request available
+	// ErrNoEvent is the library code RPMA_E_NO_EVENT: errors.Is(err, ErrNoEvent) holds for a failure returning it. For example: rdma_get_cm_event(3) failed with ENODATA (a short answer of the kernel), not when no request is pending
 	ErrNoEvent = &Error{
 		Code: int(ENoEvent),
 		Name: "RPMA_E_NO_EVENT",

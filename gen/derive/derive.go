@@ -100,7 +100,7 @@ func deriveLibrary(src Source, ovs map[string]*spec.OverrideEntry, used map[stri
 	for _, hf := range funcs {
 		fn, prob := deriveFunction(src, hf, ps.pageFor(hf.Name))
 		if o := ovs[hf.Name]; o != nil {
-			if prob == nil && len(o.Params) == 0 && (o.Convention == "" || o.Convention == fn.Convention) {
+			if prob == nil && len(o.Params) == 0 && (o.Convention == "" || o.Convention == fn.Convention) && o.Errors == nil && o.Differs == nil {
 				rep.Redundant = append(rep.Redundant, o.Pos+": "+hf.Name)
 			}
 			o.Apply(&fn)

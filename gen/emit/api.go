@@ -373,8 +373,17 @@ func (e *Emitter) apiDoc(a apiFunc, links map[string]string, miss bool) string {
 			b.WriteString(line)
 		}
 	}
+	if sf.Override != nil && sf.Override.Differs != nil {
+		// The contract follows the library's code where it contradicts the page.
+		b.WriteString("\n\n# Where the page differs\n\n" + linkify(sf.Override.Differs.Sentence(), links))
+	}
 	if c := e.crashDoc(sf.Name); c != "" {
 		b.WriteString("\n\n# Crashes\n\n" + linkify(c, links))
+	}
+	if e.Spec != nil && e.Spec.Decided(sf.Name) && sf.Override != nil && sf.Override.Differs == nil {
+		// The convention is spec/overrides', not the page's: say why (where the page
+		// and the code disagree, "Where the page differs" says it).
+		b.WriteString("\n\n# Contract\n\n" + linkify(strings.Join(strings.Fields(sf.Override.Reason), " "), links))
 	}
 	if g := e.guardDoc(a, links); g != "" {
 		b.WriteString("\n\n" + g)

@@ -80,7 +80,7 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 			return "", nil, err
 		}
 		results = append(results, result{name: "list", typ: jen.Op("*").Id(lt), zero: jen.Nil()})
-	case conv == spec.ZeroOrErrno || conv == spec.ZeroOrNegErrno || conv == spec.ZeroOrMinusOne || conv == spec.ZeroOrNegCode || conv == spec.ZeroOrMinusOneErrno:
+	case conv == spec.ZeroOrErrno || conv == spec.ZeroOrNegErrno || conv == spec.ZeroOrMinusOne || conv == spec.ZeroOrNegCode || conv == spec.ZeroOrMinusOneErrno || conv == spec.ZeroOrEAIOrMinusOneErrno:
 		if !isInt {
 			return "", nil, fmt.Errorf("convention %s on a %s result", conv, ret.C)
 		}
@@ -338,7 +338,7 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 		if conv.SetsErrno() {
 			cargs = append(cargs, jen.Id("errno"))
 		}
-		if eai(sf) && conv == spec.ZeroOrMinusOneErrno {
+		if conv == spec.ZeroOrEAIOrMinusOneErrno {
 			check = "EAIOrMinusOneErrno"
 		}
 		chk := jen.Qual(CErr, check).Call(cargs...)
@@ -383,15 +383,4 @@ func (e *Emitter) apiFunc(a apiFunc, links map[string]string) (string, jen.Code,
 		decl = decl.Params(rs...)
 	}
 	return e.apiDoc(a, links, miss), decl.Block(body...), nil
-}
-
-// eai reports a function whose failures may carry a getaddrinfo(3) EAI_*
-// code (rdma_getaddrinfo): its documented errors name them.
-func eai(sf *spec.Function) bool {
-	for _, er := range sf.Errors {
-		if strings.HasPrefix(er.Name, "EAI_") {
-			return true
-		}
-	}
-	return false
 }

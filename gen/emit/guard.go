@@ -64,8 +64,18 @@ func (e *Emitter) guardStmts(a apiFunc, names []string, fail func(jen.Code) jen.
 		args = append(args, x)
 	}
 	return []jen.Code{
-		jen.If(jen.Err().Op(":=").Id("dvProvider").Dot("Check").Call(args...), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())),
+		jen.If(jen.Err().Op(":=").Id(providerVar(g)).Dot("Check").Call(args...), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())),
 	}, nil
+}
+
+// providerVar is the package variable of g's check: dvProvider, the file's, or
+// dvProvider<Kind> for a guard with its own (dvProviderListed).
+func providerVar(g *spec.Guard) string {
+	if g.Provider == nil {
+		return "dvProvider"
+	}
+	k := g.Provider.Kind()
+	return "dvProvider" + strings.ToUpper(k[:1]) + k[1:]
 }
 
 // guardParam is the index of the C parameter named name.
@@ -146,7 +156,8 @@ func (n *Names) val(c string) (path, name string, ok bool) {
 }
 
 // guardProvider emits dvProvider, the package's internal/dvguard.Provider, when a binding
-// is guarded; every guard of the library's file must belong to a binding emitted here.
+// is guarded, and the providers of guards with their own check (one per kind: a
+// dvProviderListed); every guard of the library's file must belong to a binding emitted here.
 func (e *Emitter) guardProvider(f *jen.File, fs []apiFunc, links map[string]string) error {
 	gf := e.guardFile()
 	if gf == nil {
@@ -156,33 +167,61 @@ func (e *Emitter) guardProvider(f *jen.File, fs []apiFunc, links map[string]stri
 	for _, a := range fs {
 		bound[a.sf.Name] = true
 	}
+	own := map[string]spec.GuardProvider{}
+	var kinds []string
 	for _, g := range gf.Guards {
 		if !bound[g.Function] {
 			return fmt.Errorf("spec/guards/%s.yaml guards %s, which has no binding here", gf.Library, g.Function)
 		}
+		if g.Provider == nil {
+			continue
+		}
+		v := providerVar(&g)
+		if p, ok := own[v]; ok && p != *g.Provider {
+			return fmt.Errorf("spec/guards/%s.yaml: %s checks another %s provider than an earlier guard (one per kind)", gf.Library, g.Function, g.Provider.Kind())
+		} else if !ok {
+			kinds = append(kinds, v)
+		}
+		own[v] = *g.Provider
 	}
-	lib := gf.Library
-	fields := jen.Dict{jen.Id("Name"): jen.Lit(lib)}
+	if err := e.emitProvider(f, "dvProvider", gf.Library, gf.Provider, links, "the guarded functions of this package"); err != nil {
+		return err
+	}
+	for _, v := range kinds {
+		if err := e.emitProvider(f, v, gf.Library, own[v], links, "the guarded functions of this package with their own check"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitProvider emits the internal/dvguard.Provider p of library lib as the variable name.
+func (e *Emitter) emitProvider(f *jen.File, name, lib string, p spec.GuardProvider, links map[string]string, whose string) error {
+	who := p.Who(lib)
+	fields := jen.Dict{jen.Id("Name"): jen.Lit(who)}
 	var doc string
-	switch p := gf.Provider; {
-	case p.Supported != "":
+	switch p.Kind() {
+	case "supported":
 		g := links[p.Supported]
 		if g == "" || strings.Contains(g, ".") {
 			return fmt.Errorf("guard provider: %s has no package-level binding here", p.Supported)
 		}
 		fields[jen.Id("Supported")] = jen.Id(g)
 		fields[jen.Id("SupportedName")] = jen.Lit(p.Supported)
-		doc = fmt.Sprintf("dvProvider is how the guarded functions of this package tell %s's devices: %s, the library's own check ([%s]).", lib, p.Supported, g)
+		doc = fmt.Sprintf("%s is how %s tell %s's devices: %s, the library's own check ([%s]).", name, whose, who, p.Supported, g)
+	case "listed":
+		fields[jen.Id("Listed")] = jen.Lit(p.Listed)
+		doc = fmt.Sprintf("%s is how %s tell %s's devices: devices no kernel driver has, which %s lists (they have no name; every kernel device has one).", name, whose, who, p.Listed)
 	default:
 		path, g, ok := e.Names.val(p.Driver)
 		if !ok {
 			return fmt.Errorf("guard provider: no constant %s", p.Driver)
 		}
 		fields[jen.Id("Driver")] = qual(path, g)
-		doc = fmt.Sprintf("dvProvider is how the guarded functions of this package tell %s's devices: by the kernel's driver id of the device, %s, which the kernel reports over RDMA netlink.", lib, p.Driver)
+		doc = fmt.Sprintf("%s is how %s tell %s's devices: by the kernel's driver id of the device, %s, which the kernel reports over RDMA netlink.", name, whose, who, p.Driver)
 	}
 	f.Comment(doc)
-	f.Var().Id("dvProvider").Op("=").Op("&").Qual(DVGuard, "Provider").Values(fields)
+	f.Var().Id(name).Op("=").Op("&").Qual(DVGuard, "Provider").Values(fields)
 	f.Line()
 	return nil
 }
@@ -208,11 +247,8 @@ func (e *Emitter) guardDoc(a apiFunc, links map[string]string) string {
 		}
 		objs = append(objs, s)
 	}
-	how := "the kernel's driver id of the device is " + gf.Provider.Driver
-	if gf.Provider.Supported != "" {
-		how = gf.Provider.Supported + " accepts the device"
-	}
+	p := gf.ProviderOf(g)
 	return fmt.Sprintf("Guarded: %s %s (doccheck on rxe: %s). This wrapper first checks that %s (%s) and otherwise returns a *[DeviceError] naming the function and the device (unix.EOPNOTSUPP), without calling it.",
 		a.sf.Name, linkify(strings.Join(strings.Fields(g.Why), " "), links), strings.Join(ev, "; "),
-		"the device of "+strings.Join(objs, ", ")+" is "+gf.Library+"'s", how)
+		"the device of "+strings.Join(objs, ", ")+" is "+p.Who(gf.Library)+"'s", p.How())
 }

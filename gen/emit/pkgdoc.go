@@ -66,6 +66,8 @@ func (e *Emitter) pkgDoc(f *jen.File) error {
 // convErr says what a failure under c is in Go.
 func convErr(c spec.Convention) string {
 	switch {
+	case c == spec.ZeroOrEAIOrMinusOneErrno:
+		return "an EAI_* result is an *Error carrying the code (Code, and its C name in Name) that unwraps to nothing, which errors.Is matches against the package's EAI sentinels; a -1 unwraps to the errno"
 	case c == spec.ZeroOrNegCode:
 		return "the *Error carries the library's code (Code, and its C name in Name) and unwraps to nothing; errors.Is matches it against the package's sentinels of the codes"
 	case c.SetsErrno() || c == spec.ZeroOrErrno || c == spec.ZeroOrNegErrno || c == spec.CountOrNegErrno:

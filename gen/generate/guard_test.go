@@ -132,8 +132,38 @@ func TestGuardsApplied(t *testing.T) {
 		require.NoError(t, err)
 		api := string(b)
 		check := strings.Index(api, `dvProvider.Check("`+g.Function+`"`)
+		if g.Provider != nil {
+			check = strings.Index(api, `dvProvider`+strings.ToUpper(g.Provider.Kind()[:1])+g.Provider.Kind()[1:]+`.Check("`+g.Function+`"`)
+		}
 		call := strings.Index(api, "c_"+g.Function+"(")
 		assert.True(t, check > 0 && check < call, "%s: the guard comes before the C call", g.Function)
 		assert.Contains(t, api, "// Guarded: "+g.Function+" ")
 	}
+}
+
+// A guard with its own check (the VFIO calls of mlx5dv.h) gets a provider variable of its
+// kind beside the file's; two guards of one kind share it, and must agree on it.
+func TestGuardOwnProvider(t *testing.T) {
+	repo, err := input.RepoRoot(".")
+	require.NoError(t, err)
+	const head = "library: mlx4\nreason: r\nprovider: {driver: RDMA_DRIVER_MLX4}\nguards:\n"
+	const ev = ", why: w, evidence: [{probe: mlx4dv_init_obj/x, c: {65: SIGSEGV}}]"
+	files, err := renderGuarded(t, repo, "mlx4dv", map[string]string{"mlx4.yaml": head +
+		"  - {function: mlx4dv_query_device, objects: [{path: ctx_in}], provider: {listed: mlx4dv_init_obj, name: mlx4 listed}" + ev + "}\n" +
+		"  - {function: mlx4dv_set_context_attr, objects: [{path: context}], provider: {listed: mlx4dv_init_obj, name: mlx4 listed}" + ev + "}\n" +
+		"  - {function: mlx4dv_create_qp, objects: [{path: context}]" + ev + "}\n"})
+	require.NoError(t, err)
+	api := string(files["zapi.go"])
+	assert.Contains(t, api, `dvProviderListed.Check("mlx4dv_query_device", ctxIn)`)
+	assert.Contains(t, api, `dvProviderListed.Check("mlx4dv_set_context_attr", context)`)
+	assert.Contains(t, api, `dvProvider.Check("mlx4dv_create_qp", context)`)
+	assert.Equal(t, 1, strings.Count(api, "var dvProviderListed = "))
+	assert.Contains(t, api, `Listed: "mlx4dv_init_obj",`)
+	assert.Contains(t, api, `Name:   "mlx4 listed",`)
+	assert.Contains(t, api, "is mlx4 listed's (the device is one that mlx4dv_init_obj lists: it has no name")
+
+	_, err = renderGuarded(t, repo, "mlx4dv", map[string]string{"mlx4.yaml": head +
+		"  - {function: mlx4dv_query_device, objects: [{path: ctx_in}], provider: {listed: mlx4dv_init_obj}" + ev + "}\n" +
+		"  - {function: mlx4dv_set_context_attr, objects: [{path: context}], provider: {listed: mlx4dv_create_qp}" + ev + "}\n"})
+	require.ErrorContains(t, err, "checks another listed provider than an earlier guard")
 }

@@ -26,6 +26,14 @@ const (
 	// errno set. Example: rdma_bind_addr.
 	ZeroOrMinusOneErrno Convention = "zero_or_minus_one_errno"
 
+	// ZeroOrEAIOrMinusOneErrno: returns 0 on success; on failure either a
+	// negative getaddrinfo(3) EAI_* code as the result itself (errno not
+	// set), or -1 with errno set for the library's own failures (-1 is also
+	// EAI_BADFLAGS's value; errno tells the two apart only when it was
+	// cleared before the call). Example: rdma_getaddrinfo, whose code returns
+	// getaddrinfo's result unchanged.
+	ZeroOrEAIOrMinusOneErrno Convention = "zero_or_eai_or_minus_one_errno"
+
 	// ZeroOrMinusOne: returns 0 on success and -1 on failure; the page does
 	// not promise errno is set, so the cause of a failure is unknown.
 	// Example: ibv_query_gid.
@@ -92,20 +100,21 @@ func Conventions() []Convention {
 }
 
 var conventionDocs = map[Convention]string{
-	ZeroOrErrno:          "0 on success, a positive errno value on failure; errno not set",
-	ZeroOrNegErrno:       "0 on success, a negated errno value on failure; errno not set",
-	ZeroOrMinusOneErrno:  "0 on success, -1 on failure with errno set",
-	ZeroOrMinusOne:       "0 on success, -1 on failure; errno not set",
-	CountOrMinusOneErrno: "a non-negative value on success, -1 on failure with errno set",
-	CountOrMinusOne:      "a non-negative value on success, -1 on failure; errno not set",
-	CountOrNegErrno:      "a non-negative count on success, a negated errno value on failure; errno not set",
-	CountOrNegative:      "a non-negative count on success, a negative value on failure; errno not set",
-	ZeroOrNegCode:        "0 on success, a negative library error code on failure; errno not set",
-	PointerOrNullErrno:   "a non-NULL pointer on success, NULL on failure with errno set",
-	PointerOrNull:        "a non-NULL pointer on success, NULL on failure; errno not set",
-	Value:                "a plain value; no error channel",
-	Void:                 "no value; no error channel",
-	Undocumented:         "not documented; the result carries no known error contract",
+	ZeroOrErrno:              "0 on success, a positive errno value on failure; errno not set",
+	ZeroOrNegErrno:           "0 on success, a negated errno value on failure; errno not set",
+	ZeroOrMinusOneErrno:      "0 on success, -1 on failure with errno set",
+	ZeroOrMinusOne:           "0 on success, -1 on failure; errno not set",
+	ZeroOrEAIOrMinusOneErrno: "0 on success; on failure a negative getaddrinfo(3) EAI_* code as the result (errno not set), or -1 with errno set",
+	CountOrMinusOneErrno:     "a non-negative value on success, -1 on failure with errno set",
+	CountOrMinusOne:          "a non-negative value on success, -1 on failure; errno not set",
+	CountOrNegErrno:          "a non-negative count on success, a negated errno value on failure; errno not set",
+	CountOrNegative:          "a non-negative count on success, a negative value on failure; errno not set",
+	ZeroOrNegCode:            "0 on success, a negative library error code on failure; errno not set",
+	PointerOrNullErrno:       "a non-NULL pointer on success, NULL on failure with errno set",
+	PointerOrNull:            "a non-NULL pointer on success, NULL on failure; errno not set",
+	Value:                    "a plain value; no error channel",
+	Void:                     "no value; no error channel",
+	Undocumented:             "not documented; the result carries no known error contract",
 }
 
 // Valid reports whether c is one of the defined conventions.
@@ -125,7 +134,7 @@ func (c Convention) Describe() string {
 // SetsErrno reports whether a failure under c leaves the cause in errno.
 func (c Convention) SetsErrno() bool {
 	switch c {
-	case ZeroOrMinusOneErrno, CountOrMinusOneErrno, PointerOrNullErrno:
+	case ZeroOrMinusOneErrno, CountOrMinusOneErrno, PointerOrNullErrno, ZeroOrEAIOrMinusOneErrno:
 		return true
 	}
 	return false

@@ -40,6 +40,10 @@ type OverrideEntry struct {
 	// Params are the curated Go shapes of parameters, each with its own
 	// reason (see Param).
 	Params []Param `yaml:"params,omitempty"`
+	// Differs says where the library's code contradicts the page (what
+	// the page says, what the library returns), when the override makes the
+	// contract follow the code.
+	Differs *Differs `yaml:"differs,omitempty"`
 	// Reason says what the page says, what we decided and why.
 	Reason string `yaml:"reason"`
 
@@ -63,6 +67,10 @@ func (o *OverrideEntry) Apply(f *Function) {
 		f.Params = append([]Param(nil), o.Params...)
 	}
 	f.Override = &Override{Reason: o.Reason}
+	if o.Differs != nil {
+		d := *o.Differs
+		f.Override.Differs = &d
+	}
 }
 
 // Header opens every generated library file (two comment lines).

@@ -30,10 +30,46 @@ type GuardFile struct {
 // GuardProvider says how a wrapper tells the provider's devices: the library's own check
 // (Supported: a function of the library taking a struct ibv_device *, "mlx5dv_is_supported"),
 // or, where the library has none, the kernel's driver id (Driver: an enumerator of enum
-// rdma_driver_id, "RDMA_DRIVER_MLX4"). Exactly one is set.
+// rdma_driver_id, "RDMA_DRIVER_MLX4"), or, for devices that no kernel driver has, the
+// library's function that lists them (Listed: "mlx5dv_get_vfio_device_list", whose devices
+// have no name, where every kernel device has one). Exactly one is set.
 type GuardProvider struct {
 	Driver    string `yaml:"driver,omitempty"`
 	Supported string `yaml:"supported,omitempty"`
+	Listed    string `yaml:"listed,omitempty"`
+	// Name names the provider's devices in errors and docs ("mlx5 VFIO"); the library's
+	// name by default.
+	Name string `yaml:"name,omitempty"`
+}
+
+// Who is the provider's name: Name, else the library lib.
+func (p GuardProvider) Who(lib string) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return lib
+}
+
+// How says, for docs, what the wrapper checks of the device.
+func (p GuardProvider) How() string {
+	switch {
+	case p.Supported != "":
+		return p.Supported + " accepts the device"
+	case p.Listed != "":
+		return "the device is one that " + p.Listed + " lists: it has no name, as no kernel driver has it"
+	}
+	return "the kernel's driver id of the device is " + p.Driver
+}
+
+// Kind is which of the checks p sets: "driver", "supported" or "listed".
+func (p GuardProvider) Kind() string {
+	switch {
+	case p.Supported != "":
+		return "supported"
+	case p.Listed != "":
+		return "listed"
+	}
+	return "driver"
 }
 
 // Guard is one guarded function.
@@ -46,6 +82,17 @@ type Guard struct {
 	Why string `yaml:"why"`
 	// Evidence are the doccheck probes that show it on rxe.
 	Evidence []GuardEvidence `yaml:"evidence"`
+	// Provider, where set, is this function's own check of the device, in place of the
+	// file's (the VFIO calls of mlx5dv.h take a context of mlx5's VFIO devices only).
+	Provider *GuardProvider `yaml:"provider,omitempty"`
+}
+
+// ProviderOf is the check of g: its own, else the file's.
+func (f *GuardFile) ProviderOf(g *Guard) GuardProvider {
+	if g.Provider != nil {
+		return *g.Provider
+	}
+	return f.Provider
 }
 
 // GuardObject is one checked argument: a parameter, or a member path from one
@@ -165,18 +212,11 @@ func (s *Set) parseGuards(path string, data []byte) error {
 		return err
 	}
 	at := func(p string) string { return yamlfile.At(path, file, p) }
-	switch p := f.Provider; {
-	case f.Reason == "":
+	if f.Reason == "" {
 		return fmt.Errorf("%s: a guard file needs a reason", at("$.library"))
-	case (p.Driver == "") == (p.Supported == ""):
-		return fmt.Errorf("%s: provider: set driver (an RDMA_DRIVER_* id) or supported (the library's own check), one of them", at("$.library"))
-	case p.Driver != "" && !guardDriver.MatchString(p.Driver):
-		return fmt.Errorf("%s: driver %q is not an RDMA_DRIVER_* enumerator", at("$.provider.driver"), p.Driver)
-	case p.Supported != "":
-		fn, ok := s.byName[p.Supported]
-		if !ok || fn.Library != f.Library || fn.Convention != Value {
-			return fmt.Errorf("%s: supported %q: want a value function of %s (its *_is_supported)", at("$.provider.supported"), p.Supported, f.Library)
-		}
+	}
+	if err := s.checkProvider(at, "$.library", "$.provider", f.Provider, f.Library); err != nil {
+		return err
 	}
 	if len(f.Guards) == 0 {
 		return fmt.Errorf("%s: no guards", at("$.library"))
@@ -198,6 +238,11 @@ func (s *Set) parseGuards(path string, data []byte) error {
 			return fmt.Errorf("%s: %s: a guard says what the function does unchecked (why)", pos, g.Function)
 		case len(g.Evidence) == 0:
 			return fmt.Errorf("%s: %s: a guard names its evidence, the doccheck probes that show it (evidence)", pos, g.Function)
+		}
+		if g.Provider != nil {
+			if err := s.checkProvider(at, fmt.Sprintf("$.guards[%d]", i), fmt.Sprintf("$.guards[%d].provider", i), *g.Provider, f.Library); err != nil {
+				return err
+			}
 		}
 		for j, o := range g.Objects {
 			if !guardPath.MatchString(o.Path) || (o.When != "" && !guardWhen.MatchString(o.When)) {
@@ -231,6 +276,34 @@ func (s *Set) parseGuards(path string, data []byte) error {
 		s.guards[g.Function] = g
 	}
 	s.guardFiles[f.Library] = &f
+	return nil
+}
+
+// checkProvider checks the provider of a file or of one guard (at the YAML paths entry and
+// prov, the provider's own).
+func (s *Set) checkProvider(at func(string) string, entry, prov string, p GuardProvider, lib string) error {
+	set := 0
+	for _, v := range []string{p.Driver, p.Supported, p.Listed} {
+		if v != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return fmt.Errorf("%s: provider: set driver (an RDMA_DRIVER_* id), supported (the library's own check) or listed (the library's list of devices no kernel driver has), one of them", at(entry))
+	}
+	switch {
+	case p.Driver != "" && !guardDriver.MatchString(p.Driver):
+		return fmt.Errorf("%s: driver %q is not an RDMA_DRIVER_* enumerator", at(prov+".driver"), p.Driver)
+	case p.Supported != "":
+		fn, ok := s.byName[p.Supported]
+		if !ok || fn.Library != lib || fn.Convention != Value {
+			return fmt.Errorf("%s: supported %q: want a value function of %s (its *_is_supported)", at(prov+".supported"), p.Supported, lib)
+		}
+	case p.Listed != "":
+		if fn, ok := s.byName[p.Listed]; !ok || fn.Library != lib {
+			return fmt.Errorf("%s: listed %q: want a function of %s (its list of devices)", at(prov+".listed"), p.Listed, lib)
+		}
+	}
 	return nil
 }
 

@@ -91,6 +91,8 @@ func TestLoadGuardsStrict(t *testing.T) {
 		{"bad driver", "library: mlx4\nreason: r\nprovider: {driver: MLX4}\nguards: []\n", "RDMA_DRIVER_"},
 		{"supported not a value", "library: mlx4\nreason: r\nprovider: {supported: mlx4dv_query_device}\nguards: []\n", "want a value function"},
 		{"no guards", "library: mlx4\nreason: r\nprovider: {supported: mlx4dv_is_supported}\nguards: []\n", "no guards"},
+		{"guard's provider twice", head + "  - {function: mlx4dv_init_obj, objects: [{path: a}], why: w, " + ev + ", provider: {listed: mlx4dv_query_device, driver: RDMA_DRIVER_MLX4}}\n", "one of them"},
+		{"listed elsewhere", head + "  - {function: mlx4dv_init_obj, objects: [{path: a}], why: w, " + ev + ", provider: {listed: ibv_get_device_list}}\n", "want a function of mlx4"},
 		{"unknown field", head + "  - {function: mlx4dv_init_obj, objects: [{path: a}], why: w, " + ev + ", roots: [host]}\n", "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,4 +103,27 @@ func TestLoadGuardsStrict(t *testing.T) {
 			assert.Contains(t, err.Error(), "guards/mlx4.yaml:")
 		})
 	}
+}
+
+// A guard may check its own provider in place of the file's: the VFIO calls of mlx5dv.h
+// take mlx5's VFIO devices, which mlx5dv_get_vfio_device_list lists and no kernel driver has.
+func TestGuardProvider(t *testing.T) {
+	body := goodGuards + `  - function: mlx4dv_query_device
+    objects: [{path: ctx_in}]
+    why: reads the context
+    evidence: [{probe: mlx4dv_query_device/other, c: {44: SIGSEGV}}]
+    provider: {listed: mlx4dv_is_supported, name: mlx4 listed}
+`
+	dir := writeSpec(t, map[string]string{"libibverbs.yaml": goodLib, "mlx4.yaml": guardLib, "guards/mlx4.yaml": body})
+	s, err := Load(dir)
+	require.NoError(t, err)
+	f := s.GuardFile("mlx4")
+	own, file := f.ProviderOf(s.Guard("mlx4dv_query_device")), f.ProviderOf(s.Guard("mlx4dv_init_obj"))
+	assert.Equal(t, GuardProvider{Listed: "mlx4dv_is_supported", Name: "mlx4 listed"}, own)
+	assert.Equal(t, f.Provider, file)
+	assert.Equal(t, []string{"listed", "driver", "supported"}, []string{own.Kind(), file.Kind(), GuardProvider{Supported: "x"}.Kind()})
+	assert.Equal(t, []string{"mlx4 listed", "mlx4"}, []string{own.Who("mlx4"), file.Who("mlx4")})
+	assert.Equal(t, "the kernel's driver id of the device is RDMA_DRIVER_MLX4", file.How())
+	assert.Equal(t, "x accepts the device", GuardProvider{Supported: "x"}.How())
+	assert.Equal(t, "the device is one that mlx4dv_is_supported lists: it has no name, as no kernel driver has it", own.How())
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -35,7 +36,7 @@ func Load(dir string) (*Set, error) {
 		return nil, fmt.Errorf("spec: no *.yaml files in %s", dir)
 	}
 	sort.Strings(paths)
-	s := &Set{byName: map[string]*Function{}}
+	s := &Set{byName: map[string]*Function{}, decided: map[string]bool{}}
 	for _, p := range paths {
 		if err := s.loadFile(p); err != nil {
 			return nil, err
@@ -53,6 +54,9 @@ func Load(dir string) (*Set, error) {
 		}
 		if f.Override == nil {
 			return nil, fmt.Errorf("%s: override for %s is not applied in spec/%s.yaml; run go run ./tools/specderive", o.Pos, o.Function, f.Library)
+		}
+		if o.Convention != "" {
+			s.decided[o.Function] = true
 		}
 	}
 	if err := s.loadFastPath(filepath.Join(dir, "fastpath")); err != nil {
@@ -183,6 +187,8 @@ func parseOverrides(path string, data []byte, seen map[string]string) ([]Overrid
 			return nil, fmt.Errorf("%s: %s: unknown convention %q (want one of %v)", field("convention"), o.Function, o.Convention, Conventions())
 		case o.Reason == "":
 			return nil, fmt.Errorf("%s: %s: override without a reason", o.Pos, o.Function)
+		case o.Differs != nil && (strings.TrimSpace(o.Differs.Page) == "" || strings.TrimSpace(o.Differs.Library) == ""):
+			return nil, fmt.Errorf("%s: %s: differs needs what the page says (page) and what the library returns (library)", field("differs"), o.Function)
 		}
 		for j, p := range o.Params {
 			at := field(fmt.Sprintf("params[%d]", j))

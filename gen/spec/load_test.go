@@ -198,7 +198,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 
 func TestConventions(t *testing.T) {
 	cs := Conventions()
-	assert.Len(t, cs, 14)
+	assert.Len(t, cs, 15)
 	for _, c := range cs {
 		assert.True(t, c.Valid())
 		assert.NotContains(t, c.Describe(), "unknown")
@@ -239,4 +239,25 @@ func TestCommittedDocsAreCanonical(t *testing.T) {
 		got := strings.TrimSuffix(string(printer.Comment(parser.Parse(text))), "\n")
 		assert.Equal(t, text, got, f.Name)
 	}
+}
+
+// An override may say where the library's code differs from the page (differs:): both sides
+// are required, Apply records them, and Sentence says them as the doc comment does.
+func TestOverrideDiffers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) error {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "x.yaml"), []byte(body), 0o644))
+		_, err := LoadOverrides(dir)
+		return err
+	}
+	err := write("overrides:\n  - function: ibv_x\n    differs:\n      page: p\n    reason: r\n")
+	require.ErrorContains(t, err, "differs needs what the page says (page) and what the library returns (library)")
+	require.True(t, strings.HasPrefix(err.Error(), filepath.Join(dir, "x.yaml")+":4:"), err.Error())
+	require.NoError(t, write("overrides:\n  - function: ibv_x\n    differs:\n      page: NULL on failure.\n      library: |-\n        NULL with\n        errno set.\n    reason: r\n"))
+	ovs, err := LoadOverrides(dir)
+	require.NoError(t, err)
+	var f Function
+	ovs[0].Apply(&f)
+	require.NotNil(t, f.Override.Differs)
+	assert.Equal(t, "The page says NULL on failure; the library returns NULL with errno set.", f.Override.Differs.Sentence())
 }

@@ -169,13 +169,39 @@ type Override struct {
 	// Reason says what the page says (or does not), what was decided and
 	// why.
 	Reason string `yaml:"reason"`
+	// Differs is set where the library's code contradicts its page: the
+	// contract follows the code, and the generated doc comment and
+	// doccheck's report say where the page differs.
+	Differs *Differs `yaml:"differs,omitempty"`
 }
+
+// Differs is where a page and the library's code disagree: what the page
+// says, and what the library returns (its code, or a measurement of it).
+type Differs struct {
+	Page    string `yaml:"page"`
+	Library string `yaml:"library"`
+}
+
+// Sentence is the difference as the generated doc comment and doccheck's
+// report say it: "The page says …; the library returns …".
+func (d Differs) Sentence() string {
+	page := strings.TrimSuffix(strings.Join(strings.Fields(d.Page), " "), ".")
+	lib := strings.TrimSuffix(strings.Join(strings.Fields(d.Library), " "), ".")
+	return "The page says " + page + "; the library returns " + lib + "."
+}
+
+// Decided reports whether an override of spec/overrides decided the convention of
+// function name (its reason then says why: no page, or a page the code contradicts).
+func (s *Set) Decided(name string) bool { return s.decided[name] }
 
 // Set is a loaded spec: every function of every library.
 type Set struct {
 	byName map[string]*Function
 	names  []string
-	fast   map[string][]string // library -> fast-path functions (spec/fastpath)
+	// decided: the functions whose convention an override decided (spec/overrides
+	// convention:), against the page or where it has none
+	decided map[string]bool
+	fast    map[string][]string // library -> fast-path functions (spec/fastpath)
 	// fastPolls: library -> batched polls of extended CQs (spec/fastpath)
 	fastPolls map[string][]FastPoll
 	// fastPosts: library -> batched posts of extended QPs (spec/fastpath)

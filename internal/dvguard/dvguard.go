@@ -35,6 +35,11 @@ type Provider struct {
 	// mlx5dv_is_supported), SupportedName its C name; nil where the library has none.
 	Supported     func(*ibv.Device) (bool, error)
 	SupportedName string
+	// Listed, where set, is the library's function that lists the provider's devices no
+	// kernel driver has (mlx5dv_get_vfio_device_list, mlx5's VFIO devices): such a device
+	// has no name, where every kernel device has one, so a device with a name is refused.
+	// It is used in place of Supported and Driver.
+	Listed string
 }
 
 // Check returns nil when the device of every object in objs (a *ibv.Device, *ibv.Context,
@@ -75,6 +80,12 @@ func containsDev(ds []*ibv.Device, d *ibv.Device) bool {
 // check checks one device.
 func (p *Provider) check(fn string, dev *ibv.Device) error {
 	name := DeviceName(dev)
+	if p.Listed != "" {
+		if name != "" || hasText(dev.IbdevPath[:]) {
+			return &dl.DeviceError{Func: fn, Device: name, Provider: p.Name, Check: "a device " + p.Listed + " lists has no kernel device, and no name"}
+		}
+		return nil
+	}
 	if p.Supported != nil {
 		how := p.SupportedName
 		ok, err := p.Supported(dev)
@@ -96,6 +107,9 @@ func (p *Provider) check(fn string, dev *ibv.Device) error {
 	}
 	return nil
 }
+
+// hasText reports whether a C string buffer holds a non-empty string.
+func hasText(b []byte) bool { return len(b) > 0 && b[0] != 0 }
 
 // DeviceName is the device's name (ibv_get_device_name returns the same member).
 func DeviceName(dev *ibv.Device) string {

@@ -159,3 +159,23 @@ func TestDriverUnknownDevice(t *testing.T) {
 	assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
 	assert.Contains(t, err.Error(), "cannot tell whether device goverbs-no-such-device is a mlx4 device")
 }
+
+// A provider of devices no kernel driver has (mlx5's VFIO devices) accepts a device without
+// a name or sysfs path, and refuses every kernel device, its own provider's included.
+func TestCheckListed(t *testing.T) {
+	p := &Provider{Name: "mlx5 VFIO", Listed: "mlx5dv_get_vfio_device_list"}
+	vfio, vctx := fakeDevice("")
+	require.NoError(t, p.Check("mlx5dv_vfio_process_events", vctx, vfio))
+	for _, name := range []string{"rxe_a", "mlx5_0"} {
+		_, c := fakeDevice(name)
+		err := p.Check("mlx5dv_vfio_process_events", c)
+		var de *dl.DeviceError
+		require.True(t, errors.As(err, &de), "%s: %v", name, err)
+		assert.Equal(t, dl.DeviceError{Func: "mlx5dv_vfio_process_events", Device: name, Provider: "mlx5 VFIO",
+			Check: "a device mlx5dv_get_vfio_device_list lists has no kernel device, and no name"}, *de)
+		assert.True(t, errors.Is(err, unix.EOPNOTSUPP))
+	}
+	unnamed, uctx := fakeDevice("")
+	copy(unnamed.IbdevPath[:], "/sys/class/infiniband/x")
+	assert.Error(t, p.Check("f", uctx), "a sysfs path is a kernel device's")
+}

@@ -55,9 +55,13 @@ func Resources(pid int) ([]Resource, error) {
 // AllResources returns the verbs objects of every user process (the kernel's own, with no
 // pid, are left out), as the kernel's resource tracker lists them, in Kinds order.
 func AllResources() ([]Resource, error) {
+	devs, err := rdmaDevices()
+	if err != nil {
+		return nil, fmt.Errorf("listing the RDMA devices over netlink: %w", err)
+	}
 	var all []Resource
 	for _, k := range resKinds {
-		rs, err := listKind(k)
+		rs, err := listKindOn(k, devs)
 		if err != nil {
 			return nil, err
 		}

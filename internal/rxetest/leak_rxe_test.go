@@ -183,3 +183,12 @@ func uverbsWrite(t *testing.T, fd int, cmd uint32, resp []byte, outWords uint16)
 	require.NoError(t, err, "uverbs command %d", cmd)
 	require.Equal(t, len(buf), n)
 }
+
+// listKind returns every object of one kind on every RDMA device, the kernel's included.
+func listKind(k resKind) ([]Resource, error) {
+	devs, err := rdmaDevices()
+	if err != nil {
+		return nil, err
+	}
+	return listKindOn(k, devs)
+}

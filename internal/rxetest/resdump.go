@@ -56,12 +56,9 @@ func kindByName(name string) (resKind, bool) {
 	return resKind{}, false
 }
 
-// listKind returns every object of one kind on every RDMA device, the kernel's included.
-func listKind(k resKind) ([]Resource, error) {
-	devs, err := rdmaDevices()
-	if err != nil {
-		return nil, fmt.Errorf("listing the RDMA devices over netlink: %w", err)
-	}
+// listKindOn returns every object of one kind on the RDMA devices devs, the kernel's
+// included (AllResources lists the devices once for every kind).
+func listKindOn(k resKind, devs []rdmaDev) ([]Resource, error) {
 	var out []Resource
 	for _, d := range devs {
 		msgs, err := dump(k, d.index)

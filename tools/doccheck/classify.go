@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/gen/spec"
+	"github.com/goverbs/goverbs/internal/cerr"
 )
 
 // Raw is what the harness observed for one probe on one root.
@@ -25,6 +26,26 @@ type Raw struct {
 	// none); Note its note() observations (out-parameters), "; "-separated.
 	Check string `json:"check"`
 	Note  string `json:"note"`
+	// Teardown is the first destroy of the probe process's teardown that failed (or how the
+	// teardown ended the process); Left the verbs objects the process still owned after it
+	// (the leak check), or why they could not be listed. Both "" when all is well.
+	Teardown string `json:"teardown"`
+	Left     string `json:"left"`
+	// LeakUS is how long the process's leak check took, in µs (its cost).
+	LeakUS int64 `json:"leak_us"`
+}
+
+// afterwards says what went wrong after the call: its teardown failed or left objects behind
+// ("" when neither); such a probe fails whatever its call did.
+func (r Raw) afterwards() string {
+	var parts []string
+	if r.Teardown != "" {
+		parts = append(parts, "teardown: "+r.Teardown)
+	}
+	if r.Left != "" {
+		parts = append(parts, "leak check: "+r.Left)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Verdicts.
@@ -37,6 +58,10 @@ const (
 	// CheckFailed: the return value is the page's, but the probe's check of what the call
 	// did (the value, the effect, the completion, an out-parameter) failed.
 	CheckFailed = "check failed"
+	// Leaked: the probe process still owned verbs objects after its teardown (the leak
+	// check). known.yaml may record a leak that a library makes itself, with the evidence; a
+	// failed destroy of the teardown is Broken, never accepted.
+	Leaked = "leaked"
 )
 
 // fixtureFailed starts the status of a probe whose fixture set-up failed (harness.c.tmpl's
@@ -46,6 +71,9 @@ const fixtureFailed = "fixture set-up failed"
 // ClassifyRelease is Classify on a root of rdma-core release: a probe whose RxeSince is
 // newer must fail with EOPNOTSUPP there (the call, or its fixture's set-up).
 func ClassifyRelease(f *spec.Function, p *Probe, r Raw, release int) Outcome {
+	if o, bad := r.afterOutcome(); bad {
+		return o
+	}
 	if p.RxeSince == 0 || release >= p.RxeSince {
 		return Classify(f, p, r)
 	}
@@ -155,6 +183,26 @@ func errnoOrZero(n int) string {
 // expectation, then the probe's check of what the call did: a result that holds by its
 // return value but fails its check is CheckFailed.
 func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
+	if o, bad := r.afterOutcome(); bad {
+		return o
+	}
+	return classifyCall(f, p, r)
+}
+
+// afterOutcome is the verdict of a probe whose teardown failed (Broken) or left objects
+// behind (Leaked); bad is false when neither happened.
+func (r Raw) afterOutcome() (Outcome, bool) {
+	switch {
+	case r.Status != "ok" || r.afterwards() == "":
+		return Outcome{}, false
+	case r.Teardown != "":
+		return Outcome{Verdict: Broken, Detail: r.afterwards()}, true
+	}
+	return Outcome{Verdict: Leaked, Detail: r.afterwards()}, true
+}
+
+// classifyCall is Classify of the call alone, whatever happened after it.
+func classifyCall(f *spec.Function, p *Probe, r Raw) Outcome {
 	if o, ok := classifyDV(f, p, r); ok {
 		return o
 	}
@@ -223,6 +271,20 @@ func shape(f *spec.Function, r Raw) (o Outcome, ok bool) {
 			return Outcome{Failed: true, Error: errnoName(int(v))}, true
 		}
 		return Outcome{Detail: "negative"}, false
+	case spec.ZeroOrEAIOrMinusOneErrno:
+		switch {
+		case v == 0:
+			return Outcome{}, true
+		case v == -1 && r.Errno > 0:
+			return Outcome{Failed: true, Error: errnoName(r.Errno)}, true
+		case v < 0:
+			// getaddrinfo's code, as the result itself (-1 without errno: EAI_BADFLAGS).
+			if n, ok := cerr.EAI[int(v)]; ok {
+				return Outcome{Failed: true, Error: n}, true
+			}
+			return Outcome{Detail: "a negative value no EAI_* code has"}, false
+		}
+		return Outcome{Detail: "positive"}, false
 	case spec.ZeroOrNegErrno, spec.CountOrNegErrno:
 		if v == 0 || (v > 0 && c == spec.CountOrNegErrno) {
 			return Outcome{}, true

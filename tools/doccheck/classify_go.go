@@ -20,6 +20,9 @@ const (
 	GoNotExpressed = "not expressed"
 	GoNotCompared  = "not compared"
 	GoOlderRxe     = OlderRxe
+	// GoLeaked: the Go probe's process still owned verbs objects after its release and
+	// teardown (goprobe's leak check); known.yaml may record a library's own leak.
+	GoLeaked = "Go probe leaked"
 )
 
 // GoOutcome is a classified Go observation.
@@ -50,13 +53,16 @@ func ClassifyGo(f *spec.Function, p *Probe, c Raw, g GoRaw) GoOutcome {
 		}
 		return GoOutcome{GoNotExpressed, reason}
 	}
+	if leak, ok := strings.CutPrefix(g.Status, "leaked: "); ok {
+		return GoOutcome{GoLeaked, leak}
+	}
 	if g.Status != "ok" {
 		return GoOutcome{GoBroken, g.Status}
 	}
 	if c.Status != "ok" {
 		return GoOutcome{GoNotCompared, "the C probe failed"}
 	}
-	co := Classify(f, p, c)
+	co := classifyCall(f, p, c)
 	if co.Verdict == Violated {
 		// Not a result of the convention: the wrapper must at least not report success.
 		if g.Err == "" {

@@ -35,6 +35,10 @@ func (r *Results) crashUnexpected() []string {
 			}
 			bad = append(bad, CrashDisagreements(c, claims, rt.release(), "C", cr)...)
 			bad = append(bad, CrashDisagreements(c, claims, rt.release(), "Go", gr)...)
+			if raw := r.Raw[rt.Name][c.probe.id]; raw.Status == "ok" && raw.afterwards() != "" {
+				// A class that returned must tear down and leave nothing, like a probe.
+				bad = append(bad, fmt.Sprintf("crash map %s/%s on rdma-core %d, C: %s", c.Function, c.Class, rt.release(), raw.afterwards()))
+			}
 		}
 	}
 	return bad

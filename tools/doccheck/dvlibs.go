@@ -21,6 +21,10 @@ type dvLib struct {
 	Header  string // "infiniband/efadv.h"
 	SO      string // "libefa.so.1"
 	Package string // the generated Go package ("efadv")
+	// Helpers are more prefixes of the library's functions: the header's internal helpers
+	// ("_devx_" of mlx5dv.h's DEVX_SET); a leading "_" of a prefixed name is allowed anyway
+	// (_mlx5dv_query_port, __mlx5dv_create_flow).
+	Helpers []string
 }
 
 var dvLibs = []dvLib{
@@ -29,13 +33,19 @@ var dvLibs = []dvLib{
 	{Library: "ionic", Prefix: "ionic_dv_", Header: "infiniband/ionic_dv.h", SO: "libionic.so.1", Package: "ionicdv"},
 	{Library: "mana", Prefix: "manadv_", Header: "infiniband/manadv.h", SO: "libmana.so.1", Package: "manadv"},
 	{Library: "mlx4", Prefix: "mlx4dv_", Header: "infiniband/mlx4dv.h", SO: "libmlx4.so.1", Package: "mlx4dv"},
+	{Library: "mlx5", Prefix: "mlx5dv_", Header: "infiniband/mlx5dv.h", SO: "libmlx5.so.1", Package: "mlx5dv", Helpers: []string{"_devx_"}},
 }
 
 // dvLibOf is the direct-verbs library of function fn, if it is one's.
 func dvLibOf(fn string) (dvLib, bool) {
 	for _, l := range dvLibs {
-		if strings.HasPrefix(fn, l.Prefix) {
+		if strings.HasPrefix(strings.TrimLeft(fn, "_"), l.Prefix) {
 			return l, true
+		}
+		for _, h := range l.Helpers {
+			if strings.HasPrefix(fn, h) {
+				return l, true
+			}
 		}
 	}
 	return dvLib{}, false

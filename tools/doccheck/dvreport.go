@@ -280,11 +280,7 @@ func (r *Results) dvMarkdown() string {
 			}
 		}
 		if gf := r.Set.GuardFile(l.Library); gf != nil {
-			how := "the kernel's driver id of the device is " + gf.Provider.Driver
-			if gf.Provider.Supported != "" {
-				how = gf.Provider.Supported + " accepts the device"
-			}
-			fmt.Fprintf(&b, "\nDo not check their device; guarded (`spec/guards/%s.yaml`: the wrapper checks that %s):\n\n", l.Library, how)
+			fmt.Fprintf(&b, "\nDo not check their device; guarded (`spec/guards/%s.yaml`: the wrapper checks that %s):\n\n", l.Library, gf.Provider.How())
 			for _, g := range gf.Guards {
 				var objs []string
 				for _, o := range g.Objects {
@@ -298,7 +294,11 @@ func (r *Results) dvMarkdown() string {
 				for _, e := range g.Evidence {
 					ev = append(ev, fmt.Sprintf("`%s` %s", e.Probe, e.Text()))
 				}
-				fmt.Fprintf(&b, "- `%s`, checking %s: %s. Evidence: %s.\n", g.Function, strings.Join(objs, ", "), strings.Join(strings.Fields(g.Why), " "), strings.Join(ev, "; "))
+				own := ""
+				if g.Provider != nil {
+					own = " (its own check: " + g.Provider.How() + ")"
+				}
+				fmt.Fprintf(&b, "- `%s`, checking %s%s: %s. Evidence: %s.\n", g.Function, strings.Join(objs, ", "), own, strings.Join(strings.Fields(g.Why), " "), strings.Join(ev, "; "))
 			}
 		} else if len(probes) > 0 {
 			b.WriteString("\nNo guard: every probed function checks its device.\n")

@@ -44,10 +44,10 @@ func TestDVLibs(t *testing.T) {
 	for _, r := range roots(repo) {
 		switch r.Name {
 		case rxebed.RootHost:
-			assert.Equal(t, []string{"efa", "mana", "mlx4"}, names(r))
+			assert.Equal(t, []string{"efa", "mana", "mlx4", "mlx5"}, names(r))
 			assert.Contains(t, r.LinkArgs, "-l:libefa.so.1")
 		case rxebed.RootSid:
-			assert.Equal(t, []string{"efa", "hns", "ionic", "mana", "mlx4"}, names(r))
+			assert.Equal(t, []string{"efa", "hns", "ionic", "mana", "mlx4", "mlx5"}, names(r))
 		default:
 			assert.Empty(t, r.DV, r.Name)
 		}
@@ -55,6 +55,10 @@ func TestDVLibs(t *testing.T) {
 	assert.True(t, isDVWithout("hnsdv_query_device", []string{"efa"}))
 	assert.False(t, isDVWithout("hnsdv_query_device", []string{"hns"}))
 	assert.False(t, isDVWithout("ibv_open_device", nil))
+	for _, fn := range []string{"mlx5dv_query_device", "_mlx5dv_query_port", "__mlx5dv_create_flow", "_devx_get"} {
+		l, ok := dvLibOf(fn)
+		assert.True(t, ok && l.Library == "mlx5", fn)
+	}
 }
 
 // Every function of a direct-verbs library is probed or declared untestable, and every

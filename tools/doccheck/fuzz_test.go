@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !rxe
 
 package main
 
@@ -52,8 +52,9 @@ func checkPos(t *testing.T, path string, err error, data []byte) {
 // FuzzParseProbes feeds the probe-file reader arbitrary bytes, against the committed spec.
 // Seeds: an excerpt of the real probes/libibverbs.yaml and testdata/fuzz/FuzzParseProbes. Errors
 // carry probes.yaml[:line[:col]] with a line inside the file; an accepted file has only
-// known functions, fixtures and roots, unique well-formed cases, and expectations the
-// function's page and convention allow.
+// known functions, fixtures and roots, unique well-formed cases, expectations the function's
+// page and convention allow, and claims (untestable, no_failure_probe) with a reason and a
+// proof where one is required.
 func FuzzParseProbes(f *testing.F) {
 	f.Add(probeExcerpt(f, 6))
 	f.Add([]byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EINVAL\n    roots: [sid]\n"))
@@ -84,14 +85,24 @@ func FuzzParseProbes(f *testing.F) {
 				require.True(t, hasErrorChannel(fn.Convention), "%s expects a failure", pr.Function)
 			}
 			if pr.Expect != "success" && pr.Expect != "error" {
-				require.True(t, slices.ContainsFunc(fn.Errors, func(e spec.Error) bool { return e.Name == pr.Expect }), pr.Expect)
+				// One the page documents, or, where it documents none, a code doccheck knows.
+				require.True(t, slices.ContainsFunc(fn.Errors, func(e spec.Error) bool { return e.Name == pr.Expect }) ||
+					(len(fn.Errors) == 0 && knownCode(pr.Expect)), pr.Expect)
 			}
 		}
-		for _, u := range p.Untestable {
-			require.NotEmpty(t, u.Reason)
-			for _, fn := range u.Functions {
-				_, ok := set.Lookup(fn)
-				require.True(t, ok, fn)
+		for _, c := range p.Claims() {
+			require.NotEmpty(t, c.Reason)
+			require.NotEmpty(t, c.Functions)
+			for _, name := range c.Functions {
+				fn, ok := set.Lookup(name)
+				require.True(t, ok, name)
+				if c.kind == claimNoFailure {
+					require.True(t, hasErrorChannel(fn.Convention), "%s has no error channel", name)
+				}
+			}
+			require.Equal(t, c.probe != nil, strings.TrimSpace(c.Check) != "", "a proof is run exactly where a check is given")
+			if c.kind == claimNoFailure {
+				require.True(t, c.probe != nil || c.Proof == "none", "a no_failure_probe entry has a proof or proof: none")
 			}
 		}
 	})

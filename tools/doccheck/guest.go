@@ -19,6 +19,7 @@ type GoRaw struct {
 	Guard    string   `json:"guard"` // the function a direct-verbs guard's *DeviceError names
 	Value    int64    `json:"value"`
 	HasValue bool     `json:"has_value"`
+	LeakUS   int64    `json:"leak_us"` // how long the child's leak check took, in µs
 }
 
 // Leftovers are the verbs objects user processes own after every probe of a root (there

@@ -33,6 +33,7 @@ func main() {
 	repo := flag.String("repo", "", "repository root (default: found from the working directory)")
 	report := flag.String("report", "docs/contracts.md", "where to write the report, relative to the repository (or absolute); with -device or -only only when given")
 	rootsFlag := flag.String("roots", "host,sid", "guest roots to run on")
+	leaktest := flag.String("leaktest", "", "only build the synthetic leak probes of TestLeakCheckFails (leak_rxe_test.go) into this directory, for the host and sid roots (make bin/doccheck-leaktest)")
 	only := flag.String("only", "", "run only the probes whose function/case matches this regular expression (for development: the report is written only where -report says)")
 	var own ownOptions
 	flag.StringVar(&own.Devices, "device", "", "the own-device mode: run the probes here, on this machine's device NAME (or NAME,NAME2: two connected devices, node A and B) and its installed rdma-core, not in the bed's guest; probes needing node B skip with one device")
@@ -44,6 +45,13 @@ func main() {
 	if err := checkFlags(own, flagSet("roots"), flagSet("report")); err != nil {
 		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 		os.Exit(2)
+	}
+	if *leaktest != "" {
+		if err := leakTestBuild(*repo, *leaktest); err != nil {
+			fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if (*only != "" || own.Devices != "") && !flagSet("report") {
 		*report = ""
@@ -58,6 +66,24 @@ func main() {
 		fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// leakTestBuild is doccheck -leaktest DIR: DIR relative to the working directory.
+func leakTestBuild(repo, dir string) error {
+	if repo == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if repo, err = rxebed.FindRepo(wd); err != nil {
+			return err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	return buildLeakTest(repo, abs)
 }
 
 // checkFlags refuses combinations that mean nothing: the own-device mode's flags without
@@ -136,9 +162,10 @@ func run(repo, reportPath string, want []string, only string) error {
 		if !slices.Contains(want, r.Name) {
 			continue
 		}
-		run := probes.Probes
+		// The probes, the proofs of the claims' reasons, and on the crash roots the crash map.
+		run := append(slices.Clone(probes.Probes), probes.proofs()...)
 		if slices.Contains(crashRoots, r.Name) {
-			run = append(slices.Clone(run), crash.probes()...)
+			run = append(run, crash.probes()...)
 		}
 		bin, kept, err := buildHarness(repo, tmp, r, run)
 		if err != nil {
@@ -199,6 +226,7 @@ func finish(repo, reportPath string, results *Results) error {
 		}
 	}
 	fmt.Print(results.Summary())
+	fmt.Print(results.leakCost())
 	if reportPath != "" {
 		fmt.Printf("doccheck: report written to %s\n", reportPath)
 	}

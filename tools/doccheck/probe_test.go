@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !rxe
 
 package main
 
@@ -30,7 +30,9 @@ func TestBadProbes(t *testing.T) {
 	set := loadSpec(t)
 	for _, tc := range []struct{ yaml, want string }{
 		{"probes:\n  - function: ibv_no_such\n    case: x\n    why: w\n    call: f()\n    expect: success\n", "no function ibv_no_such"},
-		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EWHATEVER\n", "does not document"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EWHATEVER\n", "no errno name or library code"},
+		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: EINVAL\n", ""}, // the page names no error: the measured one
+		{"probes:\n  - function: ibv_query_gid_ex\n    case: x\n    why: w\n    call: f()\n    expect: EINVAL\n", "does not document"},
 		{"probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    needs: [gpu]\n    expect: success\n", `unknown fixture "gpu"`},
 		{"probes:\n  - function: ibv_create_cq\n    cas: x\n", "unknown field"},
 		{"probes:\n  - function: ibv_create_cq\n    case: Bad Name\n    why: w\n    call: f()\n    expect: success\n", "lower-case words"},
@@ -57,7 +59,7 @@ func TestProbeErrorPositions(t *testing.T) {
 	_, err := parseProbes("probes.yaml", []byte("probes:\n  - function: ibv_create_cq\n    case: x\n    why: w\n    call: f()\n    expect: success\n  - function: ibv_no\n    case: x\n"), set)
 	require.EqualError(t, err, "probes.yaml:7: probe 2 (ibv_no/x): no function ibv_no in spec/")
 	_, err = parseProbes("probes.yaml", []byte("probes: []\nuntestable:\n  - functions: [ibv_create_cq]\n    reason: r\n  - functions: [ibv_no]\n    reason: r\n"), set)
-	require.EqualError(t, err, "probes.yaml:5: untestable function ibv_no is not in spec/")
+	require.EqualError(t, err, "probes.yaml:5: untestable [ibv_no]: function ibv_no is not in spec/")
 	_, err = parseProbes("probes.yaml", []byte("# c\r\nprobes:\n  - functio: x\n"), set)
 	require.ErrorContains(t, err, "probes.yaml:3:5: ")
 	_, err = parseKnown("known.yaml", []byte("# c\n- function: a\n  case: b\n"), &Probes{})

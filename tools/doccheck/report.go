@@ -84,7 +84,7 @@ func (r *Results) Unexpected() []string {
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
 			o, ok := r.goOutcome(p, rt)
-			if !ok || (o.Verdict != GoWrong && o.Verdict != GoBroken) || r.isKnown(p, rt, o.Verdict) {
+			if !ok || (o.Verdict != GoWrong && o.Verdict != GoBroken && o.Verdict != GoLeaked) || r.isKnown(p, rt, o.Verdict) {
 				continue
 			}
 			bad = append(bad, fmt.Sprintf("%s/%s on rdma-core %s, Go wrapper: %s", p.Function, p.Case, rt.Version, o))
@@ -95,6 +95,7 @@ func (r *Results) Unexpected() []string {
 			bad = append(bad, fmt.Sprintf("rdma-core %s: %s", rt.Version, msg))
 		}
 	}
+	bad = append(bad, r.proofUnexpected()...)
 	bad = append(bad, r.dvUnexpected()...)
 	return append(bad, r.crashUnexpected()...)
 }
@@ -215,8 +216,8 @@ func (r *Results) Summary() string {
 	if r.Own != nil {
 		on = r.Own.describe(r.Roots)
 	}
-	fmt.Fprintf(&b, "doccheck on %s (%s): %d holds, %d violated, %d undocumented behaviour, %d probes failed",
-		on, strings.Join(roots, ", "), verdicts[Holds], verdicts[Violated], verdicts[Undocumented], verdicts[Broken])
+	fmt.Fprintf(&b, "doccheck on %s (%s): %d holds, %d violated, %d undocumented behaviour, %d check failed, %d leaked, %d probes failed",
+		on, strings.Join(roots, ", "), verdicts[Holds], verdicts[Violated], verdicts[Undocumented], verdicts[CheckFailed], verdicts[Leaked], verdicts[Broken])
 	if n := verdicts[OlderRxe]; n > 0 {
 		fmt.Fprintf(&b, ", %d refused with EOPNOTSUPP by an older rxe (rxe_since)", n)
 	}
@@ -227,6 +228,7 @@ func (r *Results) Summary() string {
 		c := cov[l]
 		fmt.Fprintf(&b, "%-12s %10d %10d %10d %10d %10d\n", l, c.documented, c.success, c.failure, c.untestable, c.unprobed)
 	}
+	b.WriteString(r.failureSummary())
 	goVerdicts := map[string]int{}
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
@@ -235,8 +237,8 @@ func (r *Results) Summary() string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "Go wrappers: %d holds, %d wrong error, %d Go probes failed, %d not compared, %d not expressed",
-		goVerdicts[GoHolds], goVerdicts[GoWrong], goVerdicts[GoBroken], goVerdicts[GoNotCompared], goVerdicts[GoNotExpressed])
+	fmt.Fprintf(&b, "Go wrappers: %d holds, %d wrong error, %d Go probes failed, %d leaked, %d not compared, %d not expressed",
+		goVerdicts[GoHolds], goVerdicts[GoWrong], goVerdicts[GoBroken], goVerdicts[GoLeaked], goVerdicts[GoNotCompared], goVerdicts[GoNotExpressed])
 	if n := goVerdicts[GoOlderRxe]; n > 0 {
 		fmt.Fprintf(&b, ", %d refused with EOPNOTSUPP by an older rxe", n)
 	}
@@ -275,10 +277,11 @@ func (r *Results) Markdown() string {
 	b.WriteString("`tools/doccheck/goprobe` in the same guest after the C harness, each probe in its own process):\n")
 	b.WriteString("the column \"Go wrapper\" says whether the wrapper returned nil where the C call succeeded, and\n")
 	b.WriteString("where it failed an error naming the C function that `errors.Is` matches against the C call's\n")
-	b.WriteString("errno or library code. After all probes of a root, the kernel's resource tracker (ctx, pd, mr,\n")
-	b.WriteString("cq, srq, qp, cm_id: what `rdma resource show` lists) must hold no object owned by a user process (the kernel frees a process's\n")
-	b.WriteString("objects when it exits: this finds objects of processes still running and objects the kernel\n")
-	b.WriteString("did not free; a Go probe whose own release or teardown fails is a failed probe).\n\n")
+	b.WriteString("errno or library code. Every probe process, C and Go, checks each destroy of its teardown and then,\n")
+	b.WriteString("before it exits, that the kernel's resource tracker (ctx, pd, mr, cq, srq, qp, cm_id: what `rdma\n")
+	b.WriteString("resource show` lists, read over RDMA netlink) holds no object of its own but librdmacm's device\n")
+	b.WriteString("contexts: a failed destroy or a leftover object fails the probe. After all probes of a root, no user\n")
+	b.WriteString("process may own any object (this finds objects of processes still running).\n\n")
 	if r.Own != nil {
 		b.WriteString(r.Own.preamble(r.Roots))
 	}
@@ -287,7 +290,8 @@ func (r *Results) Markdown() string {
 		b.WriteString(r.Own.skipSection())
 	}
 	b.WriteString("(documented: functions with a man page; success / failure: functions probed on their success path /\n")
-	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; unprobed: no probe yet.)\n\n")
+	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; unprobed: no probe yet. The second\n")
+	b.WriteString("table counts the failure contracts: see \"Failure contracts\" below.)\n\n")
 
 	b.WriteString("## Probes\n\n| function | convention | case | expects |")
 	for _, rt := range r.Roots {
@@ -301,7 +305,11 @@ func (r *Results) Markdown() string {
 	var mismatches []string
 	for _, p := range r.Probes.Probes {
 		f, _ := r.Set.Lookup(p.Function)
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |", p.Function, f.Convention, p.Case, p.Expect)
+		expects := p.Expect
+		if p.pageSilent(f) {
+			expects += " (measured: the page names no error)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |", p.Function, f.Convention, p.Case, expects)
 		for _, rt := range r.Roots {
 			raw, ok := r.Raw[rt.Name][p.id]
 			if !ok {
@@ -336,7 +344,7 @@ func (r *Results) Markdown() string {
 	var goBad []string
 	for _, p := range r.Probes.Probes {
 		for _, rt := range r.Roots {
-			if o, ok := r.goOutcome(p, rt); ok && (o.Verdict == GoWrong || o.Verdict == GoBroken) {
+			if o, ok := r.goOutcome(p, rt); ok && (o.Verdict == GoWrong || o.Verdict == GoBroken || o.Verdict == GoLeaked) {
 				note := ""
 				if r.isKnown(p, rt, o.Verdict) {
 					note = " (known)"
@@ -355,11 +363,12 @@ func (r *Results) Markdown() string {
 	} else {
 		b.WriteString(strings.Join(goBad, "\n") + "\n")
 	}
+	b.WriteString(r.failureMarkdown())
 	b.WriteString(r.crashMarkdown())
 	b.WriteString(r.dvMarkdown())
 	b.WriteString("\n## Untestable on rxe\n\n")
 	for _, u := range r.Probes.Untestable {
-		fmt.Fprintf(&b, "- %s: `%s`\n", u.Reason, strings.Join(u.Functions, "`, `"))
+		fmt.Fprintf(&b, "- %s: `%s` (proof: %s)\n", u.Reason, strings.Join(u.Functions, "`, `"), r.proofState(u))
 	}
 	return b.String()
 }

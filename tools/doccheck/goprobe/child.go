@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/internal/dl"
+	"github.com/goverbs/goverbs/rdmacm"
 	"github.com/goverbs/goverbs/rpma"
 )
 
@@ -32,7 +35,8 @@ func must(name string, err error) {
 }
 
 // child runs one probe: the snippet, then the release of what it kept and the fixtures'
-// teardown, and prints its Result. It returns the exit status.
+// teardown, then the leak check (leftovers), and prints its Result. It returns the exit
+// status.
 func child(id int) int {
 	r := Result{ID: id, Side: "go", Status: "ok"}
 	fn, ok := probes[id]
@@ -47,6 +51,17 @@ func child(id int) int {
 		r.Value, r.HasValue = recorded.value, recorded.set
 		if msg := cleanup(); msg != "" && r.Status == "ok" {
 			r.Status = "cleanup failed: " + msg
+		}
+		start := time.Now()
+		msg := leftovers()
+		r.LeakUS = time.Since(start).Microseconds()
+		if msg != "" {
+			switch {
+			case r.Status == "ok":
+				r.Status = "leaked: " + msg
+			case strings.HasPrefix(r.Status, "cleanup failed: "):
+				r.Status += "; leaked: " + msg
+			}
 		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
@@ -96,6 +111,8 @@ var sentinels = []*ibv.Error{
 	rpma.ErrNoCompletion, rpma.ErrNoEvent, rpma.ErrProvider, rpma.ErrSharedChannel, rpma.ErrUnknown,
 	ibv.ErrReregMRErrCodeCmd, ibv.ErrReregMRErrCodeCmdAndDoForkNew, ibv.ErrReregMRErrCodeDontForkNew,
 	ibv.ErrReregMRErrCodeDoForkOld, ibv.ErrReregMRErrCodeInput,
+	rdmacm.EAIBadFlags, rdmacm.EAINoName, rdmacm.EAIAgain, rdmacm.EAIFail, rdmacm.EAINoData, rdmacm.EAIFamily,
+	rdmacm.EAISockType, rdmacm.EAIService, rdmacm.EAIAddrFamily, rdmacm.EAIMemory, rdmacm.EAISystem, rdmacm.EAIOverflow,
 }
 
 // describe records err's message, the errnos and library codes errors.Is matches, and the
@@ -103,7 +120,12 @@ var sentinels = []*ibv.Error{
 func describe(r *Result, err error) {
 	r.Err = err.Error()
 	for n := 1; n < 4096; n++ {
-		if name := unix.ErrnoName(syscall.Errno(n)); name != "" && errors.Is(err, syscall.Errno(n)) {
+		if errors.Is(err, syscall.Errno(n)) {
+			// A kernel-internal errno has no name (ENOTSUPP, 524): doccheck names it "errno 524".
+			name := unix.ErrnoName(syscall.Errno(n))
+			if name == "" {
+				name = fmt.Sprintf("errno %d", n)
+			}
 			r.Is = append(r.Is, name)
 		}
 	}

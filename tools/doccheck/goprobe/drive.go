@@ -39,6 +39,8 @@ type Result struct {
 	// Value is the result the snippet asked to compare with C's (see same and count).
 	Value    int64 `json:"value,omitempty"`
 	HasValue bool  `json:"has_value,omitempty"`
+	// LeakUS is how long the leak check took, in µs (its cost, for doccheck's summary).
+	LeakUS int64 `json:"leak_us,omitempty"`
 }
 
 // Leftovers is the last line (side "resources"): the verbs objects of user processes after

@@ -35,6 +35,8 @@ var (
 	fxCQX     *ibv.CQEx
 	fxLQP     *ibv.QP // RC, connected to itself, in RTS; send CQ chcq, recv CQ cq
 	fxAH      *ibv.AH
+	// fxSRQLimitQP is srqLimitQP's QP.
+	fxSRQLimitQP *ibv.QP
 )
 
 // dev is the rxe device of node A (RXE_A_DEV).
@@ -131,12 +133,14 @@ func qp() *ibv.QP {
 	return fxQP
 }
 
-// mr registers buf (4 KiB of mmap'd memory) for local write and remote read and write.
+// mr registers buf (4 KiB of mmap'd memory) for local write, remote read, write and atomics
+// and memory-window binds.
 func mr() *ibv.MR {
 	if fxMR == nil {
 		p := pd()
 		fxBuf = cmem(4096)
-		m, err := p.RegMR(fxBuf, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead)
+		m, err := p.RegMR(fxBuf, ibv.AccessFlagsLocalWrite|ibv.AccessFlagsRemoteWrite|ibv.AccessFlagsRemoteRead|
+			ibv.AccessFlagsRemoteAtomic|ibv.AccessFlagsMWBind)
 		must("mr", err)
 		fxMR = m
 		onExit(func() error { return closeIf(&fxMR, (*ibv.MR).Dereg) })
@@ -177,7 +181,7 @@ func cqx() *ibv.CQEx {
 // (GID index 1).
 func toRTS(q *ibv.QP, dqpn uint32) error {
 	if err := q.Modify(&ibv.QPAttr{QPState: ibv.QPStateInit, PortNum: 1,
-		QPAccessFlags: uint32(ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead | ibv.AccessFlagsMWBind)},
+		QPAccessFlags: uint32(ibv.AccessFlagsLocalWrite | ibv.AccessFlagsRemoteWrite | ibv.AccessFlagsRemoteRead | ibv.AccessFlagsRemoteAtomic | ibv.AccessFlagsMWBind)},
 		ibv.QPAttrMaskState|ibv.QPAttrMaskPKeyIndex|ibv.QPAttrMaskPort|ibv.QPAttrMaskAccessFlags); err != nil {
 		return err
 	}
@@ -309,13 +313,14 @@ func mcastGID() ibv.GID {
 
 // srqLimitQP creates an RC QP on srq connected to itself, posts two receives to the SRQ,
 // arms its limit at 2 and consumes one receive with a send to self: the SRQ limit event
-// follows. The QP is destroyed after the probe.
+// follows. The QP is destroyed after the probe, unless the probe did (clearing fxSRQLimitQP).
 func srqLimitQP() *ibv.QP {
 	a := rcAttr(chcq(), cq())
 	a.SRQ, a.Cap = srq(), ibv.QPCap{MaxSendWR: 2, MaxSendSGE: 1}
 	q, err := pd().CreateQP(a)
 	must("srq limit", err)
-	onExit(q.Destroy)
+	fxSRQLimitQP = q
+	onExit(func() error { return closeIf(&fxSRQLimitQP, (*ibv.QP).Destroy) })
 	must("srq limit", toRTS(q, q.QPNum))
 	w := recvWR(sge(0, 64), 1)
 	must("srq limit", errOf(fxSRQ.PostRecv(w)))

@@ -8,6 +8,8 @@ import (
 	"os"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/goverbs/goverbs/ibv"
 	"github.com/goverbs/goverbs/rdmacm"
 )
@@ -163,4 +165,42 @@ func qpless() *rdmacm.CMID {
 	must("qpless connect", id.Connect(&rdmacm.ConnParam{QPNum: q.QPNum, ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}))
 	must("qpless connect", cmWait(ech(), rdmacm.CMEventTypeConnectResponse))
 	return id
+}
+
+// reqCall is the C harness's req_call: cli connects while a goroutine takes the request on
+// lid and calls with on it; when with fails, the request is rejected plainly, so that the
+// connect returns, and destroyed. It returns with's error.
+func reqCall(with func(id *rdmacm.CMID) error) error {
+	connSetup()
+	done := make(chan error, 1)
+	go func() {
+		id, err := fxLid.GetRequest()
+		if err != nil {
+			done <- err
+			return
+		}
+		if err = with(id); err != nil {
+			id.Reject(nil)
+		}
+		id.DestroyEP()
+		done <- err
+	}()
+	fxCli.Connect(nil)
+	return <-done
+}
+
+// noFDs runs f with the process's open-file limit at 0 (no open succeeds), then restores it.
+func noFDs(f func() error) error {
+	var saved unix.Rlimit
+	must("getrlimit", unix.Getrlimit(unix.RLIMIT_NOFILE, &saved))
+	must("setrlimit", unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: 0, Max: saved.Max}))
+	err := f()
+	must("setrlimit", unix.Setrlimit(unix.RLIMIT_NOFILE, &saved))
+	return err
+}
+
+// nonblock sets O_NONBLOCK on fd until the probe ends.
+func nonblock[T integer](fd T) {
+	must("nonblock", unix.SetNonblock(int(fd), true))
+	onExit(func() error { return unix.SetNonblock(int(fd), false) })
 }

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -167,6 +168,8 @@ var (
 	fxREp          *rpma.EP
 	fxRCfg         *rpma.ConnCfg
 	fxRMRA, fxRMRB *rpma.MRLocal
+	fxRBufA        []byte // the memory of fxRMRA
+	fxRBufB        []byte // the memory of fxRMRB
 	fxRRemB        *rpma.MRRemote
 	fxRReq         *rpma.ConnReq // node A's outgoing request
 	fxRSReq        *rpma.ConnReq // the request node B took
@@ -181,11 +184,41 @@ const rpmaUsageAll = rpma.MRUsageReadSrc | rpma.MRUsageReadDst | rpma.MRUsageWri
 
 // rmrOn registers 4 KiB of mmap'd memory on p for every usage, deregistered after the probe.
 func rmrOn(p *rpma.Peer) *rpma.MRLocal {
+	m, _ := rmrBufOn(p)
+	return m
+}
+
+// rmrBufOn is rmrOn that also returns the registered memory.
+func rmrBufOn(p *rpma.Peer) (*rpma.MRLocal, []byte) {
 	b := cmem(4096)
 	m, err := p.MRReg(b, rpmaUsageAll)
 	must("rpma mr", err)
 	onExit(func() error { return rpmaDelete(&m, (*rpma.MRLocal).Dereg) })
-	return m
+	return m, b
+}
+
+// anyOp stands for any opcode in rpmaComp.
+const anyOp = ibv.WCOpcode(0xff)
+
+// rpmaComp waits (up to 5 s) for one completion on conn's main CQ, as the C harness's
+// rpma_comp_ok, and checks its status and opcode (any opcode where op is anyOp).
+func rpmaComp(conn *rpma.Conn, op ibv.WCOpcode) error {
+	q := rcqOf(conn, false)
+	wc := make([]ibv.WC, 1)
+	for i := 0; i < 250; i++ {
+		n, err := q.GetWC(wc)
+		switch {
+		case err == nil && n == 1:
+			if wc[0].Status != ibv.WCStatusSuccess || (op != anyOp && wc[0].Opcode != op) {
+				return fmt.Errorf("completion: status %s, opcode %d (want %d)", ibv.WCStatusStr(wc[0].Status), wc[0].Opcode, op)
+			}
+			return nil
+		case err != nil && !errors.Is(err, rpma.ErrNoCompletion):
+			return fmt.Errorf("rpma_cq_get_wc: %w", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("no completion within 5 s")
 }
 
 // rpeerOn creates the peer *p on the device librpma finds for node B's address (as a local
@@ -217,7 +250,8 @@ func rpeers() {
 	must("rpma listen", err)
 	fxREp = ep
 	onExit(func() error { return rpmaDelete(&fxREp, (*rpma.EP).Shutdown) })
-	fxRMRA, fxRMRB = rmrOn(a), rmrOn(b)
+	fxRMRA, fxRBufA = rmrBufOn(a)
+	fxRMRB, fxRBufB = rmrBufOn(b)
 	n, err := fxRMRB.GetDescriptorSize()
 	must("rpma remote", err)
 	d := make([]byte, n)
