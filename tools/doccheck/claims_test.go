@@ -91,6 +91,7 @@ func TestVacuousRule(t *testing.T) {
 		{"x.yaml", "probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f()\n    check: check_fail(\"x\");\n    expect: success\n    go: |\n      return got(ibv.WCStatusStr(0), nil)\n", "its go: snippet returns the call's error only"},
 		{"x.yaml", "probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: f()\n    check: check_fail(\"x\");\n    expect: success\n    go: |\n      return same(ibv.WCStatusStr(0))\n", ""},
 		{"x.yaml", "probes:\n  - function: ibv_alloc_pd\n    case: x\n    why: w\n    call: f()\n    expect: success\n", ""},
+		{"x.yaml", "probes:\n  - function: ibv_query_gid\n    case: x\n    why: w\n    call: f()\n    expect: EINVAL\n", "reports no errno or code"},
 		{"libibverbs.yaml", "probes:\n  - function: ibv_wc_status_str\n    case: x\n    why: w\n    call: ibv_wc_status_str(0)\n    expect: success\n", "a success probe of a value function needs a check:"},
 	} {
 		p, err := parseProbes(tc.file, []byte(tc.yaml), set)

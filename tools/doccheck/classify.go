@@ -71,7 +71,7 @@ const fixtureFailed = "fixture set-up failed"
 // ClassifyRelease is Classify on a root of rdma-core release: a probe whose RxeSince is
 // newer must fail with EOPNOTSUPP there (the call, or its fixture's set-up).
 func ClassifyRelease(f *spec.Function, p *Probe, r Raw, release int) Outcome {
-	if o, bad := r.afterOutcome(); bad {
+	if o, bad := r.afterOutcome(p); bad {
 		return o
 	}
 	if p.RxeSince == 0 || release >= p.RxeSince {
@@ -183,17 +183,21 @@ func errnoOrZero(n int) string {
 // expectation, then the probe's check of what the call did: a result that holds by its
 // return value but fails its check is CheckFailed.
 func Classify(f *spec.Function, p *Probe, r Raw) Outcome {
-	if o, bad := r.afterOutcome(); bad {
+	if o, bad := r.afterOutcome(p); bad {
 		return o
 	}
 	return classifyCall(f, p, r)
 }
 
 // afterOutcome is the verdict of a probe whose teardown failed (Broken) or left objects
-// behind (Leaked); bad is false when neither happened.
-func (r Raw) afterOutcome() (Outcome, bool) {
+// behind (Leaked); bad is false when neither happened. A guard's evidence whose teardown
+// failed is judged by its evidence (classifyDV, which shows the teardown): its call read or
+// wrote rxe's object as its provider's own, and the teardown of what it damaged may fail.
+func (r Raw) afterOutcome(p *Probe) (Outcome, bool) {
 	switch {
 	case r.Status != "ok" || r.afterwards() == "":
+		return Outcome{}, false
+	case p.evidence != nil && r.Left == "":
 		return Outcome{}, false
 	case r.Teardown != "":
 		return Outcome{Verdict: Broken, Detail: r.afterwards()}, true

@@ -75,7 +75,11 @@ func classifyDV(f *spec.Function, p *Probe, r Raw) (Outcome, bool) {
 		if refused(f, r) {
 			return Outcome{Verdict: Refused, Failed: true, Error: "EOPNOTSUPP", Detail: fmt.Sprintf("%s: the call refused rxe's object itself; the evidence %s of spec/guards/%s.yaml no longer holds", r, p.evidence.Probe, f.Library)}, true
 		}
-		return Outcome{Verdict: Unchecked, Detail: "returned " + r.withNote(r.String())}, true
+		d := "returned " + r.withNote(r.String())
+		if r.Teardown != "" {
+			d += "; teardown: " + r.Teardown
+		}
+		return Outcome{Verdict: Unchecked, Detail: d}, true
 	}
 	if f.Convention == spec.Undocumented && r.Status == "ok" {
 		if r.Check != "" {

@@ -138,6 +138,10 @@ func TestClassifyDV(t *testing.T) {
 		{Raw{Status: "ok", Kind: "int", Value: 22}, Unchecked, spec.Returned},
 		{Raw{Status: "ok", Kind: "int", Value: 95}, Refused, "refused (95, errno 0)"},
 		{Raw{Status: "fixture set-up failed", Errno: 95}, Broken, "fixture set-up failed"},
+		// The teardown of what the call damaged crashed: judged by the evidence still.
+		{Raw{Status: "ok", Kind: "int", Value: 0, Teardown: "the teardown crashed: signal 6"}, Unchecked, spec.Returned},
+		// A leak is a leak, evidence or not.
+		{Raw{Status: "ok", Kind: "int", Value: 0, Left: "1 PD"}, Leaked, spec.Returned},
 	} {
 		o := Classify(zero, p, tc.raw)
 		assert.Equal(t, tc.verdict, o.Verdict, "%+v", tc.raw)

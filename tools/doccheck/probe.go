@@ -336,6 +336,9 @@ func parseProbes(path string, raw []byte, set *spec.Set) (*Probes, error) {
 		default:
 			return nil, fmt.Errorf("%s: expects %s, which the page of %s does not document", where, pr.Expect, pr.Function)
 		}
+		if pr.Expect != "success" && pr.Expect != "error" && !carriesError(f.Convention) {
+			return nil, fmt.Errorf("%s: expects %s, but %s's convention %s reports no errno or code (expect: error, and check errno in check:)", where, pr.Expect, pr.Function, f.Convention)
+		}
 		if pr.Expect != "success" && !hasErrorChannel(f.Convention) {
 			return nil, fmt.Errorf("%s: expects a failure, but %s's convention %s has no error channel", where, pr.Function, f.Convention)
 		}
@@ -434,6 +437,16 @@ func knownCode(name string) bool {
 		}
 	}
 	return false
+}
+
+// carriesError reports whether a failure of convention c names its error (an errno or a
+// library code), which a probe's specific expect: is compared with.
+func carriesError(c spec.Convention) bool {
+	switch c {
+	case spec.ZeroOrMinusOne, spec.CountOrMinusOne, spec.PointerOrNull:
+		return false
+	}
+	return hasErrorChannel(c)
 }
 
 // pageSilent reports a probe expecting a specific errno or code of a function whose page

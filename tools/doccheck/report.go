@@ -144,7 +144,7 @@ func (r *Results) goCoverage() map[string]*goCoverage {
 
 // coverage counts, per library, what the run covered.
 type coverage struct {
-	documented, success, failure, untestable, unprobed int
+	documented, success, failure, untestable, proofOnly, unprobed int
 }
 
 func (r *Results) coverage() (map[string]*coverage, []string) {
@@ -152,6 +152,21 @@ func (r *Results) coverage() (map[string]*coverage, []string) {
 	for _, u := range r.Probes.Untestable {
 		for _, f := range u.Functions {
 			untestable[f] = true
+		}
+	}
+	// proven: functions of a no_failure_probe: claim whose check ran (they may have no probe:
+	// the check is what is run of them).
+	proven := map[string]bool{}
+	for _, c := range r.Probes.NoFailureProbe {
+		if c.probe == nil {
+			continue
+		}
+		for _, rt := range r.Roots {
+			if _, ok := r.Raw[rt.Name][c.probe.id]; ok {
+				for _, f := range c.Functions {
+					proven[f] = true
+				}
+			}
 		}
 	}
 	succ, fail := map[string]bool{}, map[string]bool{}
@@ -189,6 +204,8 @@ func (r *Results) coverage() (map[string]*coverage, []string) {
 			if fail[f.Name] {
 				c.failure++
 			}
+		case proven[f.Name]:
+			c.proofOnly++
 		default:
 			c.unprobed++
 		}
@@ -223,10 +240,10 @@ func (r *Results) Summary() string {
 	}
 	b.WriteString("\n")
 	cov, libs := r.coverage()
-	fmt.Fprintf(&b, "%-12s %10s %10s %10s %10s %10s\n", "library", "documented", "success", "failure", "untestable", "unprobed")
+	fmt.Fprintf(&b, "%-12s %10s %10s %10s %10s %10s %10s\n", "library", "documented", "success", "failure", "untestable", "proof only", "unprobed")
 	for _, l := range libs {
 		c := cov[l]
-		fmt.Fprintf(&b, "%-12s %10d %10d %10d %10d %10d\n", l, c.documented, c.success, c.failure, c.untestable, c.unprobed)
+		fmt.Fprintf(&b, "%-12s %10d %10d %10d %10d %10d %10d\n", l, c.documented, c.success, c.failure, c.untestable, c.proofOnly, c.unprobed)
 	}
 	b.WriteString(r.failureSummary())
 	goVerdicts := map[string]int{}
@@ -290,7 +307,8 @@ func (r *Results) Markdown() string {
 		b.WriteString(r.Own.skipSection())
 	}
 	b.WriteString("(documented: functions with a man page; success / failure: functions probed on their success path /\n")
-	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; unprobed: no probe yet. The second\n")
+	b.WriteString("on a provoked failure; untestable: declared untestable on rxe below; proof only: no probe, but in a\n")
+	b.WriteString("no_failure_probe: claim whose check ran (the reason it cannot fail on rxe, proven); unprobed: none of these. The second\n")
 	b.WriteString("table counts the failure contracts: see \"Failure contracts\" below.)\n\n")
 
 	b.WriteString("## Probes\n\n| function | convention | case | expects |")
