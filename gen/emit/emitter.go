@@ -32,13 +32,13 @@ type Emitter struct {
 	// fastPollStubs: the batched polls' records and stubs (zfast_other.go), filled by fast
 	fastPollStubs []jen.Code
 
-	padded  map[string]bool   // records needing explicit padding
-	shimmed map[string]bool   // static inline functions with a generated shim
+	padded  map[string]bool // records needing explicit padding
+	shimmed map[string]bool // static inline functions with a generated shim
 	// fastFuncs are the package's data-path functions (spec/fastpath),
 	// whose shims are lean (leanParams); set by funcs.
 	fastFuncs map[string]bool
-	unbound map[string]string // spec functions without an exported binding, and why
-	shapes  []shapeLog        // the Go shapes of the bindings' parameters (zapi.go)
+	unbound   map[string]string // spec functions without an exported binding, and why
+	shapes    []shapeLog        // the Go shapes of the bindings' parameters (zapi.go)
 }
 
 // New returns an emitter for pkg named by names.
