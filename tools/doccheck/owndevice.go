@@ -33,7 +33,7 @@ var twoNodeFixtures = []string{"conn", "rcmid", "qpless", "udep", "rpeers", "rre
 
 // twoNodeMarks are what a probe's C or Go text uses when it reaches node B without a
 // two-node fixture: B's address, and the connection helpers of harness.c.tmpl and goprobe.
-var twoNodeMarks = []string{"RXE_B_", "conn_setup(", "conn_run(", "connSetup(", "connRun(", "connected(", "resolveToB("}
+var twoNodeMarks = []string{"RXE_B_", "conn_setup(", "conn_run(", "req_call(", "connSetup(", "connRun(", "reqCall(", "connected(", "resolveToB("}
 
 // needsNodeB says why p needs the bed's second node, or "" when it does not.
 func needsNodeB(p *Probe) string {

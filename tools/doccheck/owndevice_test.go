@@ -68,6 +68,10 @@ func TestSelectOwnRealProbes(t *testing.T) {
 	}
 	// The connection probes reach B through goprobe's helpers only in Go.
 	require.True(t, slices.ContainsFunc(skipped, func(s Skipped) bool { return s.Probe.Function == "rdma_connect" }))
+	// A connection request taken on node A from node B's client (req_call, reqCall).
+	require.True(t, slices.ContainsFunc(skipped, func(s Skipped) bool {
+		return s.Probe.Function+"/"+s.Probe.Case == "rdma_reject/private-data-too-long"
+	}))
 	run2, skipped2 := selectOwn(p.Probes, 2)
 	require.Empty(t, skipped2)
 	require.Len(t, run2, len(p.Probes))
@@ -78,6 +82,7 @@ func TestNeedsNodeB(t *testing.T) {
 	require.Equal(t, "needs node B (fixture udep)", needsNodeB(&Probe{Needs: []string{"ech", "udep"}}))
 	require.Equal(t, "needs node B (uses RXE_B_)", needsNodeB(&Probe{Call: `getenv("RXE_B_IP")`}))
 	require.Equal(t, "needs node B (uses connSetup)", needsNodeB(&Probe{Call: "x", Go: "connSetup()\nreturn nil"}))
+	require.Equal(t, "needs node B (uses req_call)", needsNodeB(&Probe{Call: "({ req_call(); })"}))
 }
 
 // fakeSysfs writes dev's port 1 with GIDs: index i of gids is (gid, type), on netdev.
