@@ -225,25 +225,10 @@ func (b *SendBatch) SetRemote(i int, addr uint64, rkey uint32) error {
 
 // Post posts the whole batch (PostRange(0, Len())).
 func (b *SendBatch) Post() error {
-	const op = "rdma.SendBatch.Post"
 	if b == nil {
-		return nilErr(op)
+		return nilErr("rdma.SendBatch.Post")
 	}
-	q := b.q
-	q.sendMu.Lock()
-	if q.queuesClosed || b.slow {
-		q.sendMu.Unlock()
-		return b.PostRange(0, len(b.wrs))
-	}
-	// The whole chain: its last work request ends it already.
-	var bad uintptr
-	rc := ibv.FastPostSend(q.postSend, q.addr, &b.wrs[0], &bad)
-	q.sendMu.Unlock()
-	runtime.KeepAlive(b) // its memory is freed once it is unreachable
-	if rc != 0 {
-		return postErr("ibv_post_send", rc, bad, uintptr(unsafe.Pointer(&b.wrs[0])), unsafe.Sizeof(ibv.SendWR{}))
-	}
-	return nil
+	return b.PostRange(0, len(b.wrs))
 }
 
 // PostRange posts work requests [from, to) of the batch as one chain with
@@ -472,38 +457,10 @@ func (b *RecvBatch) SetSGE(i, j int, addr uint64, length uint32) error {
 
 // Post posts the whole batch (PostRange(0, Len())).
 func (b *RecvBatch) Post() error {
-	const op = "rdma.RecvBatch.Post"
 	if b == nil {
-		return nilErr(op)
+		return nilErr("rdma.RecvBatch.Post")
 	}
-	// The whole chain: its last work request ends it already.
-	var bad uintptr
-	var rc int32
-	fn := "ibv_post_recv"
-	if q := b.q; q != nil {
-		q.recvMu.Lock()
-		if q.queuesClosed {
-			q.recvMu.Unlock()
-			return opErr(op, ErrClosed)
-		}
-		rc = ibv.FastPostRecv(q.postRecv, q.addr, &b.wrs[0], &bad)
-		q.recvMu.Unlock()
-	} else {
-		s := b.s
-		s.mu.Lock()
-		if s.closedQueue {
-			s.mu.Unlock()
-			return opErr(op, ErrClosed)
-		}
-		rc = ibv.FastPostSRQRecv(s.postRecv, s.addr, &b.wrs[0], &bad)
-		s.mu.Unlock()
-		fn = "ibv_post_srq_recv"
-	}
-	runtime.KeepAlive(b) // its memory is freed once it is unreachable
-	if rc != 0 {
-		return postErr(fn, rc, bad, uintptr(unsafe.Pointer(&b.wrs[0])), unsafe.Sizeof(ibv.RecvWR{}))
-	}
-	return nil
+	return b.PostRange(0, len(b.wrs))
 }
 
 // PostRange posts work requests [from, to) of the batch as one chain with
@@ -518,18 +475,18 @@ func (b *RecvBatch) PostRange(from, to int) error {
 	if from < 0 || to > len(b.wrs) || from >= to {
 		return &PostError{Err: invalid(op, "work requests [%d, %d) of a batch of %d", from, to, len(b.wrs))}
 	}
-	last := &b.wrs[to-1]
 	var bad uintptr
 	var rc int32
 	fn := "ibv_post_recv"
+	last := &b.wrs[to-1]
+	next := last.Next
 	if q := b.q; q != nil {
 		q.recvMu.Lock()
 		if q.queuesClosed {
 			q.recvMu.Unlock()
 			return opErr(op, ErrClosed)
 		}
-		next := last.Next
-		last.Next = nil
+		last.Next = nil // the chain ends at to for the call
 		rc = ibv.FastPostRecv(q.postRecv, q.addr, &b.wrs[from], &bad)
 		last.Next = next
 		q.recvMu.Unlock()
@@ -540,7 +497,6 @@ func (b *RecvBatch) PostRange(from, to int) error {
 			s.mu.Unlock()
 			return opErr(op, ErrClosed)
 		}
-		next := last.Next
 		last.Next = nil
 		rc = ibv.FastPostSRQRecv(s.postRecv, s.addr, &b.wrs[from], &bad)
 		last.Next = next
