@@ -45,17 +45,9 @@ type pollField struct {
 // It returns the cgo directives, the C code, the Go code, and the code of
 // a build that cannot call C (the records, and functions that do nothing).
 func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stubs []jen.Code, err error) {
-	fn := func(name string) (*ir.Func, *ir.Forward, error) {
-		f := e.Pkg.Func(name)
-		if f == nil || !f.Inline || f.Body == nil || f.Body.Forward == nil || len(f.Params) == 0 ||
-			f.Params[0].Name != f.Body.Forward.Root || f.Params[0].Type.Kind != ir.Pointer || f.Params[0].Type.Elem.Kind != ir.Record {
-			return nil, nil, fmt.Errorf("%s: not a static inline forwarding to an op of the object its first parameter points to", name)
-		}
-		return f, f.Body.Forward, nil
-	}
-	start, _, err := fn(p.Start)
-	if err != nil {
-		return "", "", nil, nil, err
+	start := e.Pkg.Func(p.Start)
+	if start == nil || len(start.Params) == 0 || start.Params[0].Type.Kind != ir.Pointer || start.Params[0].Type.Elem.Kind != ir.Record {
+		return "", "", nil, nil, fmt.Errorf("%s: not a static inline forwarding to an op of the object its first parameter points to", p.Start)
 	}
 	objKey := start.Params[0].Type.Elem.Ref
 	objGo, ok := e.Names.Types[objKey]
@@ -63,22 +55,7 @@ func (e *Emitter) fastPoll(p spec.FastPoll) (directives, cCode string, code, stu
 		return "", "", nil, nil, fmt.Errorf("%s: %s is not a local record", p.Name, objKey)
 	}
 	const obj = "obj" // the ops reader's parameter
-	op := func(name string) (*pollOp, *ir.Func, error) {
-		f, fw, err := fn(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		if f.Params[0].Type.Elem.Ref != objKey {
-			return nil, nil, fmt.Errorf("%s: its object is %s, not %s", name, f.Params[0].Type.Elem.Ref, objKey)
-		}
-		expr, cpath, ok := e.memberPath(f, fw)
-		if !ok || len(fw.Path) != 1 {
-			return nil, nil, fmt.Errorf("%s: its op is not a member of %s", name, objKey)
-		}
-		o := &pollOp{goExpr: obj + strings.TrimPrefix(expr, paramName(f.Params[0], 0)), field: naming.Camel(cpath), cName: cpath}
-		o.since, o.member = e.memberSince(f, fw.Root, fw.Path)
-		return o, f, nil
-	}
+	op := func(name string) (*pollOp, *ir.Func, error) { return e.fastObjOp(objKey, obj, name) }
 	var ops []*pollOp
 	startOp, _, err := op(p.Start)
 	if err != nil {
