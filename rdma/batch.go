@@ -280,14 +280,9 @@ func (b *SendBatch) post(from, to int) (int32, uintptr) {
 // QP's send lock.
 func (b *SendBatch) postChecked(op string, from, to int) error {
 	q := b.q
-	for _, a := range b.ahs {
+	for k, a := range b.ahs {
 		if err := a.use(op); err != nil {
-			for _, h := range b.ahs {
-				if h == a {
-					break
-				}
-				h.done()
-			}
+			releaseAHs(b.ahs[:k]) // the ones taken before it
 			return &PostError{Err: err}
 		}
 	}
