@@ -148,12 +148,7 @@ type coverage struct {
 }
 
 func (r *Results) coverage() (map[string]*coverage, []string) {
-	untestable := map[string]bool{}
-	for _, u := range r.Probes.Untestable {
-		for _, f := range u.Functions {
-			untestable[f] = true
-		}
-	}
+	untestable := claimsByFunction(r.Probes.Untestable)
 	// proven: functions of a no_failure_probe: claim whose check ran (they may have no probe:
 	// the check is what is run of them).
 	proven := map[string]bool{}
@@ -169,18 +164,7 @@ func (r *Results) coverage() (map[string]*coverage, []string) {
 			}
 		}
 	}
-	succ, fail := map[string]bool{}, map[string]bool{}
-	for _, p := range r.Probes.Probes {
-		for _, rt := range r.Roots {
-			if _, ok := r.Raw[rt.Name][p.id]; ok {
-				if p.Expect == "success" {
-					succ[p.Function] = true
-				} else {
-					fail[p.Function] = true
-				}
-			}
-		}
-	}
+	succ, fail, _ := r.ranProbes()
 	cov := map[string]*coverage{}
 	var libs []string
 	for _, f := range r.Set.Functions() {
@@ -195,7 +179,7 @@ func (r *Results) coverage() (map[string]*coverage, []string) {
 		}
 		c.documented++
 		switch {
-		case untestable[f.Name]:
+		case untestable[f.Name] != nil:
 			c.untestable++
 		case succ[f.Name] || fail[f.Name]:
 			if succ[f.Name] {
@@ -212,6 +196,38 @@ func (r *Results) coverage() (map[string]*coverage, []string) {
 	}
 	sort.Strings(libs)
 	return cov, libs
+}
+
+// ranProbes are the functions with a success probe (succ) and with a failure probe (fail)
+// that ran on a root of the run, and those whose success probe checks what the call did
+// (checked: a check: of its own).
+func (r *Results) ranProbes() (succ, fail, checked map[string]bool) {
+	succ, fail, checked = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, p := range r.Probes.Probes {
+		for _, rt := range r.Roots {
+			if _, ok := r.Raw[rt.Name][p.id]; !ok {
+				continue
+			}
+			if p.Expect == "success" {
+				succ[p.Function] = true
+				checked[p.Function] = checked[p.Function] || strings.TrimSpace(p.Check) != ""
+			} else {
+				fail[p.Function] = true
+			}
+		}
+	}
+	return succ, fail, checked
+}
+
+// claimsByFunction maps each function of the claims to its claim.
+func claimsByFunction(claims []*Claim) map[string]*Claim {
+	m := map[string]*Claim{}
+	for _, c := range claims {
+		for _, fn := range c.Functions {
+			m[fn] = c
+		}
+	}
+	return m
 }
 
 // Summary is what doccheck prints.

@@ -127,31 +127,8 @@ func (r *Results) differences() []difference {
 
 // failureCoverage counts what could fail, per library (the libraries of coverage()).
 func (r *Results) failureCoverage() map[string]*failCoverage {
-	untestable, noFailure := map[string]*Claim{}, map[string]*Claim{}
-	for _, c := range r.Probes.Untestable {
-		for _, fn := range c.Functions {
-			untestable[fn] = c
-		}
-	}
-	for _, c := range r.Probes.NoFailureProbe {
-		for _, fn := range c.Functions {
-			noFailure[fn] = c
-		}
-	}
-	succ, fail, checked := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, p := range r.Probes.Probes {
-		for _, rt := range r.Roots {
-			if _, ok := r.Raw[rt.Name][p.id]; !ok {
-				continue
-			}
-			if p.Expect == "success" {
-				succ[p.Function] = true
-				checked[p.Function] = checked[p.Function] || strings.TrimSpace(p.Check) != ""
-			} else {
-				fail[p.Function] = true
-			}
-		}
-	}
+	untestable, noFailure := claimsByFunction(r.Probes.Untestable), claimsByFunction(r.Probes.NoFailureProbe)
+	succ, fail, checked := r.ranProbes()
 	cov := map[string]*failCoverage{}
 	for _, f := range r.Set.Functions() {
 		c := cov[f.Library]
